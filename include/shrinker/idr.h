@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ID allocators with the kernel's IDR semantics, built on the XArray.
+ *
+ * shr_idr: id -> pointer. Allocation always returns the lowest free id in the
+ * requested range, so an id that was just freed is the next one handed out.
+ * Lookup is lockless under RCU; updates take the XArray's lock.
+ *
+ * shr_ida: ids without pointers (an IDR storing a value entry).
+ */
+#ifndef SHRINKER_IDR_H
+#define SHRINKER_IDR_H
+
+#include <shrinker/xarray.h>
+
+/* Largest id either allocator hands out. */
+#define SHR_IDR_MAX 0x7fffffffU
+
+struct shr_idr {
+	/* private: */
+	struct shr_xarray idr_xa; /* SHR_XA_FLAGS_ALLOC; Sync: see xarray.h */
+};
+
+struct shr_ida {
+	/* private: */
+	struct shr_idr ida_idr;
+};
+
+/**
+ * shr_idr_init() - initialise an empty IDR whose nodes come from @node_cache.
+ * Context: Any; @idr not yet visible to other threads.
+ */
+void shr_idr_init(struct shr_idr *idr, struct shr_kmem_cache *node_cache);
+
+/**
+ * shr_idr_destroy() - free the IDR's nodes (not the pointers stored).
+ * Context: Takes the XArray lock.
+ */
+void shr_idr_destroy(struct shr_idr *idr);
+
+/**
+ * shr_idr_alloc() - map the lowest free id in [@start, @end) to @ptr.
+ * @end: 0 means no upper limit (up to SHR_IDR_MAX).
+ *
+ * Context: Takes the XArray lock; may allocate.
+ * Return: the id (>= 0), -EINVAL (NULL @ptr, bad range), -ENOSPC (range
+ *         full), -ENOMEM.
+ */
+SHR_MUST_CHECK int shr_idr_alloc(struct shr_idr *idr, void *ptr, int start, int end,
+				 shr_gfp_t gfp);
+
+/**
+ * shr_idr_find() - the pointer mapped to @id, or NULL.
+ * Context: Any; takes the RCU read lock. The caller's protocol keeps the
+ *          pointer valid (e.g. it stays inside its own RCU section).
+ */
+void *shr_idr_find(struct shr_idr *idr, unsigned long id);
+
+/**
+ * shr_idr_replace() - map an allocated @id to a new pointer.
+ * Context: Takes the XArray lock.
+ * Return: the old pointer, or NULL if @id was not allocated (nothing stored).
+ */
+void *shr_idr_replace(struct shr_idr *idr, void *ptr, unsigned long id);
+
+/**
+ * shr_idr_remove() - free @id.
+ * Context: Takes the XArray lock.
+ * Return: the pointer it mapped to, or NULL if it was not allocated.
+ */
+void *shr_idr_remove(struct shr_idr *idr, unsigned long id);
+
+/**
+ * shr_idr_get_next() - first allocated id >= *@idp; sets *@idp.
+ * Context: Any; takes the RCU read lock.
+ * Return: its pointer, or NULL if none.
+ */
+void *shr_idr_get_next(struct shr_idr *idr, int *idp);
+
+/** shr_idr_is_empty() - true if no id is allocated. Context: Any. */
+bool shr_idr_is_empty(const struct shr_idr *idr);
+
+/** shr_ida_init() / shr_ida_destroy(): as for the IDR. */
+void shr_ida_init(struct shr_ida *ida, struct shr_kmem_cache *node_cache);
+void shr_ida_destroy(struct shr_ida *ida);
+
+/**
+ * shr_ida_alloc_range() - the lowest free id in [@min, @max].
+ * Context: Takes the XArray lock; may allocate.
+ * Return: the id, -EINVAL (min > max or max > SHR_IDR_MAX), -ENOSPC, -ENOMEM.
+ */
+SHR_MUST_CHECK int shr_ida_alloc_range(struct shr_ida *ida, unsigned int min,
+				       unsigned int max, shr_gfp_t gfp);
+
+/**
+ * shr_ida_free() - free @id.
+ * Context: Takes the XArray lock.
+ * Return: 0, or -ENOENT if @id was not allocated.
+ */
+int shr_ida_free(struct shr_ida *ida, unsigned int id);
+
+/** shr_ida_exists() - whether @id is allocated. Context: Any (RCU). */
+bool shr_ida_exists(struct shr_ida *ida, unsigned int id);
+
+#endif /* SHRINKER_IDR_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thread registration and grace periods.
+ *
+ * The library's readers are lockless under RCU (liburcu, memb flavour). Every
+ * thread that calls into libshrinker must be registered first; the thread
+ * that creates a host is no exception. Deferred frees (objects retired after
+ * a grace period) are flushed by shr_rcu_barrier(), which leak checks call
+ * before reading allocator statistics.
+ */
+#ifndef SHRINKER_RCU_H
+#define SHRINKER_RCU_H
+
+#include <shrinker/common.h>
+
+/**
+ * shr_thread_register() - make the calling thread an RCU reader.
+ *
+ * Context: Any thread, once, before its first libshrinker call.
+ */
+void shr_thread_register(void);
+
+/**
+ * shr_thread_unregister() - undo shr_thread_register().
+ *
+ * Context: The registered thread, outside any libshrinker call.
+ */
+void shr_thread_unregister(void);
+
+/**
+ * shr_synchronize_rcu() - wait for a full grace period.
+ *
+ * Context: Registered thread, not inside an RCU read-side section. Blocks.
+ */
+void shr_synchronize_rcu(void);
+
+/**
+ * shr_rcu_barrier() - wait until every callback queued so far has run.
+ *
+ * After it returns, every object the library retired "after a grace period"
+ * has been freed back to its slab cache.
+ *
+ * Context: Registered thread, not inside an RCU read-side section. Blocks.
+ */
+void shr_rcu_barrier(void);
+
+#endif /* SHRINKER_RCU_H */

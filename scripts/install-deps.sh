@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install the Debian packages libshrinker needs, only when some are missing.
+# A no-op (no apt call at all) when everything is present.
+set -euo pipefail
+
+packages=(
+  gcc clang libclang-rt-14-dev pkg-config meson ninja-build
+  liburcu-dev libcmocka-dev gnuplot-nox
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: run as root (or install them yourself): apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

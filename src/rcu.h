@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The only file that includes liburcu. Everything else uses these wrappers,
+ * so the RCU flavour (memb) and the ThreadSanitizer shim live in one place.
+ *
+ * Under TSan (SHR_TSAN, set by the build when b_sanitize has "thread"), the
+ * installed liburcu 0.13 is not instrumented, so its happens-before edges are
+ * invisible. The shim makes them visible:
+ *   - pointer publication and dereference use __atomic release/acquire;
+ *   - every read-side unlock releases a global token; every grace-period wait
+ *     and every call_rcu callback acquires it, so a free after a grace period
+ *     is ordered after every reader that could have seen the object.
+ * Outside TSan the wrappers are plain liburcu calls.
+ */
+#ifndef SHR_RCU_INTERNAL_H
+#define SHR_RCU_INTERNAL_H
+
+#include <urcu/urcu-memb.h>
+#include <urcu/compiler.h>
+#include <urcu/pointer.h>
+
+#include <shrinker/rcu.h>
+
+/* Marks a pointer published under RCU (greppable, like the kernel's __rcu). */
+#define SHR_RCU
+
+#ifdef SHR_TSAN
+#include <sanitizer/tsan_interface.h>
+extern char shr_rcu_gp_token;
+#define SHR_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
+#define SHR_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
+#define shr_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define shr_rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#else
+#define SHR_TSAN_RELEASE(addr) ((void)0)
+#define SHR_TSAN_ACQUIRE(addr) ((void)0)
+#define shr_rcu_dereference(p) rcu_dereference(p)
+#define shr_rcu_assign_pointer(p, v) rcu_assign_pointer(p, v)
+#endif
+
+/* Initialise an RCU pointer that no reader can see yet. */
+#define SHR_RCU_INIT_POINTER(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+
+static inline void shr_rcu_read_lock(void)
+{
+	urcu_memb_read_lock();
+}
+
+static inline void shr_rcu_read_unlock(void)
+{
+	SHR_TSAN_RELEASE(&shr_rcu_gp_token);
+	urcu_memb_read_unlock();
+}
+
+/*
+ * Queue fn(head) after a grace period. The callback must call
+ * shr_rcu_callback_enter(head) first.
+ */
+static inline void shr_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
+{
+	SHR_TSAN_RELEASE(head);
+	urcu_memb_call_rcu(head, fn);
+}
+
+static inline void shr_rcu_callback_enter(struct rcu_head *head)
+{
+	SHR_TSAN_ACQUIRE(&shr_rcu_gp_token);
+	SHR_TSAN_ACQUIRE(head);
+	(void)head;
+}
+
+#endif /* SHR_RCU_INTERNAL_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the tests need beyond cmocka: a printed, replayable seed, a small
+ * deterministic PRNG, and a run helper that registers the thread with RCU.
+ *
+ * Every randomised test prints "# seed: N" before it starts; run the test
+ * binary with --seed N (or SHR_TEST_SEED=N) to replay it exactly.
+ */
+#ifndef SHR_TEST_HARNESS_H
+#define SHR_TEST_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+/* Parse --seed/--long from argv (or the environment). Call once from main. */
+void shr_test_init(int argc, char **argv);
+
+/* The seed of this run (fixed by shr_test_init()). */
+uint64_t shr_test_seed(void);
+
+/* True if --long (or SHR_TEST_LONG=1) asked for longer randomized runs. */
+int shr_test_long(void);
+
+/* splitmix64/xorshift PRNG state, seeded from the run seed and a stream id. */
+struct shr_rng {
+	uint64_t s;
+};
+
+void shr_rng_init(struct shr_rng *rng, uint64_t stream);
+uint64_t shr_rng_next(struct shr_rng *rng);
+/* Uniform in [0, bound), bound > 0. */
+uint64_t shr_rng_below(struct shr_rng *rng, uint64_t bound);
+
+/*
+ * Run a cmocka group with the calling thread registered for RCU; prints the
+ * seed first. Returns cmocka's result (the process exit code).
+ */
+int shr_test_run_group(const char *name, const struct CMUnitTest *tests, size_t count);
+
+#define SHR_RUN_TESTS(name, tests) \
+	shr_test_run_group((name), (tests), sizeof(tests) / sizeof((tests)[0]))
+
+#endif /* SHR_TEST_HARNESS_H */
