@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A host is one instance of the whole shrinker subsystem: its memory cgroup
+ * tree, its shrinker registry, its list_lrus and the per-cgroup shrinker
+ * bookkeeping of one design. There are no globals, so hosts of different
+ * designs live side by side in one process (that is how the lab compares
+ * them on the same workload).
+ */
+#ifndef SHRINKER_HOST_H
+#define SHRINKER_HOST_H
+
+#include <shrinker/common.h>
+
+struct shr_host;
+struct shr_mem_cgroup;
+struct shr_slab_allocator;
+
+/**
+ * enum shr_design - how each cgroup keeps, per node, its shrinker bits and
+ * deferred counters (the thing the seeds argue about).
+ */
+enum shr_design {
+	/* Units (64 deferred counters + a 64-bit map) allocated on demand and
+	 * kept in an XArray per cgroup and node; the root keeps all units. */
+	SHR_DESIGN_XARRAY = 0,
+	/* Mainline 6.7+: pointer array sized for shrinker_nr_max and every unit
+	 * allocated at online; expansion reallocates every cgroup's array. */
+	SHR_DESIGN_PREALLOC,
+	/* The same pointer array, units allocated on demand. */
+	SHR_DESIGN_ARRAY_ONDEMAND,
+	/* 5.13-6.6: one contiguous bitmap + counter array per cgroup and node. */
+	SHR_DESIGN_FLAT,
+	/* Before 4.19: no bits; non-root reclaim calls every memcg-aware shrinker. */
+	SHR_DESIGN_NOBITMAP,
+	/* Ours: costs follow only what cgroups hold. */
+	SHR_DESIGN_INDEXED,
+	SHR_NR_DESIGNS,
+};
+
+/** enum shr_units_source - where 520-byte units come from. */
+enum shr_units_source {
+	SHR_UNITS_CACHE = 0, /* a dedicated cache sized to the unit */
+	SHR_UNITS_KMALLOC,   /* kmalloc (kmalloc-1k) */
+};
+
+/** enum shr_lru_reparent - how offline finds the lists of a cgroup. */
+enum shr_lru_reparent {
+	SHR_LRU_REPARENT_DEFAULT = 0, /* the design's choice */
+	SHR_LRU_REPARENT_ALL_LRUS,    /* kernel: visit every memcg-aware list_lru */
+	SHR_LRU_REPARENT_PER_CGROUP,  /* visit only the lists the cgroup owns */
+};
+
+/**
+ * struct shr_host_params - host parameters; start from shr_host_params_init().
+ * @nr_nodes:      logical NUMA nodes (1..SHR_MAX_NUMNODES).
+ * @geometry_cpus: CPUs for slab geometry; 0 = this machine. Ignored when
+ *                 @slab is given (the allocator's own value is used).
+ * @kmem:          kmem accounting on (false = cgroup.memory=nokmem).
+ * @design:        bookkeeping design.
+ * @units:         unit source, for designs with units.
+ * @expand_batch:  ids per growth step of shrinker_nr_max for designs that
+ *                 grow arrays (flat: default 1; prealloc: default 64);
+ *                 0 = the design's default. Must be 0 for other designs.
+ * @nonslab_ids:   with @kmem false, non-root cgroups keep bookkeeping only
+ *                 for NONSLAB shrinkers, in a second id space.
+ * @lru_reparent:  how offline finds a cgroup's lists.
+ * @slab:          allocator to use (shared, not owned), or NULL to have the
+ *                 host create and own one with @nr_nodes and @geometry_cpus.
+ */
+struct shr_host_params {
+	int nr_nodes;
+	unsigned int geometry_cpus;
+	bool kmem;
+	enum shr_design design;
+	enum shr_units_source units;
+	unsigned int expand_batch;
+	bool nonslab_ids;
+	enum shr_lru_reparent lru_reparent;
+	struct shr_slab_allocator *slab;
+};
+
+/**
+ * shr_host_params_init() - defaults: 1 node, this machine's CPUs, kmem on,
+ * design xarray, units from the dedicated cache, default batch, no nonslab
+ * ids, the design's reparent walk, a private allocator.
+ * Context: Any.
+ */
+void shr_host_params_init(struct shr_host_params *params);
+
+/**
+ * shr_host_create() - create a host and its root memory cgroup (online).
+ *
+ * Context: Registered thread. Blocks.
+ * Return: 0; -EINVAL for a bad parameter or combination (the message can be
+ *         read with shr_host_params_check()); -ENOMEM.
+ */
+SHR_MUST_CHECK int shr_host_create(const struct shr_host_params *params,
+				   struct shr_host **out);
+
+/**
+ * shr_host_params_check() - validate @params without creating anything.
+ * @why: if not NULL, receives a static string naming the problem.
+ * Context: Any.
+ * Return: 0 or -EINVAL.
+ */
+int shr_host_params_check(const struct shr_host_params *params, const char **why);
+
+/**
+ * shr_host_destroy() - destroy an idle host.
+ *
+ * Every shrinker must have been freed, every list_lru destroyed and every
+ * non-root cgroup taken offline and released; otherwise nothing is done.
+ * Waits for deferred frees. A host-owned allocator is destroyed too.
+ *
+ * Context: Registered thread; no other thread uses @host. Blocks.
+ * Return: 0, -EINVAL (NULL), -EBUSY (still in use).
+ */
+int shr_host_destroy(struct shr_host *host);
+
+/** shr_host_root_mem_cgroup() - the root cgroup (never freed before the host). */
+struct shr_mem_cgroup *shr_host_root_mem_cgroup(struct shr_host *host);
+
+/** shr_host_slab() - the host's slab allocator. Context: Any. */
+struct shr_slab_allocator *shr_host_slab(struct shr_host *host);
+
+/** shr_host_nr_nodes() - the host's node count. Context: Any. */
+int shr_host_nr_nodes(const struct shr_host *host);
+
+/** shr_host_design() - the host's design. Context: Any. */
+enum shr_design shr_host_design(const struct shr_host *host);
+
+/** shr_host_params() - the parameters the host runs with (defaults resolved). */
+void shr_host_get_params(const struct shr_host *host, struct shr_host_params *out);
+
+/** shr_design_name() - "xarray", "prealloc", ...; NULL if out of range. */
+const char *shr_design_name(enum shr_design design);
+
+/**
+ * shr_design_parse() - the design named @name.
+ * Return: 0 or -EINVAL (unknown name).
+ */
+int shr_design_parse(const char *name, enum shr_design *out);
+
+/**
+ * shr_shrinker_nr_max() - the host's shrinker_nr_max (high-water mark of
+ * memcg-aware ids, rounded up to the growth step).
+ * Context: Any.
+ */
+int shr_shrinker_nr_max(struct shr_host *host);
+
+/**
+ * struct shr_bookkeeping_stats - counters the lab reads. Cumulative since
+ * host creation; read with shr_host_bookkeeping_stats().
+ * @expansions:            registrations that grew per-cgroup bookkeeping.
+ * @arrays_reallocated:    cgroup-node arrays/maps reallocated by growth.
+ * @bytes_copied:          bytes copied from old arrays/maps into new ones.
+ * @cgroups_visited_by_registration: cgroups whose bookkeeping a
+ *                         registration touched (root included).
+ * @mutex_hold_ns_total:   time the registry mutex was held by registration.
+ * @mutex_hold_ns_max:     longest single hold by a registration.
+ * @registrations:         memcg-aware shrinker id allocations.
+ * @walks:                 non-root shrink_slab walks.
+ * @units_visited:         units (or map words) looked at by walks.
+ * @words_visited:         bitmap words read by walks.
+ * @units_installed:       on-demand unit installs.
+ * @units_freed:           units released (memcg free or indexed reuse).
+ */
+struct shr_bookkeeping_stats {
+	unsigned long expansions;
+	unsigned long arrays_reallocated;
+	unsigned long bytes_copied;
+	unsigned long cgroups_visited_by_registration;
+	unsigned long long mutex_hold_ns_total;
+	unsigned long long mutex_hold_ns_max;
+	unsigned long registrations;
+	unsigned long walks;
+	unsigned long units_visited;
+	unsigned long words_visited;
+	unsigned long units_installed;
+	unsigned long units_freed;
+};
+
+/** shr_host_bookkeeping_stats() - snapshot of the counters. Context: Any. */
+void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_stats *out);
+
+/**
+ * shr_host_registration_hold_ns() - copy out the registry-mutex hold time of
+ * each registration so far (in order), for medians.
+ * @buf: receives up to @len values. Return: number of registrations recorded
+ * (may exceed @len). Context: Takes the registry mutex.
+ */
+size_t shr_host_registration_hold_ns(struct shr_host *host, unsigned long long *buf,
+				     size_t len);
+
+#endif /* SHRINKER_HOST_H */

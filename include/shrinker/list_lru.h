@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list_lru: LRU lists of objects per node and per memory cgroup, the
+ * structure memcg-aware shrinkers scan (Linux 6.13+ design).
+ *
+ * A memcg-aware list_lru keeps, per node, one root list plus, per cgroup
+ * that ever held objects on it, one list per node; those per-cgroup lists
+ * are allocated on demand, ancestors first, in an XArray keyed by the
+ * cgroup's kmemcg id. Adding the first object to a cgroup's list on a node
+ * sets the shrinker's bit for that cgroup and node. At cgroup offline the
+ * lists are spliced onto the parent's, marked dead, and freed after a grace
+ * period. With kmem accounting off every list_lru is plain (root lists only).
+ *
+ * Items are intrusive: embed a struct shr_list_head in the object.
+ */
+#ifndef SHRINKER_LIST_LRU_H
+#define SHRINKER_LIST_LRU_H
+
+#include <shrinker/common.h>
+
+struct shr_host;
+struct shr_mem_cgroup;
+struct shr_shrinker;
+struct shr_shrink_control;
+struct shr_list_lru;
+struct shr_list_lru_one;
+
+/** struct shr_list_head - list link embedded in each object. */
+struct shr_list_head {
+	struct shr_list_head *next, *prev;
+};
+
+/** shr_list_head_init() - an unlinked item (call before the first add). */
+static inline void shr_list_head_init(struct shr_list_head *item)
+{
+	item->next = item;
+	item->prev = item;
+}
+
+/** shr_list_head_empty() - true if the item is on no list. */
+static inline bool shr_list_head_empty(const struct shr_list_head *item)
+{
+	return item->next == item;
+}
+
+/**
+ * enum shr_lru_status - what an isolate callback did. The list's lock is
+ * held when the callback is entered.
+ */
+enum shr_lru_status {
+	/* Removed the item with shr_list_lru_isolate*(); lock still held. */
+	SHR_LRU_REMOVED,
+	/* Removed the item and dropped the lock; the walk restarts. */
+	SHR_LRU_REMOVED_RETRY,
+	/* Lock held; the item goes to the tail. */
+	SHR_LRU_ROTATE,
+	/* Lock held; the item stays. */
+	SHR_LRU_SKIP,
+	/* Dropped the lock; the walk restarts. */
+	SHR_LRU_RETRY,
+	/* Dropped the lock; the walk ends now. */
+	SHR_LRU_STOP,
+};
+
+typedef enum shr_lru_status (*shr_list_lru_walk_cb)(struct shr_list_head *item,
+						    struct shr_list_lru_one *list,
+						    void *cb_arg);
+
+/**
+ * shr_list_lru_init_memcg() - create a list_lru bound to @shrinker.
+ * @host:     the host.
+ * @shrinker: a MEMCG_AWARE shrinker of @host (its id is copied), or NULL
+ *            for a plain, not memcg-aware list_lru.
+ * @out:      the new list_lru.
+ *
+ * Memcg-aware only when @shrinker is memcg-aware and kmem accounting is on.
+ * Context: Registered thread; takes the host's list_lru mutex.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+SHR_MUST_CHECK int shr_list_lru_init_memcg(struct shr_host *host,
+					   struct shr_shrinker *shrinker,
+					   struct shr_list_lru **out);
+
+/** shr_list_lru_init() - a plain list_lru (no cgroups, no shrinker). */
+SHR_MUST_CHECK int shr_list_lru_init(struct shr_host *host, struct shr_list_lru **out);
+
+/**
+ * shr_list_lru_destroy() - free the list_lru and its per-cgroup lists.
+ * Items still on it are dropped from it (the owner frees them). NULL is a
+ * no-op.
+ * Context: Registered thread; no concurrent users; takes the list_lru mutex.
+ */
+void shr_list_lru_destroy(struct shr_list_lru *lru);
+
+/** shr_list_lru_memcg_aware() - whether the list_lru keeps per-cgroup lists. */
+bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru);
+
+/**
+ * shr_memcg_list_lru_alloc() - make sure @memcg (and its ancestors) have
+ * lists on @lru, as the slab hook does before an object is charged. A no-op
+ * for plain list_lrus, the root, and cgroups that have lists. Dying cgroups
+ * get none (their objects go to the nearest living ancestor's list).
+ *
+ * Context: Registered thread; @memcg pinned; may allocate.
+ * Return: 0, -EINVAL, -ENOMEM (lists created so far stay; consistent).
+ */
+SHR_MUST_CHECK int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg,
+					    struct shr_list_lru *lru, shr_gfp_t gfp);
+
+/**
+ * shr_list_lru_add() - add @item at the tail of (@nid, @memcg)'s list.
+ * @memcg: the cgroup the object is charged to (NULL or the root: root
+ *         list). Its lists are allocated on demand when missing; a dying
+ *         cgroup's item goes to the nearest ancestor that has a list.
+ *
+ * Context: Registered thread; @memcg pinned; takes the list's lock.
+ * Return: 1 added, 0 already on a list, -EINVAL (NULL, node out of range,
+ *         foreign cgroup), -ENOMEM (the list could not be allocated).
+ */
+int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
+		     struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_list_lru_del() - remove @item; (@nid, @memcg) must be what it was
+ * added with (after reparenting they resolve to the ancestor holding it).
+ * Never clears bits.
+ * Context: Registered thread; @memcg pinned; takes the list's lock.
+ * Return: 1 removed, 0 it was on no list, -EINVAL.
+ */
+int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
+		     struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_list_lru_count_one() - items on (@nid, @memcg)'s own list (0 if it has
+ * none; negative counts read as 0). Context: Any registered thread; lockless.
+ */
+unsigned long shr_list_lru_count_one(struct shr_list_lru *lru, int nid,
+				     struct shr_mem_cgroup *memcg);
+
+/** shr_list_lru_shrink_count() - count_one(sc->nid, sc->memcg). */
+unsigned long shr_list_lru_shrink_count(struct shr_list_lru *lru,
+					struct shr_shrink_control *sc);
+
+/** shr_list_lru_count_node() - items on node @nid across all cgroups. */
+unsigned long shr_list_lru_count_node(struct shr_list_lru *lru, int nid);
+
+/** shr_list_lru_count() - items on every node. */
+unsigned long shr_list_lru_count(struct shr_list_lru *lru);
+
+/**
+ * shr_list_lru_walk_one() - walk (@nid, @memcg)'s list from the head,
+ * calling @isolate per item while *@nr_to_walk > 0 (each call consumes one).
+ * Context: Registered thread; @memcg pinned; takes and releases the list's
+ *          lock (see enum shr_lru_status).
+ * Return: items removed.
+ */
+unsigned long shr_list_lru_walk_one(struct shr_list_lru *lru, int nid,
+				    struct shr_mem_cgroup *memcg, shr_list_lru_walk_cb isolate,
+				    void *cb_arg, unsigned long *nr_to_walk);
+
+/**
+ * shr_list_lru_shrink_walk() - walk_one(sc->nid, sc->memcg) with
+ * &sc->nr_to_scan as the budget.
+ */
+unsigned long shr_list_lru_shrink_walk(struct shr_list_lru *lru,
+				       struct shr_shrink_control *sc,
+				       shr_list_lru_walk_cb isolate, void *cb_arg);
+
+/**
+ * shr_list_lru_walk_node() - the root list of @nid, then every cgroup's list
+ * on @nid in kmemcg id order, until the budget is spent.
+ */
+unsigned long shr_list_lru_walk_node(struct shr_list_lru *lru, int nid,
+				     shr_list_lru_walk_cb isolate, void *cb_arg,
+				     unsigned long *nr_to_walk);
+
+/** shr_list_lru_walk() - walk_node over every node until the budget is spent. */
+unsigned long shr_list_lru_walk(struct shr_list_lru *lru, shr_list_lru_walk_cb isolate,
+				void *cb_arg, unsigned long nr_to_walk);
+
+/**
+ * shr_list_lru_isolate() - unlink @item from @list inside an isolate
+ * callback (lock held); decrements the list's count.
+ */
+void shr_list_lru_isolate(struct shr_list_lru_one *list, struct shr_list_head *item);
+
+/**
+ * shr_list_lru_isolate_move() - like isolate, then append @item to the
+ * caller's private list @head (dispose later, outside the lock).
+ */
+void shr_list_lru_isolate_move(struct shr_list_lru_one *list, struct shr_list_head *item,
+			       struct shr_list_head *head);
+
+/**
+ * shr_list_lru_one_unlock() - drop the list's lock inside a callback that
+ * returns SHR_LRU_REMOVED_RETRY, SHR_LRU_RETRY or SHR_LRU_STOP.
+ */
+void shr_list_lru_one_unlock(struct shr_list_lru_one *list);
+
+#endif /* SHRINKER_LIST_LRU_H */

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory cgroups: the tree, its life cycle and references.
+ *
+ * Life cycle (the kernel's css phases):
+ *   shr_mem_cgroup_alloc()   css_alloc: linked under the parent, visible to
+ *                            iterators, a memcg id allocated, not online.
+ *   shr_mem_cgroup_online()  css_online: kmemcg id, shrinker bookkeeping.
+ *   shr_mem_cgroup_create()  both of the above (mkdir).
+ *   shr_mem_cgroup_offline() rmdir: dying, then css_offline in the kernel's
+ *                            order (list_lru reparenting, then deferred-count
+ *                            reparenting), then the base reference is put.
+ *   last reference put       css_release + css_free after a grace period:
+ *                            unlinked, bookkeeping freed, ids released.
+ *
+ * A cgroup holds a reference on its parent until it is freed, so a parent
+ * outlives its dying children. References: the creator owns the base
+ * reference until offline; anyone else pins a cgroup with get/tryget.
+ */
+#ifndef SHRINKER_MEMCG_H
+#define SHRINKER_MEMCG_H
+
+#include <shrinker/common.h>
+
+struct shr_host;
+struct shr_mem_cgroup;
+
+/**
+ * shr_mem_cgroup_alloc() - allocate a cgroup under @parent (not online).
+ * @parent: an online cgroup of the host (the root for a top-level one).
+ * @out:    the new cgroup; the caller owns its base reference.
+ *
+ * Context: Registered thread; takes the host's cgroup mutex. Blocks.
+ * Return: 0, -EINVAL (NULL, or @parent not online), -ENOSPC (no memcg id
+ *         left, 65535 in use), -ENOMEM.
+ */
+SHR_MUST_CHECK int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent,
+					struct shr_mem_cgroup **out);
+
+/**
+ * shr_mem_cgroup_online() - bring an allocated cgroup online.
+ *
+ * Context: Registered thread; takes the cgroup mutex and the registry mutex.
+ * Return: 0, -EINVAL (NULL, root, already online, dying, parent offline),
+ *         -ENOMEM (the cgroup stays allocated and offline; it can be
+ *         retried or released with shr_mem_cgroup_offline()).
+ */
+SHR_MUST_CHECK int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_mem_cgroup_create() - alloc + online (mkdir). On an online failure the
+ * half-made cgroup is released and nothing is left behind.
+ *
+ * Context: Registered thread. Blocks.
+ * Return: as for the two steps.
+ */
+SHR_MUST_CHECK int shr_mem_cgroup_create(struct shr_mem_cgroup *parent,
+					 struct shr_mem_cgroup **out);
+
+/**
+ * shr_mem_cgroup_offline() - rmdir: take @memcg offline and put its base
+ * reference. Objects on its lists move to the parent's lists and its
+ * deferred work to the parent's counters. After this call the caller may
+ * not use @memcg unless it holds a reference of its own.
+ *
+ * Also releases a cgroup that was allocated but never brought online.
+ *
+ * Context: Registered thread; takes the cgroup mutex, the list_lru mutex and
+ *          the registry mutex. Blocks.
+ * Return: 0, -EINVAL (NULL, root, already offline/dying), -EBUSY (it has
+ *         children that are not dying; nothing is changed).
+ */
+int shr_mem_cgroup_offline(struct shr_mem_cgroup *memcg);
+
+/** shr_mem_cgroup_get() - take a reference on a cgroup the caller pins. */
+void shr_mem_cgroup_get(struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_mem_cgroup_tryget() - take a reference unless the count already hit 0.
+ * Context: Any registered thread; safe under RCU on a cgroup being released.
+ * Return: true if a reference was taken.
+ */
+bool shr_mem_cgroup_tryget(struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_mem_cgroup_put() - drop a reference; the last one frees the cgroup
+ * after a grace period. NULL and the root are no-ops.
+ * Context: Any registered thread.
+ */
+void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_mem_cgroup_iter() - pre-order walk of @root's subtree.
+ * @root: subtree root (NULL = the host root; then @host must be given).
+ * @prev: the previous result, or NULL to start. Its reference is dropped.
+ *
+ * Returns @root first, then its descendants in pre-order, including offline
+ * (dying) ones that are not yet released, each with a reference taken (none
+ * for the host root). Returns NULL after the last one. A caller that stops
+ * early calls shr_mem_cgroup_iter_break().
+ *
+ * Context: Registered thread, not inside an RCU read-side section.
+ */
+struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host, struct shr_mem_cgroup *root,
+					   struct shr_mem_cgroup *prev);
+
+/** shr_mem_cgroup_iter_break() - drop the reference of an unfinished walk. */
+void shr_mem_cgroup_iter_break(struct shr_mem_cgroup *root, struct shr_mem_cgroup *prev);
+
+/** shr_mem_cgroup_parent() - the parent, NULL for the root. Context: Any. */
+struct shr_mem_cgroup *shr_mem_cgroup_parent(const struct shr_mem_cgroup *memcg);
+
+/** shr_mem_cgroup_host() - the cgroup's host. Context: Any. */
+struct shr_host *shr_mem_cgroup_host(const struct shr_mem_cgroup *memcg);
+
+/** shr_mem_cgroup_is_root() - whether @memcg is its host's root. */
+bool shr_mem_cgroup_is_root(const struct shr_mem_cgroup *memcg);
+
+/** shr_mem_cgroup_is_online() - CSS_ONLINE. Context: Any. */
+bool shr_mem_cgroup_is_online(const struct shr_mem_cgroup *memcg);
+
+/** shr_mem_cgroup_is_dying() - rmdir'ed (offline or going offline). */
+bool shr_mem_cgroup_is_dying(const struct shr_mem_cgroup *memcg);
+
+/** shr_mem_cgroup_id() - memcg id (1..65535; reused only after free). */
+int shr_mem_cgroup_id(const struct shr_mem_cgroup *memcg);
+
+/** shr_mem_cgroup_kmemcg_id() - list_lru index: the id, or -1 (root, nokmem). */
+int shr_mem_cgroup_kmemcg_id(const struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_mem_cgroup_ino() - the cgroup's "inode number" as the debugfs files
+ * print it: unique for the host's lifetime, never reused; the root's is 1.
+ */
+unsigned long shr_mem_cgroup_ino(const struct shr_mem_cgroup *memcg);
+
+/**
+ * shr_mem_cgroup_from_ino() - the live cgroup with @ino, with a reference.
+ * Context: Registered thread. Return: the cgroup or NULL.
+ */
+struct shr_mem_cgroup *shr_mem_cgroup_from_ino(struct shr_host *host, unsigned long ino);
+
+/**
+ * shr_mem_cgroup_is_descendant() - whether @memcg is @root or below it.
+ * Context: Any; both pinned by the caller.
+ */
+bool shr_mem_cgroup_is_descendant(const struct shr_mem_cgroup *memcg,
+				  const struct shr_mem_cgroup *root);
+
+/**
+ * struct shr_memcg_bookkeeping - per-cgroup shrinker bookkeeping bytes on
+ * one node, as the slab allocator reserved them (slot sizes, not requests).
+ * @container_bytes: separately allocated containers (pointer arrays, maps).
+ * @unit_bytes:      units (64 counters + map) or counter arrays.
+ * @xa_node_bytes:   XArray nodes holding units.
+ * @inline_bytes:    bytes inside the cgroup structure itself.
+ * @nr_units:        units present.
+ */
+struct shr_memcg_bookkeeping {
+	unsigned long container_bytes;
+	unsigned long unit_bytes;
+	unsigned long xa_node_bytes;
+	unsigned long inline_bytes;
+	unsigned long nr_units;
+};
+
+/**
+ * shr_mem_cgroup_bookkeeping() - the bytes of @memcg's shrinker bookkeeping
+ * on node @nid (or every node with -1).
+ * Context: Registered thread; @memcg pinned.
+ * Return: 0, -EINVAL (NULL, node out of range).
+ */
+int shr_mem_cgroup_bookkeeping(struct shr_mem_cgroup *memcg, int nid,
+			       struct shr_memcg_bookkeeping *out);
+
+#endif /* SHRINKER_MEMCG_H */

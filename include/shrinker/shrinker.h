@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shrinkers: count/scan callbacks through which caches give memory back.
+ *
+ * Life cycle, as in Linux 6.7+:
+ *   shr_shrinker_alloc()    zeroed shrinker, seeks = 2, batch = 0 (= 128);
+ *                           a MEMCG_AWARE one gets the lowest free id now
+ *                           (and may grow shrinker_nr_max). Not yet visible
+ *                           to reclaim.
+ *   set the public fields   count_objects, scan_objects, batch, seeks,
+ *                           private_data; create list_lrus bound to it.
+ *   shr_shrinker_register() appended to the host's shrinker list; reclaim
+ *                           may call it from now on.
+ *   shr_shrinker_free()     waits for every reclaim call in flight, releases
+ *                           the id, frees after a grace period.
+ *
+ * Reclaim walks run without the registry mutex: a walker pins a shrinker
+ * with a reference taken under RCU (increment-unless-zero); free drops the
+ * registration's reference and waits for the count to reach zero.
+ */
+#ifndef SHRINKER_SHRINKER_H
+#define SHRINKER_SHRINKER_H
+
+#include <stdio.h>
+
+#include <shrinker/common.h>
+
+struct shr_host;
+struct shr_mem_cgroup;
+
+/* count_objects: no objects at all (the shrinker's bit may be cleared). */
+#define SHR_SHRINK_EMPTY (~0UL - 1)
+/* scan_objects: stop this reclaim context now. */
+#define SHR_SHRINK_STOP (~0UL)
+/* Objects per scan call when batch is 0. */
+#define SHR_SHRINK_BATCH 128
+#define SHR_DEFAULT_SEEKS 2
+/* Reclaim priorities run from SHR_DEF_PRIORITY down to 0. */
+#define SHR_DEF_PRIORITY 12
+
+/* Shrinker flags (the kernel's values). */
+#define SHR_SHRINKER_NUMA_AWARE (1u << 2)
+#define SHR_SHRINKER_MEMCG_AWARE (1u << 3)
+#define SHR_SHRINKER_NONSLAB (1u << 4)
+
+/**
+ * struct shr_shrink_control - one call's context, built by reclaim.
+ * @gfp_mask:   allocation context of the reclaim.
+ * @nid:        node being reclaimed (passed unchanged to every shrinker).
+ * @nr_to_scan: objects to scan in this call; the callee may consume it.
+ * @nr_scanned: preset to @nr_to_scan; the callee may set what it scanned.
+ * @memcg:      cgroup being reclaimed (the root for global reclaim).
+ */
+struct shr_shrink_control {
+	shr_gfp_t gfp_mask;
+	int nid;
+	unsigned long nr_to_scan;
+	unsigned long nr_scanned;
+	struct shr_mem_cgroup *memcg;
+};
+
+struct shr_shrinker;
+
+typedef unsigned long (*shr_count_objects_fn)(struct shr_shrinker *shrinker,
+					      struct shr_shrink_control *sc);
+typedef unsigned long (*shr_scan_objects_fn)(struct shr_shrinker *shrinker,
+					     struct shr_shrink_control *sc);
+
+/**
+ * struct shr_shrinker - the public part of a shrinker.
+ * @count_objects: objects that could be freed, 0 (skip now) or
+ *                 SHR_SHRINK_EMPTY. Must not sleep long; may run under RCU
+ *                 (debugfs count).
+ * @scan_objects:  try to free up to sc->nr_to_scan; return objects freed or
+ *                 SHR_SHRINK_STOP.
+ * @batch:         objects per scan call; 0 = SHR_SHRINK_BATCH.
+ * @seeks:         cost to recreate an object; 0 ignores priority.
+ * @private_data:  the owner's.
+ *
+ * Only shr_shrinker_alloc() creates one; set the fields before
+ * shr_shrinker_register() and do not change them afterwards. Never embed or
+ * copy this struct: private state follows it.
+ */
+struct shr_shrinker {
+	shr_count_objects_fn count_objects;
+	shr_scan_objects_fn scan_objects;
+	long batch;
+	int seeks;
+	void *private_data;
+};
+
+/**
+ * shr_shrinker_alloc() - allocate a shrinker.
+ * @host:  the host.
+ * @flags: SHR_SHRINKER_NUMA_AWARE | _MEMCG_AWARE | _NONSLAB, or 0.
+ * @name:  debug name (copied), e.g. "sb-tmpfs"; NULL for none.
+ * @out:   the shrinker.
+ *
+ * Context: Registered thread; takes the registry mutex. Blocks (a new id
+ *          past shrinker_nr_max grows every cgroup's bookkeeping, as the
+ *          design does it).
+ * Return: 0, -EINVAL (NULL host/out, unknown flags, NONSLAB without
+ *         MEMCG_AWARE), -ENOSPC (no id left), -ENOMEM (nothing changed).
+ */
+SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
+				      const char *name, struct shr_shrinker **out);
+
+/**
+ * shr_shrinker_register() - make the shrinker visible to reclaim.
+ *
+ * Context: Registered thread; takes the registry mutex.
+ * Return: 0, -EINVAL (NULL, no count/scan callback, negative batch or
+ *         seeks, not from shr_shrinker_alloc), -EBUSY (already registered).
+ */
+SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
+
+/**
+ * shr_shrinker_free() - unregister (if registered) and free. NULL is a no-op.
+ *
+ * Waits until no reclaim call of this shrinker is in flight. Does not clear
+ * its bits or per-cgroup deferred counts (the kernel's behaviour: a later
+ * shrinker that gets the same id inherits them), except in the indexed
+ * design, which resets them (documented difference). list_lrus bound to it
+ * must be destroyed after this call, as the kernel's users do.
+ *
+ * Context: Registered thread, not inside any callback of this shrinker and
+ *          not inside an RCU read-side section. Blocks.
+ */
+void shr_shrinker_free(struct shr_shrinker *shrinker);
+
+/** shr_shrinker_id() - memcg-aware id, or -1. Context: Any. */
+int shr_shrinker_id(const struct shr_shrinker *shrinker);
+
+/** shr_shrinker_flags() - the flags it runs with. Context: Any. */
+unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker);
+
+/** shr_shrinker_host() - its host. Context: Any. */
+struct shr_host *shr_shrinker_host(const struct shr_shrinker *shrinker);
+
+/** shr_shrinker_name() - debug name ("" if none). Context: Any. */
+const char *shr_shrinker_name(const struct shr_shrinker *shrinker);
+
+/**
+ * struct shr_shrinker_stats - per-shrinker counters.
+ * @calls:    do_shrink_slab calls that reached count_objects.
+ * @scanned:  objects reported scanned.
+ * @freed:    objects freed (sum of scan_objects results).
+ * @deferred: deferred work now held for it (all cgroups and nodes).
+ */
+struct shr_shrinker_stats {
+	unsigned long calls;
+	unsigned long scanned;
+	unsigned long freed;
+	long deferred;
+};
+
+/**
+ * shr_shrinker_get_stats() - read the counters.
+ * Context: Registered thread; takes no lock but walks every cgroup.
+ * Return: 0 or -EINVAL.
+ */
+int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_stats *out);
+
+/**
+ * shr_shrinker_nr_deferred() - deferred work held for (@memcg, @nid): the
+ * memcg slot for memcg-aware shrinkers, the node slot (or slot 0 when not
+ * NUMA-aware) otherwise. Context: Registered thread; @memcg pinned.
+ * Return: the count (>= 0), or -EINVAL.
+ */
+long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
+			      int nid);
+
+/**
+ * shr_set_shrinker_bit() - record that @memcg holds objects of @shrinker on
+ * node @nid, for users that keep objects without a list_lru (the kernel's
+ * set_shrinker_bit). Installs the cgroup's bookkeeping for the shrinker when
+ * the design allocates it on demand. No-op for the root, for shrinkers that
+ * are not memcg-aware, and for designs without bits.
+ *
+ * Context: Registered thread; @memcg pinned.
+ * Return: 0, -EINVAL (NULL, foreign or unregistered shrinker, bad node),
+ *         -ENOMEM (install failed; nothing set).
+ */
+int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker *shrinker);
+
+/*
+ * Debugfs interface (CONFIG_SHRINKER_DEBUG) as functions writing the text
+ * the kernel's files hold.
+ */
+
+/**
+ * shr_shrinker_debugfs_name() - "<name>-<N>", N from a per-host IDA.
+ * @buf: receives the name; @len its size. Return: 0, -EINVAL, -ENOSPC.
+ */
+int shr_shrinker_debugfs_name(const struct shr_shrinker *shrinker, char *buf, size_t len);
+
+/**
+ * shr_shrinker_debugfs_count() - write the "count" file: one line per online
+ * cgroup with a non-zero total, "<ino> <count-node0> <count-node1> ...".
+ * Context: Registered thread. Return: 0, -EINVAL, -EIO (write error).
+ */
+int shr_shrinker_debugfs_count(struct shr_shrinker *shrinker, FILE *out);
+
+/**
+ * shr_shrinker_debugfs_scan() - the "scan" file: parse
+ * "<cgroup ino> <nid> <nr_to_scan>" and call scan_objects once.
+ * Context: Registered thread. Return: 0, -EINVAL (parse error, bad node,
+ *          non-zero ino for a shrinker that is not memcg-aware), -ENOENT
+ *          (no online cgroup with that ino).
+ */
+int shr_shrinker_debugfs_scan(struct shr_shrinker *shrinker, const char *input);
+
+#endif /* SHRINKER_SHRINKER_H */

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-cgroup shrinker bookkeeping: the one interface behind which every
+ * design lives. Nothing outside shrinker_info*.c knows which design runs.
+ *
+ * What a design keeps, per cgroup and node: for each memcg-aware shrinker
+ * id, a bit ("this cgroup holds objects of that shrinker on that node") and
+ * a deferred-work counter. The root cgroup gets no bits (global reclaim
+ * calls every shrinker) but does hold deferred counters for memcg-aware
+ * shrinkers (global reclaim uses them).
+ *
+ * Call contexts (each op's comment repeats its own):
+ *   host_init/host_exit     host create/destroy, single-threaded.
+ *   memcg_online            css_online; shrinker_mutex held (it must not miss
+ *                           a concurrent registration: shrinker_nr_max is read
+ *                           under the same mutex).
+ *   memcg_free              css_free; no reclaimer can reach the cgroup.
+ *   reparent_deferred       css_offline, after list_lru reparenting;
+ *                           shrinker_mutex held.
+ *   shrinker_add            shr_shrinker_alloc, shrinker_mutex held; for a
+ *                           memcg-aware shrinker the id is allocated already.
+ *   shrinker_remove         shr_shrinker_free, shrinker_mutex held, before
+ *                           the id is released; no reclaimer holds it.
+ *   install                 a cgroup gets a list on a list_lru of shrinker
+ *                           @id (before the list is published), or
+ *                           shr_set_shrinker_bit(); may allocate with @gfp.
+ *   uninstall               a list of shrinker @id in this cgroup is gone.
+ *   set_bit / clear_bit     any thread, RCU or not; set_bit issues the full
+ *                           barrier the SHRINK_EMPTY protocol pairs with.
+ *   next_bit / lookup       inside an RCU read-side section (the caller's).
+ *   *_deferred              any thread; the cgroup is pinned.
+ *   bytes                   the cgroup is pinned.
+ */
+#ifndef SHR_SHRINKER_INFO_H
+#define SHR_SHRINKER_INFO_H
+
+#include "host_internal.h"
+
+struct shr_info_ops {
+	const char *name;
+	/* Bytes of the per-node area each cgroup embeds (0 allowed). */
+	size_t memcg_node_size;
+
+	int (*host_init)(struct shr_host *host);
+	void (*host_exit)(struct shr_host *host);
+
+	/* alloc_shrinker_info(): 0 or -ENOMEM (then nothing is left allocated). */
+	int (*memcg_online)(struct shr_host *host, struct shr_mem_cgroup *memcg);
+	/* free_shrinker_info(). */
+	void (*memcg_free)(struct shr_host *host, struct shr_mem_cgroup *memcg);
+	/* reparent_shrinker_deferred(): parent's counters += child's. */
+	void (*reparent_deferred)(struct shr_host *host, struct shr_mem_cgroup *memcg,
+				  struct shr_mem_cgroup *parent);
+
+	/* Registration side: 0 or -ENOMEM (then nothing changed). */
+	int (*shrinker_add)(struct shr_host *host, struct shr_shrinker_impl *s);
+	void (*shrinker_remove)(struct shr_host *host, struct shr_shrinker_impl *s);
+
+	/* On-demand installation for (memcg, every node, id): 0 or -ENOMEM. */
+	int (*install)(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp);
+	void (*uninstall)(struct shr_mem_cgroup *memcg, int id);
+
+	/* set_shrinker_bit(); a no-op for the root and for designs without bits. */
+	void (*set_bit)(struct shr_mem_cgroup *memcg, int nid, int id);
+	/*
+	 * The first id >= @pos whose bit is set for (memcg, nid), or -1.
+	 * Adds what it looked at to @wc. RCU read lock held by the caller.
+	 */
+	int (*next_bit)(struct shr_mem_cgroup *memcg, int nid, int pos,
+			struct shr_walk_counts *wc);
+	/*
+	 * Clear the bit; return true if the design keeps bits (so the caller
+	 * must do the barrier-and-recheck of the SHRINK_EMPTY protocol).
+	 */
+	bool (*clear_bit)(struct shr_mem_cgroup *memcg, int nid, int id);
+	/* The shrinker behind an id of @memcg's id space. RCU held. */
+	struct shr_shrinker_impl *(*lookup)(struct shr_mem_cgroup *memcg, int id);
+
+	/* Deferred work of a memcg-aware shrinker for (memcg, nid). The node
+	 * index is already reduced (0 for non-NUMA-aware shrinkers). */
+	long (*xchg_deferred)(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
+	long (*add_deferred)(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
+			     long nr);
+	long (*read_deferred)(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
+
+	/* Bytes of bookkeeping of (memcg, nid), added to @acc. */
+	void (*bytes)(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc);
+};
+
+/* The ops of a design (shrinker_info.c). */
+const struct shr_info_ops *shr_info_ops_for(enum shr_design design);
+
+/* Designs. */
+extern const struct shr_info_ops shr_info_xarray_ops;
+
+/* Helpers shared by the designs (shrinker_info.c). */
+
+/* The 520-byte unit: 64 deferred counters then the map word. */
+struct shr_info_unit {
+	atomic_long nr_deferred[SHR_UNIT_BITS];
+	atomic_ulong map;
+};
+
+/* Allocate a zeroed unit on @nid from the host's unit source; NULL on failure. */
+struct shr_info_unit *shr_info_unit_alloc(struct shr_host *host, int nid, shr_gfp_t gfp);
+void shr_info_unit_free(struct shr_host *host, struct shr_info_unit *unit);
+/* Slot bytes one unit really takes. */
+size_t shr_info_unit_bytes(struct shr_host *host);
+/* Unit cache creation/destruction for designs with units. */
+int shr_info_units_init(struct shr_host *host);
+void shr_info_units_exit(struct shr_host *host);
+
+/* Record a registration's mutex hold for the lab. shrinker_mutex held. */
+void shr_info_record_hold(struct shr_host *host, unsigned long long ns);
+
+/* set_shrinker_bit()'s barrier + atomic or; pairs with the full barrier in
+ * shrink_slab_memcg() between clear_bit and the second count. */
+static inline void shr_info_unit_set_bit(struct shr_info_unit *unit, int offset)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	atomic_fetch_or_explicit(&unit->map, 1UL << offset, memory_order_relaxed);
+}
+
+#endif /* SHR_SHRINKER_INFO_H */
