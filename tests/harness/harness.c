@@ -7,12 +7,86 @@
 #include <string.h>
 #include <time.h>
 
+#include <shrinker/host.h>
 #include <shrinker/rcu.h>
 
 #include "harness.h"
 
 static uint64_t run_seed;
 static int run_long;
+static struct {
+	const char *design;
+	const char *units;
+	unsigned int expand_batch;
+	int nonslab_ids;
+	int nokmem;
+	int nodes;
+	char name[128];
+} cfg = { .design = "xarray", .nodes = 2 };
+
+static void parse_config_arg(int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+
+	if (!strcmp(a, "--design") && v) {
+		cfg.design = v;
+		(*i)++;
+	} else if (!strcmp(a, "--units") && v) {
+		cfg.units = v;
+		(*i)++;
+	} else if (!strcmp(a, "--expand-batch") && v) {
+		cfg.expand_batch = (unsigned int)strtoul(v, NULL, 0);
+		(*i)++;
+	} else if (!strcmp(a, "--nodes") && v) {
+		cfg.nodes = atoi(v);
+		(*i)++;
+	} else if (!strcmp(a, "--nonslab-ids")) {
+		cfg.nonslab_ids = 1;
+		cfg.nokmem = 1;
+	} else if (!strcmp(a, "--nokmem")) {
+		cfg.nokmem = 1;
+	}
+}
+
+static void build_config_name(void)
+{
+	int n = snprintf(cfg.name, sizeof(cfg.name), "%s", cfg.design);
+
+	if (cfg.units && n > 0 && (size_t)n < sizeof(cfg.name))
+		n += snprintf(cfg.name + n, sizeof(cfg.name) - (size_t)n, "+units=%s", cfg.units);
+	if (cfg.expand_batch && n > 0 && (size_t)n < sizeof(cfg.name))
+		n += snprintf(cfg.name + n, sizeof(cfg.name) - (size_t)n, "+expand_batch=%u",
+			      cfg.expand_batch);
+	if (cfg.nonslab_ids && n > 0 && (size_t)n < sizeof(cfg.name))
+		n += snprintf(cfg.name + n, sizeof(cfg.name) - (size_t)n, "+nonslab_ids");
+	else if (cfg.nokmem && n > 0 && (size_t)n < sizeof(cfg.name))
+		snprintf(cfg.name + n, sizeof(cfg.name) - (size_t)n, "+nokmem");
+}
+
+void shr_test_host_params(struct shr_host_params *p)
+{
+	enum shr_design design;
+
+	shr_host_params_init(p);
+	if (shr_design_parse(cfg.design, &design)) {
+		fprintf(stderr, "unknown design '%s'\n", cfg.design);
+		exit(2);
+	}
+	p->design = design;
+	p->nr_nodes = cfg.nodes;
+	p->geometry_cpus = 2;
+	if (cfg.units && !strcmp(cfg.units, "kmalloc"))
+		p->units = SHR_UNITS_KMALLOC;
+	p->expand_batch = cfg.expand_batch;
+	p->nonslab_ids = cfg.nonslab_ids;
+	p->kmem = !cfg.nokmem;
+}
+
+const char *shr_test_config_name(void)
+{
+	return cfg.name;
+}
 
 static uint64_t default_seed(void)
 {
@@ -34,7 +108,10 @@ void shr_test_init(int argc, char **argv)
 			run_seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--long"))
 			run_long = 1;
+		else
+			parse_config_arg(argc, argv, &i);
 	}
+	build_config_name();
 }
 
 uint64_t shr_test_seed(void)
@@ -77,7 +154,7 @@ int shr_test_run_group(const char *name, const struct CMUnitTest *tests, size_t 
 {
 	int ret;
 
-	printf("# %s: seed %llu (replay with --seed %llu)\n", name,
+	printf("# %s [%s]: seed %llu (replay with --seed %llu)\n", name, cfg.name,
 	       (unsigned long long)run_seed, (unsigned long long)run_seed);
 	fflush(stdout);
 	shr_thread_register();

@@ -25,6 +25,18 @@ uint64_t shr_test_seed(void);
 /* True if --long (or SHR_TEST_LONG=1) asked for longer randomized runs. */
 int shr_test_long(void);
 
+struct shr_host_params;
+
+/*
+ * Host parameters for design-parametrised tests: defaults, then what the
+ * command line asked for: --design NAME, --units cache|kmalloc,
+ * --expand-batch N, --nonslab-ids (implies kmem off), --nokmem, --nodes N.
+ */
+void shr_test_host_params(struct shr_host_params *params);
+
+/* "design[+option=value...]" of this run, for messages. */
+const char *shr_test_config_name(void);
+
 /* splitmix64/xorshift PRNG state, seeded from the run seed and a stream id. */
 struct shr_rng {
 	uint64_t s;

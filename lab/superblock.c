@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Superblock model (reference §8), the workload of the tests and the lab.
+ *
+ * count: dentries + inodes on (sc->nid, sc->memcg)'s lists; 0 -> SHRINK_EMPTY
+ * (vfs_cache_pressure 100, so no scaling).
+ * scan: recount, split nr_to_scan between the two lists proportionally
+ * (mult_frac with the total, 0 treated as 1), walk each with share + 1 so at
+ * least one object is scanned, free what was isolated.
+ *
+ * Objects pin the cgroup they are charged to until they are freed, so a
+ * deletion can name (nid, memcg) even after the cgroup went offline (its
+ * lists then resolve to the ancestor that holds the object).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shrinker/slab.h>
+
+#include "superblock.h"
+
+int lab_fs_init(struct lab_fs *fs, struct shr_host *host)
+{
+	struct shr_slab_allocator *sa = shr_host_slab(host);
+	int ret;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->host = host;
+	ret = shr_kmem_cache_create(sa, "dentry", LAB_DENTRY_SIZE, 0, SHR_SLAB_RECLAIM_ACCOUNT,
+				    &fs->dentry_cache);
+	if (ret)
+		return ret;
+	ret = shr_kmem_cache_create(sa, "shmem_inode_cache", LAB_INODE_SIZE, 0,
+				    SHR_SLAB_RECLAIM_ACCOUNT, &fs->inode_cache);
+	if (ret) {
+		(void)shr_kmem_cache_destroy(fs->dentry_cache);
+		return ret;
+	}
+	return 0;
+}
+
+void lab_fs_destroy(struct lab_fs *fs)
+{
+	(void)shr_kmem_cache_destroy(fs->inode_cache);
+	(void)shr_kmem_cache_destroy(fs->dentry_cache);
+}
+
+static void object_free(struct lab_fs *fs, struct lab_object *obj)
+{
+	struct shr_mem_cgroup *memcg = obj->memcg;
+
+	shr_kmem_cache_free(obj->is_inode ? fs->inode_cache : fs->dentry_cache, obj);
+	shr_mem_cgroup_put(memcg);
+	atomic_fetch_sub(&fs->nr_alive, 1);
+}
+
+static enum shr_lru_status isolate_to_dispose(struct shr_list_head *item,
+					      struct shr_list_lru_one *list, void *arg)
+{
+	shr_list_lru_isolate_move(list, item, arg);
+	return SHR_LRU_REMOVED;
+}
+
+/* Free every object on a private dispose list. */
+static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head)
+{
+	unsigned long n = 0;
+
+	while (!shr_list_head_empty(head)) {
+		struct shr_list_head *item = head->next;
+
+		item->prev->next = item->next;
+		item->next->prev = item->prev;
+		object_free(fs, (struct lab_object *)(void *)item);
+		n++;
+	}
+	atomic_fetch_add(&fs->nr_freed, (long)n);
+	return n;
+}
+
+static unsigned long prune(struct lab_sb *sb, struct shr_list_lru *lru,
+			   struct shr_shrink_control *sc)
+{
+	struct shr_list_head disp;
+
+	shr_list_head_init(&disp);
+	shr_list_lru_shrink_walk(lru, sc, isolate_to_dispose, &disp);
+	return dispose(sb->fs, &disp);
+}
+
+static unsigned long sb_count(struct shr_shrinker *shrinker, struct shr_shrink_control *sc)
+{
+	struct lab_sb *sb = shrinker->private_data;
+	unsigned long total = shr_list_lru_shrink_count(sb->dentry_lru, sc) +
+			      shr_list_lru_shrink_count(sb->inode_lru, sc);
+
+	return total ? total : SHR_SHRINK_EMPTY;
+}
+
+static unsigned long mult_frac(unsigned long x, unsigned long num, unsigned long den)
+{
+	return (x / den) * num + ((x % den) * num) / den;
+}
+
+static unsigned long sb_scan(struct shr_shrinker *shrinker, struct shr_shrink_control *sc)
+{
+	struct lab_sb *sb = shrinker->private_data;
+	unsigned long dentries, inodes, total, freed;
+
+	if (sb->refuse_scan)
+		return SHR_SHRINK_STOP;
+	dentries = shr_list_lru_shrink_count(sb->dentry_lru, sc);
+	inodes = shr_list_lru_shrink_count(sb->inode_lru, sc);
+	total = dentries + inodes;
+	if (!total)
+		total = 1;
+	dentries = mult_frac(sc->nr_to_scan, dentries, total);
+	inodes = mult_frac(sc->nr_to_scan, inodes, total);
+	sc->nr_to_scan = dentries + 1;
+	freed = prune(sb, sb->dentry_lru, sc);
+	sc->nr_to_scan = inodes + 1;
+	freed += prune(sb, sb->inode_lru, sc);
+	return freed;
+}
+
+int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out)
+{
+	char name[64];
+	struct lab_sb *sb = calloc(1, sizeof(*sb));
+	int ret;
+
+	if (!sb)
+		return -ENOMEM;
+	sb->fs = fs;
+	snprintf(name, sizeof(name), "sb-%s", fstype ? fstype : "tmpfs");
+	ret = shr_shrinker_alloc(fs->host, SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE,
+				 name, &sb->shrinker);
+	if (ret)
+		goto fail;
+	sb->shrinker->count_objects = sb_count;
+	sb->shrinker->scan_objects = sb_scan;
+	sb->shrinker->batch = 1024;
+	sb->shrinker->private_data = sb;
+	ret = shr_list_lru_init_memcg(fs->host, sb->shrinker, &sb->dentry_lru);
+	if (ret)
+		goto fail_shrinker;
+	ret = shr_list_lru_init_memcg(fs->host, sb->shrinker, &sb->inode_lru);
+	if (ret)
+		goto fail_dentry;
+	ret = shr_shrinker_register(sb->shrinker);
+	if (ret)
+		goto fail_inode;
+	*out = sb;
+	return 0;
+fail_inode:
+	shr_list_lru_destroy(sb->inode_lru);
+fail_dentry:
+	shr_list_lru_destroy(sb->dentry_lru);
+fail_shrinker:
+	shr_shrinker_free(sb->shrinker);
+fail:
+	free(sb);
+	return ret;
+}
+
+static void free_all(struct lab_sb *sb, struct shr_list_lru *lru)
+{
+	struct shr_list_head disp;
+
+	shr_list_head_init(&disp);
+	shr_list_lru_walk(lru, isolate_to_dispose, &disp, ~0UL);
+	dispose(sb->fs, &disp);
+}
+
+void lab_sb_umount(struct lab_sb *sb)
+{
+	if (!sb)
+		return;
+	/* As generic_shutdown_super: the shrinker goes first. */
+	shr_shrinker_free(sb->shrinker);
+	free_all(sb, sb->dentry_lru);
+	free_all(sb, sb->inode_lru);
+	shr_list_lru_destroy(sb->dentry_lru);
+	shr_list_lru_destroy(sb->inode_lru);
+	free(sb);
+}
+
+static int add_object(struct lab_sb *sb, struct shr_list_lru *lru, bool is_inode,
+		      struct shr_mem_cgroup *memcg, int nid, struct lab_object **out)
+{
+	struct lab_fs *fs = sb->fs;
+	struct shr_kmem_cache *cache = is_inode ? fs->inode_cache : fs->dentry_cache;
+	struct lab_object *obj = shr_kmem_cache_alloc_node(cache, nid, SHR_GFP_ZERO);
+	int ret;
+
+	if (!obj)
+		return -ENOMEM;
+	shr_list_head_init(&obj->lru);
+	obj->is_inode = is_inode;
+	obj->nid = nid;
+	obj->memcg = memcg;
+	shr_mem_cgroup_get(memcg);
+	atomic_fetch_add(&fs->nr_alive, 1);
+	ret = shr_list_lru_add(lru, &obj->lru, nid, memcg);
+	if (ret != 1) {
+		object_free(fs, obj);
+		return ret < 0 ? ret : -EEXIST;
+	}
+	*out = obj;
+	return 0;
+}
+
+int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
+{
+	struct lab_object *dentry, *inode;
+	int ret;
+
+	ret = add_object(sb, sb->dentry_lru, false, memcg, nid, &dentry);
+	if (ret)
+		return ret;
+	ret = add_object(sb, sb->inode_lru, true, memcg, nid, &inode);
+	if (ret) {
+		if (shr_list_lru_del(sb->dentry_lru, &dentry->lru, nid, memcg) == 1)
+			object_free(sb->fs, dentry);
+		return ret;
+	}
+	return 0;
+}
+
+unsigned long lab_sb_count(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg)
+{
+	return shr_list_lru_count_one(sb->dentry_lru, nid, memcg) +
+	       shr_list_lru_count_one(sb->inode_lru, nid, memcg);
+}
+
+unsigned long lab_sb_count_all(struct lab_sb *sb)
+{
+	return shr_list_lru_count(sb->dentry_lru) + shr_list_lru_count(sb->inode_lru);
+}

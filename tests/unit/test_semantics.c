@@ -1,0 +1,895 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel behaviours of reference §14, one test per item, plus isolation,
+ * conservation and teardown properties. Design-parametrised: the same binary
+ * runs against every design (--design NAME and options, see harness.h).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <shrinker/host.h>
+#include <shrinker/list_lru.h>
+#include <shrinker/memcg.h>
+#include <shrinker/rcu.h>
+#include <shrinker/reclaim.h>
+#include <shrinker/shrinker.h>
+#include <shrinker/slab.h>
+
+#include "harness.h"
+#include "superblock.h"
+
+#define MAX_INO 256
+
+/* A shrinker whose objects are plain counters per (cgroup ino, node). */
+struct fake {
+	struct shr_shrinker *s;
+	long objects[MAX_INO][4];
+	int count_calls;
+	int scan_calls;
+	int last_nid;
+	unsigned long last_ino;
+	bool zero_means_zero;   /* count 0 instead of SHRINK_EMPTY */
+	int empty_first_counts; /* return SHRINK_EMPTY this many times first */
+	pthread_mutex_t lock;
+};
+
+static unsigned long fake_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct fake *f = s->private_data;
+	unsigned long ino = shr_mem_cgroup_ino(sc->memcg);
+	long n;
+
+	pthread_mutex_lock(&f->lock);
+	f->count_calls++;
+	f->last_nid = sc->nid;
+	f->last_ino = ino;
+	n = f->objects[ino][sc->nid];
+	if (f->empty_first_counts > 0) {
+		f->empty_first_counts--;
+		n = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (n)
+		return (unsigned long)n;
+	return f->zero_means_zero ? 0 : SHR_SHRINK_EMPTY;
+}
+
+static unsigned long fake_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct fake *f = s->private_data;
+	unsigned long ino = shr_mem_cgroup_ino(sc->memcg);
+	long take;
+
+	pthread_mutex_lock(&f->lock);
+	f->scan_calls++;
+	take = f->objects[ino][sc->nid];
+	if ((unsigned long)take > sc->nr_to_scan)
+		take = (long)sc->nr_to_scan;
+	f->objects[ino][sc->nid] -= take;
+	pthread_mutex_unlock(&f->lock);
+	return (unsigned long)take;
+}
+
+static struct fake *fake_new(struct shr_host *host, unsigned int flags, bool do_register)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	pthread_mutex_init(&f->lock, NULL);
+	assert_int_equal(shr_shrinker_alloc(host, flags, "fake", &f->s), 0);
+	f->s->count_objects = fake_count;
+	f->s->scan_objects = fake_scan;
+	f->s->private_data = f;
+	if (do_register)
+		assert_int_equal(shr_shrinker_register(f->s), 0);
+	return f;
+}
+
+static void fake_free(struct fake *f)
+{
+	shr_shrinker_free(f->s);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+#define MEMCG_NUMA (SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NUMA_AWARE)
+
+static struct shr_host *host_new(void)
+{
+	struct shr_host_params p;
+	struct shr_host *host;
+
+	shr_test_host_params(&p);
+	assert_int_equal(shr_host_create(&p, &host), 0);
+	return host;
+}
+
+static struct shr_host *host_new_kmem(bool kmem)
+{
+	struct shr_host_params p;
+	struct shr_host *host;
+
+	shr_test_host_params(&p);
+	if (kmem && !p.kmem)
+		return NULL; /* this configuration runs kmem off only */
+	p.kmem = kmem;
+	if (kmem)
+		p.nonslab_ids = false;
+	assert_int_equal(shr_host_create(&p, &host), 0);
+	return host;
+}
+
+static void host_done(struct shr_host *host)
+{
+	assert_int_equal(shr_host_destroy(host), 0);
+}
+
+static struct shr_mem_cgroup *mkcg(struct shr_mem_cgroup *parent)
+{
+	struct shr_mem_cgroup *memcg;
+
+	assert_int_equal(shr_mem_cgroup_create(parent, &memcg), 0);
+	return memcg;
+}
+
+static unsigned long shrink(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg,
+			    int prio)
+{
+	unsigned long freed = 0;
+
+	assert_int_equal(shr_shrink_slab(host, nid, memcg, prio, &freed), 0);
+	return freed;
+}
+
+/* §14.1: ids are allocated lowest-free at alloc time and reused at once. */
+static void test_ids_lowest_free_at_alloc_and_reused(void **state)
+{
+	struct shr_host *host = host_new();
+	struct fake *f[5];
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		f[i] = fake_new(host, MEMCG_NUMA, i % 2 == 0);
+		assert_int_equal(shr_shrinker_id(f[i]->s), i);
+	}
+	fake_free(f[1]);
+	fake_free(f[3]);
+	f[1] = fake_new(host, MEMCG_NUMA, false);
+	assert_int_equal(shr_shrinker_id(f[1]->s), 1);
+	f[3] = fake_new(host, MEMCG_NUMA, true);
+	assert_int_equal(shr_shrinker_id(f[3]->s), 3);
+	/* Not memcg-aware: no id. */
+	struct fake *plain = fake_new(host, 0, true);
+	assert_int_equal(shr_shrinker_id(plain->s), -1);
+	fake_free(plain);
+	for (int i = 0; i < 5; i++)
+		fake_free(f[i]);
+	host_done(host);
+}
+
+/* §14.1: shrinker_nr_max is a high-water mark, in the design's steps. */
+static void test_nr_max_is_a_high_water_mark(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_host_params p;
+	struct fake *f[70];
+	int step;
+
+	(void)state;
+	shr_host_get_params(host, &p);
+	step = p.expand_batch ? (int)p.expand_batch : 64;
+	if (p.design == SHR_DESIGN_PREALLOC || p.design == SHR_DESIGN_XARRAY ||
+	    p.design == SHR_DESIGN_ARRAY_ONDEMAND || p.design == SHR_DESIGN_NOBITMAP ||
+	    p.design == SHR_DESIGN_INDEXED)
+		step = step < 64 ? 64 : (step + 63) / 64 * 64;
+	assert_int_equal(shr_shrinker_nr_max(host), 0);
+	for (int i = 0; i < 70; i++) {
+		f[i] = fake_new(host, MEMCG_NUMA, false);
+		assert_int_equal(shr_shrinker_nr_max(host), (i / step + 1) * step);
+	}
+	for (int i = 0; i < 70; i++)
+		fake_free(f[i]);
+	/* Never shrinks. */
+	assert_int_equal(shr_shrinker_nr_max(host), (69 / step + 1) * step);
+	host_done(host);
+}
+
+/* §14.2: global reclaim calls every registered shrinker, memcg-aware with
+ * the root as memcg, and never calls an unregistered one. */
+static void test_root_global_walk_calls_every_registered_shrinker(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+	struct fake *aware = fake_new(host, MEMCG_NUMA, true);
+	struct fake *plain = fake_new(host, 0, true);
+	struct fake *unreg = fake_new(host, MEMCG_NUMA, false);
+	unsigned long rino = shr_mem_cgroup_ino(root);
+
+	(void)state;
+	aware->objects[rino][1] = 10;
+	plain->objects[rino][1] = 10;
+	unreg->objects[rino][1] = 10;
+	assert_int_equal(shrink(host, 1, NULL, 0), 20);
+	assert_int_equal(aware->last_ino, rino);
+	assert_int_equal(plain->last_nid, 1); /* nid passed unchanged */
+	assert_int_equal(unreg->count_calls, 0);
+	fake_free(aware);
+	fake_free(plain);
+	fake_free(unreg);
+	host_done(host);
+}
+
+/* §14.2: a memcg-aware shrinker's global deferred work lives in the root's
+ * per-memcg slot; a plain one's in its own node slot. */
+static void test_global_reclaim_defers_into_root_slots(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+	struct fake *aware = fake_new(host, MEMCG_NUMA, true);
+	struct fake *plain = fake_new(host, 0, true);
+	unsigned long rino = shr_mem_cgroup_ino(root);
+
+	(void)state;
+	/* §4 row 4: 1,000,000 objects at priority 12 defer 104. */
+	aware->objects[rino][0] = 1000000;
+	plain->objects[rino][1] = 1000000;
+	shrink(host, 0, root, 12);
+	shrink(host, 1, root, 12);
+	assert_int_equal(shr_shrinker_nr_deferred(aware->s, root, 0), 104);
+	assert_int_equal(shr_shrinker_nr_deferred(aware->s, root, 1), 0);
+	/* Not NUMA-aware: slot 0 whatever the node. */
+	assert_int_equal(shr_shrinker_nr_deferred(plain->s, NULL, 0), 104);
+	fake_free(aware);
+	fake_free(plain);
+	host_done(host);
+}
+
+/* §14.2/3: the root never gets bits; a child is reclaimed through its bits. */
+static void test_nonroot_walk_calls_only_shrinkers_with_bits(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, MEMCG_NUMA, true);
+	struct fake *b = fake_new(host, MEMCG_NUMA, true);
+	struct fake *plain = fake_new(host, 0, true);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+	struct shr_host_params p;
+
+	(void)state;
+	shr_host_get_params(host, &p);
+	a->objects[ino][0] = 5;
+	b->objects[ino][0] = 7;
+	plain->objects[ino][0] = 9;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shrink(host, 0, cg, 0), p.design == SHR_DESIGN_NOBITMAP ? 12 : 5);
+	assert_int_equal(plain->count_calls, 0); /* plain shrinkers: root only */
+	if (p.design != SHR_DESIGN_NOBITMAP)
+		assert_int_equal(b->count_calls, 0);
+	fake_free(a);
+	fake_free(b);
+	fake_free(plain);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* §14.3: offline (dying) cgroups free nothing. */
+static void test_offline_cgroup_frees_nothing(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, MEMCG_NUMA, true);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+
+	(void)state;
+	a->objects[ino][0] = 5;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	shr_mem_cgroup_get(cg);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	assert_false(shr_mem_cgroup_is_online(cg));
+	assert_int_equal(shrink(host, 0, cg, 0), 0);
+	assert_int_equal(a->count_calls, 0);
+	shr_mem_cgroup_put(cg);
+	fake_free(a);
+	host_done(host);
+}
+
+/* §14.3: a bit of an unregistered (allocated-only) or freed shrinker is
+ * cleared by the walk; it is not called. */
+static void test_bit_of_unarmed_shrinker_is_cleared(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, MEMCG_NUMA, false);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+	struct shr_bookkeeping_stats st0, st1;
+
+	(void)state;
+	a->objects[ino][0] = 5;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shrink(host, 0, cg, 0), 0);
+	assert_int_equal(a->count_calls, 0);
+	/* Registered now, but the bit was cleared: still not called. */
+	assert_int_equal(shr_shrinker_register(a->s), 0);
+	shr_host_bookkeeping_stats(host, &st0);
+	assert_int_equal(shrink(host, 0, cg, 0), shr_host_design(host) == SHR_DESIGN_NOBITMAP ? 5 : 0);
+	shr_host_bookkeeping_stats(host, &st1);
+	assert_int_equal(st1.walks, st0.walks + 1);
+	fake_free(a);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* §14.3: SHRINK_EMPTY clears the bit; the recount after the barrier finds
+ * new objects and sets it again. */
+static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, MEMCG_NUMA, true);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+	bool bits = shr_host_design(host) != SHR_DESIGN_NOBITMAP;
+
+	(void)state;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	/* First count EMPTY, recount finds 3: freed by the second call. */
+	a->objects[ino][0] = 3;
+	a->empty_first_counts = 1;
+	assert_int_equal(shrink(host, 0, cg, 0), 3);
+	assert_int_equal(a->count_calls, 2);
+	/* Now empty for real: the bit goes (two counts), then no more calls. */
+	assert_int_equal(shrink(host, 0, cg, 0), 0);
+	a->count_calls = 0;
+	assert_int_equal(shrink(host, 0, cg, 0), 0);
+	assert_int_equal(a->count_calls, bits ? 0 : 1);
+	fake_free(a);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* §14.3: a count of 0 (not SHRINK_EMPTY) keeps the bit. */
+static void test_count_zero_keeps_the_bit(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, MEMCG_NUMA, true);
+
+	(void)state;
+	a->zero_means_zero = true;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(shrink(host, 0, cg, 0), 0);
+	assert_int_equal(a->count_calls, 3);
+	fake_free(a);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* §14.4: sc->nid is never rewritten; non-NUMA deferred work goes to slot 0. */
+static void test_nid_unchanged_and_non_numa_defers_to_slot_zero(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, SHR_SHRINKER_MEMCG_AWARE, true);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+
+	(void)state;
+	a->objects[ino][1] = 1000000;
+	assert_int_equal(shr_set_shrinker_bit(cg, 1, a->s), 0);
+	shrink(host, 1, cg, 12);
+	assert_int_equal(a->last_nid, 1);
+	assert_int_equal(shr_shrinker_nr_deferred(a->s, cg, 1), 104);
+	assert_int_equal(shr_shrinker_nr_deferred(a->s, cg, 0), 104); /* same slot 0 */
+	fake_free(a);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* §14.6: free waits for a reclaim call in flight. */
+struct blocker {
+	struct fake *f;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int in_scan;
+	int release;
+	int freed_done;
+	struct shr_host *host;
+};
+
+static struct blocker *the_blocker;
+
+static unsigned long blocking_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct blocker *b = the_blocker;
+
+	(void)s;
+	(void)sc;
+	pthread_mutex_lock(&b->lock);
+	b->in_scan = 1;
+	pthread_cond_broadcast(&b->cond);
+	while (!b->release)
+		pthread_cond_wait(&b->cond, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+	return 1;
+}
+
+static void *reclaimer(void *arg)
+{
+	struct blocker *b = arg;
+	unsigned long freed;
+
+	shr_thread_register();
+	(void)shr_shrink_slab(b->host, 0, NULL, 0, &freed);
+	shr_thread_unregister();
+	return NULL;
+}
+
+static void *freer(void *arg)
+{
+	struct blocker *b = arg;
+
+	shr_thread_register();
+	shr_shrinker_free(b->f->s);
+	pthread_mutex_lock(&b->lock);
+	b->freed_done = 1;
+	pthread_mutex_unlock(&b->lock);
+	shr_thread_unregister();
+	return NULL;
+}
+
+static void test_free_waits_for_calls_in_flight(void **state)
+{
+	struct blocker b = { 0 };
+	pthread_t t1, t2;
+	int done;
+
+	(void)state;
+	b.host = host_new();
+	pthread_mutex_init(&b.lock, NULL);
+	pthread_cond_init(&b.cond, NULL);
+	the_blocker = &b;
+	b.f = fake_new(b.host, MEMCG_NUMA, false);
+	b.f->s->scan_objects = blocking_scan;
+	b.f->objects[1][0] = 10;
+	assert_int_equal(shr_shrinker_register(b.f->s), 0);
+	pthread_create(&t1, NULL, reclaimer, &b);
+	pthread_mutex_lock(&b.lock);
+	while (!b.in_scan)
+		pthread_cond_wait(&b.cond, &b.lock);
+	pthread_mutex_unlock(&b.lock);
+	pthread_create(&t2, NULL, freer, &b);
+	usleep(50000);
+	pthread_mutex_lock(&b.lock);
+	done = b.freed_done;
+	b.release = 1;
+	pthread_cond_broadcast(&b.cond);
+	pthread_mutex_unlock(&b.lock);
+	assert_int_equal(done, 0); /* still waiting while the scan ran */
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	assert_int_equal(b.freed_done, 1);
+	pthread_mutex_destroy(&b.f->lock);
+	free(b.f);
+	host_done(b.host);
+}
+
+/* §2.4/§14.6: the next shrinker with a freed id inherits its deferred work
+ * (kernel quirk); the indexed design resets it (documented difference). */
+static void test_id_reuse_inherits_deferred_work(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, MEMCG_NUMA, true);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+	int id = shr_shrinker_id(a->s);
+	struct fake *b;
+
+	(void)state;
+	a->objects[ino][0] = 1000000;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	shrink(host, 0, cg, 12);
+	assert_int_equal(shr_shrinker_nr_deferred(a->s, cg, 0), 104);
+	fake_free(a);
+	b = fake_new(host, MEMCG_NUMA, true);
+	assert_int_equal(shr_shrinker_id(b->s), id);
+	assert_int_equal(shr_shrinker_nr_deferred(b->s, cg, 0),
+			 shr_host_design(host) == SHR_DESIGN_INDEXED ? 0 : 104);
+	fake_free(b);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* §14.8 and conservation: offline moves objects to the parent's lists and
+ * adds the child's deferred work to the parent's counters. */
+static void test_offline_reparents_objects_and_deferred_work(void **state)
+{
+	struct shr_host *host = host_new_kmem(true);
+	struct shr_mem_cgroup *root, *parent, *child;
+	struct lab_fs fs;
+	struct lab_sb *sb;
+	long before_parent, before_child;
+
+	(void)state;
+	if (!host)
+		skip();
+	root = shr_host_root_mem_cgroup(host);
+	parent = mkcg(root);
+	child = mkcg(parent);
+	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb), 0);
+	for (int i = 0; i < 3000; i++)
+		assert_int_equal(lab_sb_create_file(sb, child, 0), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(lab_sb_create_file(sb, parent, 0), 0);
+	/* Priority 12 with 6000 objects: delta 2, nothing scanned, 2 deferred. */
+	shrink(host, 0, child, 12);
+	before_child = shr_shrinker_nr_deferred(sb->shrinker, child, 0);
+	before_parent = shr_shrinker_nr_deferred(sb->shrinker, parent, 0);
+	assert_true(before_child > 0);
+	assert_int_equal(lab_sb_count(sb, 0, child), 6000);
+	assert_int_equal(shr_mem_cgroup_offline(child), 0);
+	assert_int_equal(lab_sb_count(sb, 0, parent), 6010);
+	assert_int_equal(shr_shrinker_nr_deferred(sb->shrinker, parent, 0),
+			 before_parent + before_child);
+	/* The parent's walk now reaches the reparented objects. */
+	assert_int_equal(shrink(host, 0, parent, 0), 6010);
+	lab_sb_umount(sb);
+	lab_fs_destroy(&fs);
+	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
+	host_done(host);
+}
+
+/* §12.2: with kmem off, non-root reclaim calls only NONSLAB shrinkers. */
+static void test_kmem_off_calls_only_nonslab_for_children(void **state)
+{
+	struct shr_host *host = host_new_kmem(false);
+	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *slab = fake_new(host, MEMCG_NUMA, true);
+	struct fake *nonslab = fake_new(host, MEMCG_NUMA | SHR_SHRINKER_NONSLAB, true);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+
+	(void)state;
+	slab->objects[ino][0] = 4;
+	nonslab->objects[ino][0] = 6;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, slab->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, nonslab->s), 0);
+	assert_int_equal(shrink(host, 0, cg, 0), 6);
+	assert_int_equal(slab->count_calls, 0);
+	/* The gate also dropped its reference: free does not hang. */
+	fake_free(slab);
+	fake_free(nonslab);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* Isolation: reclaiming G frees only G's subtree, never a sibling's or the
+ * parent's own objects; the root path reaches objects reparented to it. */
+static void test_reclaim_frees_only_the_target_subtree(void **state)
+{
+	struct shr_host *host = host_new_kmem(true);
+	struct shr_mem_cgroup *root, *p, *g, *gc, *sib;
+	struct lab_fs fs;
+	struct lab_sb *sb;
+	unsigned long freed = 0;
+
+	(void)state;
+	if (!host)
+		skip();
+	root = shr_host_root_mem_cgroup(host);
+	p = mkcg(root);
+	g = mkcg(p);
+	gc = mkcg(g);
+	sib = mkcg(p);
+	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb), 0);
+	for (int nid = 0; nid < shr_host_nr_nodes(host); nid++) {
+		assert_int_equal(lab_sb_create_file(sb, p, nid), 0);
+		assert_int_equal(lab_sb_create_file(sb, g, nid), 0);
+		assert_int_equal(lab_sb_create_file(sb, gc, nid), 0);
+		assert_int_equal(lab_sb_create_file(sb, sib, nid), 0);
+		assert_int_equal(lab_sb_create_file(sb, root, nid), 0);
+	}
+	assert_int_equal(shr_mem_cgroup_reclaim(g, ~0UL >> 1, &freed), -EAGAIN);
+	for (int nid = 0; nid < shr_host_nr_nodes(host); nid++) {
+		assert_int_equal(lab_sb_count(sb, nid, g), 0);
+		assert_int_equal(lab_sb_count(sb, nid, gc), 0);
+		assert_int_equal(lab_sb_count(sb, nid, p), 2);
+		assert_int_equal(lab_sb_count(sb, nid, sib), 2);
+		assert_int_equal(lab_sb_count(sb, nid, root), 2);
+	}
+	assert_int_equal(freed, 4 * (unsigned long)shr_host_nr_nodes(host));
+	/* Objects of an offlined sibling land in p, and then in the root. */
+	assert_int_equal(shr_mem_cgroup_offline(sib), 0);
+	assert_int_equal(shr_mem_cgroup_offline(gc), 0);
+	assert_int_equal(shr_mem_cgroup_offline(g), 0);
+	assert_int_equal(shr_mem_cgroup_offline(p), 0);
+	for (int nid = 0; nid < shr_host_nr_nodes(host); nid++)
+		assert_int_equal(lab_sb_count(sb, nid, root), 6);
+	assert_int_equal(shrink(host, 0, root, 0), 6);
+	lab_sb_umount(sb);
+	lab_fs_destroy(&fs);
+	host_done(host);
+}
+
+/* Nothing stranded: after a random sequence of adds, offlines and
+ * reclaims, drop_caches leaves every list empty. */
+static void test_drop_caches_leaves_nothing_after_random_sequence(void **state)
+{
+	struct shr_host *host = host_new_kmem(true);
+	struct shr_mem_cgroup *cgs[24];
+	int nr_cgs = 0;
+	struct lab_fs fs;
+	struct lab_sb *sbs[6];
+	struct shr_rng rng;
+	int nodes;
+
+	(void)state;
+	if (!host)
+		skip();
+	nodes = shr_host_nr_nodes(host);
+	shr_rng_init(&rng, 41);
+	assert_int_equal(lab_fs_init(&fs, host), 0);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sbs[i]), 0);
+	cgs[nr_cgs++] = shr_host_root_mem_cgroup(host);
+	for (int step = 0; step < 4000; step++) {
+		int op = (int)shr_rng_below(&rng, 100);
+		struct shr_mem_cgroup *cg = cgs[shr_rng_below(&rng, (uint64_t)nr_cgs)];
+
+		if (op < 8 && nr_cgs < 24) {
+			if (shr_mem_cgroup_is_online(cg))
+				cgs[nr_cgs++] = mkcg(cg);
+		} else if (op < 70) {
+			struct lab_sb *sb = sbs[shr_rng_below(&rng, 6)];
+
+			if (!shr_mem_cgroup_is_dying(cg))
+				assert_int_equal(lab_sb_create_file(
+							 sb, cg, (int)shr_rng_below(&rng, (uint64_t)nodes)),
+						 0);
+		} else if (op < 85) {
+			unsigned long freed;
+
+			(void)shr_shrink_slab(host, (int)shr_rng_below(&rng, (uint64_t)nodes), cg,
+					      (int)shr_rng_below(&rng, 13), &freed);
+		} else if (op < 90 && nr_cgs > 1) {
+			/* offline a random leaf-most cgroup (the last created) */
+			struct shr_mem_cgroup *victim = cgs[nr_cgs - 1];
+
+			if (shr_mem_cgroup_offline(victim) == 0)
+				nr_cgs--;
+		}
+	}
+	assert_int_equal(shr_drop_caches(host, NULL, NULL), 0);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(lab_sb_count_all(sbs[i]), 0);
+	assert_int_equal(atomic_load(&fs.nr_alive), 0);
+	for (int i = 0; i < 6; i++)
+		lab_sb_umount(sbs[i]);
+	lab_fs_destroy(&fs);
+	while (nr_cgs > 1)
+		assert_int_equal(shr_mem_cgroup_offline(cgs[--nr_cgs]), 0);
+	host_done(host);
+}
+
+/* Registration with many cgroups alive visits no cgroup but the root in the
+ * designs that promise it (counted). */
+static void test_registration_visits_only_the_root(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cgs[50];
+	struct shr_bookkeeping_stats st0, st1;
+	struct fake *f[130];
+	enum shr_design d = shr_host_design(host);
+
+	(void)state;
+	for (int i = 0; i < 50; i++)
+		cgs[i] = mkcg(shr_host_root_mem_cgroup(host));
+	shr_host_bookkeeping_stats(host, &st0);
+	for (int i = 0; i < 130; i++)
+		f[i] = fake_new(host, MEMCG_NUMA, true);
+	shr_host_bookkeeping_stats(host, &st1);
+	assert_int_equal(st1.registrations - st0.registrations, 130);
+	if (d == SHR_DESIGN_XARRAY || d == SHR_DESIGN_NOBITMAP)
+		assert_int_equal(st1.cgroups_visited_by_registration -
+					 st0.cgroups_visited_by_registration,
+				 130);
+	else if (d == SHR_DESIGN_INDEXED)
+		assert_int_equal(st1.cgroups_visited_by_registration,
+				 st0.cgroups_visited_by_registration);
+	for (int i = 0; i < 130; i++)
+		fake_free(f[i]);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
+	host_done(host);
+}
+
+/* The public API rejects what it cannot honour, with no side effect. */
+static void test_api_misuse_returns_errno(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_host *other = host_new();
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+	struct shr_mem_cgroup *cg, *child, *out;
+	struct shr_shrinker *s;
+	struct fake *f = fake_new(host, MEMCG_NUMA, true);
+	unsigned long freed;
+	struct shr_host_params p;
+
+	(void)state;
+	shr_host_params_init(&p);
+	p.nr_nodes = 0;
+	assert_int_equal(shr_host_create(&p, &other), -EINVAL);
+	shr_host_params_init(&p);
+	p.design = SHR_NR_DESIGNS;
+	assert_int_equal(shr_host_create(&p, &other), -EINVAL);
+	other = host_new();
+	assert_int_equal(shr_mem_cgroup_create(NULL, &out), -EINVAL);
+	assert_int_equal(shr_mem_cgroup_offline(root), -EINVAL);
+	cg = mkcg(root);
+	child = mkcg(cg);
+	assert_int_equal(shr_mem_cgroup_offline(cg), -EBUSY); /* has a live child */
+	assert_true(shr_mem_cgroup_is_online(cg));
+	assert_int_equal(shr_shrinker_alloc(NULL, 0, NULL, &s), -EINVAL);
+	assert_int_equal(shr_shrinker_alloc(host, 1u << 9, NULL, &s), -EINVAL);
+	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_NONSLAB, NULL, &s), -EINVAL);
+	assert_int_equal(shr_shrinker_register(f->s), -EBUSY); /* double register */
+	assert_int_equal(shr_shrinker_register(NULL), -EINVAL);
+	assert_int_equal(shr_shrink_slab(host, shr_host_nr_nodes(host), NULL, 0, &freed), -EINVAL);
+	assert_int_equal(shr_shrink_slab(host, -1, NULL, 0, &freed), -EINVAL);
+	assert_int_equal(shr_shrink_slab(host, 0, NULL, 13, &freed), -EINVAL);
+	assert_int_equal(shr_shrink_slab(other, 0, cg, 0, &freed), -EINVAL); /* foreign */
+	assert_int_equal(shr_set_shrinker_bit(cg, 99, f->s), -EINVAL);
+	assert_int_equal(shr_set_shrinker_bit(shr_host_root_mem_cgroup(other), 0, f->s), -EINVAL);
+	assert_int_equal(shr_mem_cgroup_reclaim(NULL, 1, &freed), -EINVAL);
+	assert_int_equal(shr_mem_cgroup_reclaim(cg, 0, &freed), -EINVAL);
+	/* A host in use cannot be destroyed. */
+	assert_int_equal(shr_host_destroy(host), -EBUSY);
+	assert_int_equal(shr_mem_cgroup_offline(child), 0);
+	shr_mem_cgroup_get(cg);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	assert_int_equal(shr_mem_cgroup_offline(cg), -EINVAL); /* twice */
+	assert_int_equal(shr_mem_cgroup_reclaim(cg, 1, &freed), -ENOENT); /* offline */
+	shr_mem_cgroup_put(cg);
+	fake_free(f);
+	host_done(host);
+	host_done(other);
+}
+
+/* A scripted life of a host, run with the N-th allocation failing for every
+ * N until it runs clean: each step either succeeds or returns -ENOMEM, and at
+ * the end everything is torn down with the allocator back where it started. */
+static int scripted_life(struct shr_slab_allocator *sa, unsigned long fail_at, bool *failed)
+{
+	struct shr_host_params p;
+	struct shr_host *host;
+	struct shr_mem_cgroup *a = NULL, *b = NULL;
+	struct lab_fs fs;
+	struct lab_sb *sb[3] = { NULL };
+	struct fake *extra[70] = { NULL };
+	int ret, nr_sb = 0;
+	bool fs_ok = false;
+
+	shr_test_host_params(&p);
+	p.slab = sa;
+	p.nonslab_ids = false;
+	p.kmem = true;
+	shr_slab_fail_nth(sa, fail_at, false);
+	ret = shr_host_create(&p, &host);
+	if (ret) {
+		shr_slab_fault_clear(sa);
+		*failed = true;
+		assert_int_equal(ret, -ENOMEM);
+		return 0;
+	}
+	ret = shr_mem_cgroup_create(shr_host_root_mem_cgroup(host), &a);
+	assert_true(ret == 0 || ret == -ENOMEM);
+	if (a) {
+		ret = shr_mem_cgroup_create(a, &b);
+		assert_true(ret == 0 || ret == -ENOMEM);
+	}
+	if (lab_fs_init(&fs, host) == 0) {
+		fs_ok = true;
+		for (int i = 0; i < 3; i++) {
+			ret = lab_sb_mount(&fs, "tmpfs", &sb[nr_sb]);
+			assert_true(ret == 0 || ret == -ENOMEM);
+			if (!ret)
+				nr_sb++;
+		}
+		/* Cross a 64-id boundary so growth paths run. */
+		for (int i = 0; i < 70; i++) {
+			struct shr_shrinker *s;
+
+			ret = shr_shrinker_alloc(host, MEMCG_NUMA, NULL, &s);
+			assert_true(ret == 0 || ret == -ENOMEM);
+			if (!ret)
+				shr_shrinker_free(s);
+		}
+		for (int i = 0; i < nr_sb; i++) {
+			struct shr_mem_cgroup *cg = b ? b : shr_host_root_mem_cgroup(host);
+
+			ret = lab_sb_create_file(sb[i], cg, 0);
+			assert_true(ret == 0 || ret == -ENOMEM);
+		}
+	}
+	(void)extra;
+	shr_slab_fault_clear(sa);
+	*failed = shr_slab_faults_injected(sa) > 0;
+	/* Consistency after the failures: drop_caches empties every list. */
+	assert_int_equal(shr_drop_caches(host, NULL, NULL), 0);
+	for (int i = 0; i < nr_sb; i++) {
+		assert_int_equal(lab_sb_count_all(sb[i]), 0);
+		lab_sb_umount(sb[i]);
+	}
+	if (fs_ok)
+		lab_fs_destroy(&fs);
+	if (b)
+		assert_int_equal(shr_mem_cgroup_offline(b), 0);
+	if (a)
+		assert_int_equal(shr_mem_cgroup_offline(a), 0);
+	assert_int_equal(shr_host_destroy(host), 0);
+	return 0;
+}
+
+static void test_every_allocation_failure_leaves_host_consistent(void **state)
+{
+	struct shr_slab_params sp = { .nr_nodes = 2, .geometry_cpus = 2 };
+	struct shr_slab_allocator *sa;
+	struct shr_slab_totals t0, t1;
+	unsigned long n;
+	bool failed = true;
+
+	(void)state;
+	assert_int_equal(shr_slab_allocator_create(&sp, &sa), 0);
+	shr_slab_totals(sa, &t0);
+	for (n = 1; failed; n++) {
+		unsigned long injected_before = shr_slab_faults_injected(sa);
+
+		failed = false;
+		scripted_life(sa, n, &failed);
+		failed = shr_slab_faults_injected(sa) != injected_before;
+		shr_rcu_barrier();
+		shr_slab_totals(sa, &t1);
+		if (t1.sunreclaim_bytes != t0.sunreclaim_bytes ||
+		    t1.sreclaimable_bytes != t0.sreclaimable_bytes) {
+			/* Retained empty slabs are not leaks: shrink them first. */
+			shr_slab_for_each_cache(sa, (void (*)(struct shr_kmem_cache *, void *))
+							    (void (*)(void))shr_kmem_cache_shrink,
+						NULL);
+			shr_slab_totals(sa, &t1);
+		}
+		assert_int_equal(t1.sunreclaim_bytes, t0.sunreclaim_bytes);
+		assert_int_equal(t1.sreclaimable_bytes, t0.sreclaimable_bytes);
+		assert_true(n < 100000);
+	}
+	printf("# fault injection: %lu allocation sites failed in turn\n", n - 1);
+	shr_slab_allocator_destroy(sa);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ids_lowest_free_at_alloc_and_reused),
+		cmocka_unit_test(test_nr_max_is_a_high_water_mark),
+		cmocka_unit_test(test_root_global_walk_calls_every_registered_shrinker),
+		cmocka_unit_test(test_global_reclaim_defers_into_root_slots),
+		cmocka_unit_test(test_nonroot_walk_calls_only_shrinkers_with_bits),
+		cmocka_unit_test(test_offline_cgroup_frees_nothing),
+		cmocka_unit_test(test_bit_of_unarmed_shrinker_is_cleared),
+		cmocka_unit_test(test_shrink_empty_clears_bit_and_recheck_sets_it_again),
+		cmocka_unit_test(test_count_zero_keeps_the_bit),
+		cmocka_unit_test(test_nid_unchanged_and_non_numa_defers_to_slot_zero),
+		cmocka_unit_test(test_free_waits_for_calls_in_flight),
+		cmocka_unit_test(test_id_reuse_inherits_deferred_work),
+		cmocka_unit_test(test_offline_reparents_objects_and_deferred_work),
+		cmocka_unit_test(test_kmem_off_calls_only_nonslab_for_children),
+		cmocka_unit_test(test_reclaim_frees_only_the_target_subtree),
+		cmocka_unit_test(test_drop_caches_leaves_nothing_after_random_sequence),
+		cmocka_unit_test(test_registration_visits_only_the_root),
+		cmocka_unit_test(test_api_misuse_returns_errno),
+		cmocka_unit_test(test_every_allocation_failure_leaves_host_consistent),
+	};
+
+	shr_test_init(argc, argv);
+	return SHR_RUN_TESTS("semantics", tests);
+}
