@@ -48,16 +48,7 @@
 
 #include "page_alloc.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SHR_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SHR_ASAN 1
-#endif
-#endif
-
 #ifdef SHR_ASAN
-#include <sanitizer/asan_interface.h>
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -81,8 +72,11 @@ struct shr_chunk {
 	uint64_t magic;
 	int node;
 	unsigned int nr_meta;
-	struct shr_page pages[];
+	struct shr_page pages[] __attribute__((aligned(SHR_CHUNK_META_OFFSET)));
 };
+
+_Static_assert(offsetof(struct shr_chunk, pages) == SHR_CHUNK_META_OFFSET,
+	       "shr_page_address() relies on the metadata offset");
 
 /**
  * struct pa_node - one logical NUMA node.
@@ -115,26 +109,6 @@ struct shr_page_alloc {
 	struct pa_node nodes[];
 };
 
-void shr_mem_poison(const void *addr, size_t len)
-{
-#ifdef SHR_ASAN
-	ASAN_POISON_MEMORY_REGION(addr, len);
-#else
-	(void)addr;
-	(void)len;
-#endif
-}
-
-void shr_mem_unpoison(const void *addr, size_t len)
-{
-#ifdef SHR_ASAN
-	ASAN_UNPOISON_MEMORY_REGION(addr, len);
-#else
-	(void)addr;
-	(void)len;
-#endif
-}
-
 static inline struct shr_chunk *page_chunk(const struct shr_page *page)
 {
 	return (struct shr_chunk *)((uintptr_t)page & ~(SHR_CHUNK_SIZE - 1));
@@ -143,11 +117,6 @@ static inline struct shr_chunk *page_chunk(const struct shr_page *page)
 static inline size_t page_index(const struct shr_page *page)
 {
 	return (size_t)(page - page_chunk(page)->pages);
-}
-
-void *shr_page_address(const struct shr_page *page)
-{
-	return (char *)page_chunk(page) + (page_index(page) << SHR_PAGE_SHIFT);
 }
 
 static inline unsigned int table_hash(uintptr_t base)

@@ -17,6 +17,8 @@
 #define SHR_CHUNK_SHIFT 26
 #define SHR_CHUNK_SIZE (1UL << SHR_CHUNK_SHIFT)
 #define SHR_CHUNK_PAGES (SHR_CHUNK_SIZE >> SHR_PAGE_SHIFT)
+/* Offset of the page metadata array in a chunk (after its header). */
+#define SHR_CHUNK_META_OFFSET 64
 
 /* What a page currently is (struct shr_page.kind). */
 enum shr_page_kind {
@@ -108,13 +110,49 @@ void shr_free_pages(struct shr_page_alloc *pa, struct shr_page *page, unsigned i
 struct shr_page *shr_virt_to_page(struct shr_page_alloc *pa, const void *addr);
 
 /** shr_page_address() - first byte of @page. Context: Any. */
-void *shr_page_address(const struct shr_page *page);
+static inline void *shr_page_address(const struct shr_page *page)
+{
+	uintptr_t chunk = (uintptr_t)page & ~(SHR_CHUNK_SIZE - 1);
+	/* The metadata array starts SHR_CHUNK_META_OFFSET bytes into the chunk. */
+	uintptr_t idx = ((uintptr_t)page - chunk - SHR_CHUNK_META_OFFSET) / sizeof(*page);
+
+	return (void *)(chunk + (idx << SHR_PAGE_SHIFT));
+}
 
 /** shr_page_alloc_node_pages() - pages handed out from node @nid. Context: Any. */
 unsigned long shr_page_alloc_node_pages(struct shr_page_alloc *pa, int nid);
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SHR_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SHR_ASAN 1
+#endif
+#endif
+
+#ifdef SHR_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 /* ASan poisoning helpers shared with slab.c; no-ops without ASan. */
-void shr_mem_poison(const void *addr, size_t len);
-void shr_mem_unpoison(const void *addr, size_t len);
+static inline void shr_mem_poison(const void *addr, size_t len)
+{
+#ifdef SHR_ASAN
+	ASAN_POISON_MEMORY_REGION(addr, len);
+#else
+	(void)addr;
+	(void)len;
+#endif
+}
+
+static inline void shr_mem_unpoison(const void *addr, size_t len)
+{
+#ifdef SHR_ASAN
+	ASAN_UNPOISON_MEMORY_REGION(addr, len);
+#else
+	(void)addr;
+	(void)len;
+#endif
+}
 
 #endif /* SHR_PAGE_ALLOC_H */

@@ -18,6 +18,14 @@
 
 #include "harness.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+
 #define NR_NODES 3
 #define NR_OWN_CACHES 4
 
@@ -557,8 +565,8 @@ static void test_misuse_is_rejected(void **state)
 	shr_slab_allocator_destroy(sa);
 }
 
-/* Run @fn in a child and check that it aborts (SIGABRT). */
-static void expect_abort(void (*fn)(struct shr_slab_allocator *sa))
+/* Run @fn in a child; true if it died (signal or ASan's non-zero exit). */
+static bool child_dies(void (*fn)(struct shr_slab_allocator *sa), int *sig)
 {
 	struct shr_slab_allocator *sa = new_sa(1, 2);
 	pid_t pid;
@@ -575,9 +583,27 @@ static void expect_abort(void (*fn)(struct shr_slab_allocator *sa))
 		_exit(0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGABRT);
 	shr_slab_allocator_destroy(sa);
+	*sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	return WIFSIGNALED(status) || WEXITSTATUS(status) != 0;
+}
+
+#ifdef TEST_ASAN
+static void expect_death(void (*fn)(struct shr_slab_allocator *sa))
+{
+	int sig;
+
+	assert_true(child_dies(fn, &sig));
+}
+#endif
+
+/* Run @fn in a child and check that it aborts (SIGABRT). */
+static void expect_abort(void (*fn)(struct shr_slab_allocator *sa))
+{
+	int sig;
+
+	assert_true(child_dies(fn, &sig));
+	assert_int_equal(sig, SIGABRT);
 }
 
 static void free_stack_pointer(struct shr_slab_allocator *sa)
@@ -621,6 +647,40 @@ static void test_foreign_pointers_abort(void **state)
 	expect_abort(free_into_wrong_cache);
 	expect_abort(free_unallocated_page);
 }
+
+#ifdef TEST_ASAN
+static void use_after_free(struct shr_slab_allocator *sa)
+{
+	struct shr_kmem_cache *c;
+	volatile unsigned char *p;
+
+	if (shr_kmem_cache_create(sa, "uaf", 520, 0, 0, &c))
+		_exit(1);
+	p = shr_kmem_cache_alloc_node(c, 0, 0);
+	p[0] = 1;
+	shr_kmem_cache_free(c, (void *)(uintptr_t)p);
+	/* Byte 100: past the in-object free pointer. */
+	p[100] = 2;
+	_exit(0);
+}
+
+static void use_after_kfree_large(struct shr_slab_allocator *sa)
+{
+	volatile unsigned char *p = shr_kmalloc(sa, 20000, 0);
+
+	shr_kfree(sa, (void *)(uintptr_t)p);
+	p[5000] = 1;
+	_exit(0);
+}
+
+/* Only in the ASan build: without ASan a use-after-free goes unnoticed. */
+static void test_asan_catches_use_after_free(void **state)
+{
+	(void)state;
+	expect_death(use_after_free);
+	expect_death(use_after_kfree_large);
+}
+#endif
 
 struct thread_arg {
 	struct shr_slab_allocator *sa;
@@ -749,6 +809,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fault_injection_nth_persist_site_nowait),
 		cmocka_unit_test(test_misuse_is_rejected),
 		cmocka_unit_test(test_foreign_pointers_abort),
+#ifdef TEST_ASAN
+		cmocka_unit_test(test_asan_catches_use_after_free),
+#endif
 		cmocka_unit_test(test_threads_alloc_and_free_concurrently),
 		cmocka_unit_test(test_alloc_free_520_speed),
 	};
