@@ -145,6 +145,17 @@ static inline void shr_mem_poison(const void *addr, size_t len)
 #endif
 }
 
+/* True if ASan knows @addr as poisoned (a free object); false without ASan. */
+static inline bool shr_mem_is_poisoned(const void *addr)
+{
+#ifdef SHR_ASAN
+	return __asan_address_is_poisoned(addr) != 0;
+#else
+	(void)addr;
+	return false;
+#endif
+}
+
 static inline void shr_mem_unpoison(const void *addr, size_t len)
 {
 #ifdef SHR_ASAN

@@ -468,6 +468,8 @@ static void slab_free(struct shr_kmem_cache *cache, struct shr_page *page, void 
 	struct kmem_cache_node *n = &cache->node[page->node];
 	bool was_full;
 
+	if (shr_mem_is_poisoned(obj))
+		slab_bug("shr_kmem_cache_free", obj, "double free (object is already free)");
 	pthread_mutex_lock(&n->lock);
 	if (page->inuse == 0) {
 		pthread_mutex_unlock(&n->lock);

@@ -639,9 +639,22 @@ static void free_unallocated_page(struct shr_slab_allocator *sa)
 	shr_kfree(sa, p + (1UL << 22) + 4096 * 7);
 }
 
+static void double_free(struct shr_slab_allocator *sa)
+{
+	struct shr_kmem_cache *c;
+	void *p;
+
+	if (shr_kmem_cache_create(sa, "df", 64, 0, 0, &c))
+		_exit(1);
+	p = shr_kmem_cache_alloc_node(c, 0, 0);
+	shr_kmem_cache_free(c, p);
+	shr_kmem_cache_free(c, p);
+}
+
 static void test_foreign_pointers_abort(void **state)
 {
 	(void)state;
+	expect_abort(double_free);
 	expect_abort(free_stack_pointer);
 	expect_abort(free_interior_pointer);
 	expect_abort(free_into_wrong_cache);
