@@ -20,7 +20,11 @@
  *
  * Empty slabs go back to the page allocator, except that each cache keeps up
  * to min_partial = clamp(ilog2(size) / 2, 5, 10) partial-or-empty slabs per
- * node, as SLUB does; shr_kmem_cache_shrink() releases the empty ones.
+ * node, as SLUB does; shr_kmem_cache_shrink() releases the empty ones. The
+ * test is SLUB's: a slab that empties is released when the node's partial
+ * count (which includes the slab itself if it was already partial) is
+ * >= min_partial. So freeing everything in order leaves min_partial - 1
+ * empty slabs per node.
  *
  * Locking: every function may be called from any registered thread
  * concurrently, except where a comment says otherwise. Locks taken inside are
@@ -147,8 +151,12 @@ SHR_MUST_CHECK int shr_kmem_cache_create(struct shr_slab_allocator *sa, const ch
 /**
  * shr_kmem_cache_destroy() - destroy a cache with no objects allocated.
  *
+ * NULL is a no-op. The kmalloc caches belong to the allocator and are only
+ * destroyed with it.
+ *
  * Context: Registered thread; no concurrent users of @cache. Blocks.
- * Return: 0, or -EBUSY (objects still allocated; nothing is freed).
+ * Return: 0, -EBUSY (objects still allocated; nothing is freed), or -EINVAL
+ * for a kmalloc cache.
  */
 int shr_kmem_cache_destroy(struct shr_kmem_cache *cache);
 
@@ -165,10 +173,12 @@ int shr_kmem_cache_destroy(struct shr_kmem_cache *cache);
 void *shr_kmem_cache_alloc_node(struct shr_kmem_cache *cache, int nid, shr_gfp_t gfp);
 
 /**
- * shr_kmem_cache_free() - free an object of @cache.
+ * shr_kmem_cache_free() - free an object of @cache. NULL is a no-op.
  *
  * Context: Any registered thread. Freeing a pointer @cache did not hand out
  *          aborts with a message (a bug in the caller, like the kernel's BUG).
+ *          So does a double free noticed cheaply (the slab has no object in
+ *          use, or, under ASan, the object is already poisoned).
  */
 void shr_kmem_cache_free(struct shr_kmem_cache *cache, void *obj);
 
@@ -235,6 +245,11 @@ size_t shr_ksize(struct shr_slab_allocator *sa, const void *ptr);
  * shr_kvmalloc_node() - kvmalloc: kmalloc first; sizes beyond the page
  * allocator's largest order are mapped directly and counted as vmalloc.
  *
+ * As in the kernel, a kmalloc attempt that fails (an injected failure too)
+ * falls back to vmalloc unless @gfp has SHR_GFP_NOWAIT; that fallback is a
+ * second allocation for the fault injector (site "vmalloc"). vmalloc memory
+ * is page-granular and always zeroed.
+ *
  * Context: Any registered thread.
  * Return: the memory or NULL. Free with shr_kvfree() (or shr_kfree()).
  */
@@ -289,7 +304,8 @@ void shr_slab_for_each_cache(struct shr_slab_allocator *sa,
  */
 
 /**
- * shr_slab_fail_nth() - fail the @nth allocation from now (1 = the next one).
+ * shr_slab_fail_nth() - fail the @nth allocation from now (1 = the next one;
+ * 0 is taken as 1).
  * @persist: if true, fail that one and every later allocation too.
  *
  * Counts every allocation of @sa (caches, kmalloc, large kmalloc, kvmalloc).
