@@ -510,6 +510,9 @@ int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg, struct shr_list_lru *
 		return 0;
 	do {
 		pos = lru_highest_missing(lru, memcg);
+		/* Dying: no lists, and no install for it (rechecked when publishing). */
+		if (shr_memcg_dying(pos))
+			break;
 		ret = lru_alloc_one(lru, pos, gfp);
 		if (ret)
 			return ret;
