@@ -1,0 +1,929 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list_lru: per-node, per-cgroup LRU lists (Linux 6.13+ design).
+ *
+ * Layout. A list_lru has, per node, a root list and an atomic node total.
+ * A memcg-aware one also has an XArray kmemcg id -> struct
+ * shr_list_lru_memcg (one list per node for that cgroup) and sits on
+ * host->list_lrus. Each published per-cgroup list is also linked on its
+ * cgroup's memcg->lru_lists, so offline can find a cgroup's lists without
+ * visiting every list_lru (SHR_LRU_REPARENT_PER_CGROUP). All memory comes
+ * from the host's slab allocator.
+ *
+ * Invariants.
+ *  I1 Ancestors first: if a cgroup has a list on a list_lru, every ancestor
+ *     has one too (the root's are the root lists, which always exist).
+ *     shr_memcg_list_lru_alloc() creates lists top-down; a dying cgroup never
+ *     gets one; offline removes a cgroup's lists only after its children
+ *     are dying and reparented. So a lookup that misses can climb to the
+ *     parent and is guaranteed to end at the latest at the root.
+ *  I2 Dead marker: reparenting erases a cgroup's entry from the XArray,
+ *     then under each list's lock moves the items to the parent and sets
+ *     nr_items = LONG_MIN. A thread that found the list before the erase
+ *     and locks it afterwards sees LONG_MIN and treats the list as absent
+ *     (climbs, or skips when walking). The memory stays valid for it: the
+ *     lookup ran under RCU and the free is deferred by a grace period queued
+ *     after the dead marker was written under the lock.
+ *  I3 Counts: a list's nr_items changes only under its lock; node totals
+ *     are atomics changed after the list operation (so count_node may lag
+ *     a list by one operation, as in the kernel). Counting readers clamp
+ *     negative values (LONG_MIN) to 0.
+ *  I4 Units: every published per-cgroup list is preceded by one
+ *     info_ops->install(cgroup, shrinker_id) and followed, when it goes
+ *     (offline or destroy), by one info_ops->uninstall(); a list that loses
+ *     the publication race is uninstalled at once. Designs may refcount.
+ *
+ * Bits. When a list goes 0 -> 1 item, list_lru_add sets the shrinker's bit
+ * for the cgroup the caller passed (not the ancestor whose list took the
+ * item when the caller's was gone): reclaim of that cgroup then calls the
+ * shrinker, and count_one for a dying cgroup is never consulted anyway
+ * (offline cgroups are not scanned). Bits are never cleared here; reclaim
+ * clears them when count says SHR_SHRINK_EMPTY. The bit is set after the
+ * item is on the list, under the list's lock; info_ops->set_bit issues the
+ * full barrier that pairs with the one shrink_slab puts between clearing a
+ * bit and calling count again:
+ *
+ *     list_lru_add                    shrink_slab (memcg)
+ *     list_add_tail(item)             clear_bit(id)
+ *     [full barrier in set_bit]       [full barrier]
+ *     set_bit(id)                     count_objects() -> sees the item
+ *
+ * so an item added concurrently is never stranded behind a clear bit.
+ *
+ * Publication of a per-cgroup list happens under host->list_lrus_mutex and
+ * the XArray lock, after checking the cgroup is not dying. Offline sets
+ * SHR_MEMCG_DYING before reparenting, which takes the same mutex: either
+ * the publisher sees DYING and backs off, or reparenting finds the list
+ * (both on host->list_lrus and on memcg->lru_lists).
+ *
+ * Locks (order from host_internal.h): list_lrus_mutex -> list lock(s)
+ * (child then parent, reparenting only) -> xa_lock -> slab. install() is
+ * called with no lock held, set_bit() under a list lock, uninstall() under
+ * list_lrus_mutex.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "list_lru_internal.h"
+#include "shrinker_info.h"
+
+/* -------------------------------------------------------------------------
+ * Intrusive list primitives (struct shr_list_head), callers hold the lock.
+ */
+
+static void item_link_tail(struct shr_list_head *item, struct shr_list_head *head)
+{
+	struct shr_list_head *last = head->prev;
+
+	item->next = head;
+	item->prev = last;
+	last->next = item;
+	head->prev = item;
+}
+
+static void item_unlink_init(struct shr_list_head *item)
+{
+	item->prev->next = item->next;
+	item->next->prev = item->prev;
+	shr_list_head_init(item);
+}
+
+/* Move every item of @from to the front of @to, keeping their order. */
+static void items_splice_head(struct shr_list_head *from, struct shr_list_head *to)
+{
+	struct shr_list_head *first = from->next;
+	struct shr_list_head *last = from->prev;
+
+	if (first == from)
+		return;
+	last->next = to->next;
+	to->next->prev = last;
+	to->next = first;
+	first->prev = to;
+	shr_list_head_init(from);
+}
+
+/* -------------------------------------------------------------------------
+ * Lists.
+ */
+
+static void list_one_init(struct shr_list_lru_one *l)
+{
+	shr_list_head_init(&l->list);
+	atomic_init(&l->nr_items, 0);
+	pthread_spin_init(&l->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+static void list_one_lock(struct shr_list_lru_one *l)
+{
+	pthread_spin_lock(&l->lock);
+}
+
+static void list_one_unlock(struct shr_list_lru_one *l)
+{
+	pthread_spin_unlock(&l->lock);
+}
+
+static bool list_one_dead(struct shr_list_lru_one *l)
+{
+	return atomic_load_explicit(&l->nr_items, memory_order_relaxed) == LONG_MIN;
+}
+
+/* Add @delta to a list's count. Context: the list's lock. */
+static long list_one_add_count(struct shr_list_lru_one *l, long delta)
+{
+	return atomic_fetch_add_explicit(&l->nr_items, delta, memory_order_relaxed);
+}
+
+static size_t memcg_lists_size(const struct shr_host *host)
+{
+	return sizeof(struct shr_list_lru_memcg) +
+	       (size_t)host->nr_nodes * sizeof(struct shr_list_lru_one);
+}
+
+/* Allocate the lists of one cgroup, all nodes, unpublished. */
+static struct shr_list_lru_memcg *memcg_lists_alloc(struct shr_list_lru *lru, shr_gfp_t gfp)
+{
+	struct shr_host *host = lru->host;
+	struct shr_list_lru_memcg *mlru;
+
+	mlru = shr_kzalloc_node(host->slab, memcg_lists_size(host), gfp, SHR_NUMA_NO_NODE);
+	if (!mlru)
+		return NULL;
+	mlru->lru = lru;
+	mlru->host = host;
+	mlru->owner_link.prev = NULL;
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		list_one_init(&mlru->node[nid]);
+	return mlru;
+}
+
+/* Free lists no reader can reach (never published, or after a grace period). */
+static void memcg_lists_free_now(struct shr_list_lru_memcg *mlru)
+{
+	struct shr_host *host = mlru->host;
+
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		pthread_spin_destroy(&mlru->node[nid].lock);
+	shr_kfree(host->slab, mlru);
+}
+
+static void memcg_lists_free_rcu_cb(struct rcu_head *head)
+{
+	shr_rcu_callback_enter(head);
+	memcg_lists_free_now(shr_container_of(head, struct shr_list_lru_memcg, rcu));
+}
+
+/* Free lists once RCU readers that may have looked them up are gone. */
+static void memcg_lists_free_rcu(struct shr_list_lru_memcg *mlru)
+{
+	shr_call_rcu(&mlru->rcu, memcg_lists_free_rcu_cb);
+}
+
+/* -------------------------------------------------------------------------
+ * Validation and lookup.
+ */
+
+static bool lru_valid(const struct shr_list_lru *lru)
+{
+	return lru && lru->magic == SHR_LIST_LRU_MAGIC;
+}
+
+/* Common argument check: 0 or -EINVAL. @memcg may be NULL. */
+static int lru_check(const struct shr_list_lru *lru, int nid, const struct shr_mem_cgroup *memcg)
+{
+	if (!lru_valid(lru))
+		return -EINVAL;
+	if (nid < 0 || nid >= lru->host->nr_nodes)
+		return -EINVAL;
+	if (memcg && memcg->host != lru->host)
+		return -EINVAL;
+	return 0;
+}
+
+/* The XArray index of @memcg's lists, or -1 for the root lists. */
+static int lru_memcg_index(const struct shr_list_lru *lru, const struct shr_mem_cgroup *memcg)
+{
+	if (!lru->memcg_aware || !memcg)
+		return -1;
+	return memcg->kmemcg_id;
+}
+
+/*
+ * lru_lookup() - the list of (@nid, @memcg) as it is published now, or NULL
+ * if @memcg has none (possibly dead: the caller checks under the lock).
+ * Context: RCU read lock held (keeps a per-cgroup list's memory valid).
+ */
+static struct shr_list_lru_one *lru_lookup(struct shr_list_lru *lru, int nid,
+					   const struct shr_mem_cgroup *memcg)
+{
+	int idx = lru_memcg_index(lru, memcg);
+	struct shr_list_lru_memcg *mlru;
+
+	if (idx < 0)
+		return &lru->node[nid].lru;
+	mlru = shr_xa_load(&lru->xa, (unsigned long)idx);
+	return mlru ? &mlru->node[nid] : NULL;
+}
+
+/* Whether @memcg has its lists (kmemcg id < 0 means "uses the root lists"). */
+static bool lru_memcg_has_lists(struct shr_list_lru *lru, const struct shr_mem_cgroup *memcg)
+{
+	int idx = lru_memcg_index(lru, memcg);
+
+	return idx < 0 || shr_xa_load(&lru->xa, (unsigned long)idx) != NULL;
+}
+
+/*
+ * lru_lock_for() - find and lock the list of (@nid, @memcg).
+ * @skip_empty: if the cgroup has no live list, return NULL; otherwise climb
+ *              to the nearest ancestor with one (the cgroup is dying, I1).
+ *
+ * Context: Takes and releases the RCU read lock; returns with the list's
+ *          lock held. @memcg pinned by the caller.
+ * Return: the locked, live list, or NULL (only with @skip_empty).
+ */
+static struct shr_list_lru_one *lru_lock_for(struct shr_list_lru *lru, int nid,
+					     const struct shr_mem_cgroup *memcg, bool skip_empty)
+{
+	struct shr_list_lru_one *l;
+
+	shr_rcu_read_lock();
+	for (;;) {
+		l = lru_lookup(lru, nid, memcg);
+		if (l) {
+			list_one_lock(l);
+			if (!list_one_dead(l))
+				break;
+			list_one_unlock(l);
+		}
+		if (skip_empty) {
+			l = NULL;
+			break;
+		}
+		/* Root lists always exist and never die (I1). */
+		SHR_BUG_ON(!memcg || !memcg->parent);
+		memcg = memcg->parent;
+	}
+	/*
+	 * Holding a live list's lock keeps it allocated after the RCU section:
+	 * reparenting marks it dead under this lock before queueing its free.
+	 */
+	shr_rcu_read_unlock();
+	return l;
+}
+
+/* Set @memcg's bit for the lru's shrinker on @nid, if that means anything. */
+static void lru_set_bit(struct shr_list_lru *lru, struct shr_mem_cgroup *memcg, int nid)
+{
+	if (!lru->memcg_aware || lru->shrinker_id < 0 || !memcg || shr_memcg_is_root(memcg))
+		return;
+	lru->host->info_ops->set_bit(memcg, nid, lru->shrinker_id);
+}
+
+static void lru_node_total_add(struct shr_list_lru *lru, int nid, long delta)
+{
+	atomic_fetch_add_explicit(&lru->node[nid].nr_items, delta, memory_order_relaxed);
+}
+
+/* -------------------------------------------------------------------------
+ * Init and destroy.
+ */
+
+/* The shrinker's id and whether a list_lru bound to it is memcg-aware. */
+static int lru_shrinker_params(struct shr_host *host, struct shr_shrinker *shrinker,
+			       int *id, bool *memcg_aware)
+{
+	struct shr_shrinker_impl *impl;
+
+	*id = -1;
+	*memcg_aware = false;
+	if (!shrinker)
+		return 0;
+	impl = to_impl(shrinker);
+	if (impl->magic != SHR_SHRINKER_MAGIC || impl->host != host)
+		return -EINVAL;
+	*id = impl->id;
+	*memcg_aware = (impl->flags & SHR_SHRINKER_MEMCG_AWARE) && shr_host_kmem(host) &&
+		       impl->id >= 0;
+	return 0;
+}
+
+static void lru_free_now(struct shr_list_lru *lru)
+{
+	struct shr_host *host = lru->host;
+
+	if (lru->node) {
+		for (int nid = 0; nid < host->nr_nodes; nid++)
+			pthread_spin_destroy(&lru->node[nid].lru.lock);
+	}
+	shr_kfree(host->slab, lru->node);
+	shr_kfree(host->slab, lru);
+}
+
+int shr_list_lru_init_memcg(struct shr_host *host, struct shr_shrinker *shrinker,
+			    struct shr_list_lru **out)
+{
+	struct shr_list_lru *lru;
+	bool memcg_aware;
+	int id, err;
+
+	if (!host || !out)
+		return -EINVAL;
+	err = lru_shrinker_params(host, shrinker, &id, &memcg_aware);
+	if (err)
+		return err;
+
+	lru = shr_kzalloc_node(host->slab, sizeof(*lru), SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
+	if (!lru)
+		return -ENOMEM;
+	lru->host = host;
+	lru->node = shr_kzalloc_node(host->slab, (size_t)host->nr_nodes * sizeof(*lru->node),
+				     SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
+	if (!lru->node) {
+		shr_kfree(host->slab, lru);
+		return -ENOMEM;
+	}
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		list_one_init(&lru->node[nid].lru);
+		atomic_init(&lru->node[nid].nr_items, 0);
+	}
+	lru->memcg_aware = memcg_aware;
+	lru->shrinker_id = id;
+	shr_xa_init(&lru->xa, host->xa_node_cache, SHR_NUMA_NO_NODE, 0);
+	shr_rcu_list_init(&lru->list);
+	lru->magic = SHR_LIST_LRU_MAGIC;
+
+	if (memcg_aware) {
+		pthread_mutex_lock(&host->list_lrus_mutex);
+		shr_rcu_list_add_tail(&lru->list, &host->list_lrus);
+		pthread_mutex_unlock(&host->list_lrus_mutex);
+	}
+	__atomic_fetch_add(&host->nr_list_lrus, 1, __ATOMIC_RELAXED);
+	*out = lru;
+	return 0;
+}
+
+int shr_list_lru_init(struct shr_host *host, struct shr_list_lru **out)
+{
+	return shr_list_lru_init_memcg(host, NULL, out);
+}
+
+/*
+ * lru_drop_memcg_lists() - unpublish and free every per-cgroup list of @lru.
+ * Context: host->list_lrus_mutex held; no concurrent users of @lru.
+ */
+static void lru_drop_memcg_lists(struct shr_list_lru *lru)
+{
+	const struct shr_info_ops *ops = lru->host->info_ops;
+	struct shr_list_lru_memcg *mlru;
+	unsigned long idx;
+
+	shr_xa_for_each(&lru->xa, idx, mlru) {
+		shr_xa_erase(&lru->xa, idx);
+		shr_rcu_list_del(&mlru->owner_link);
+		if (lru->shrinker_id >= 0)
+			ops->uninstall(mlru->memcg, lru->shrinker_id);
+		memcg_lists_free_rcu(mlru);
+	}
+	shr_xa_destroy(&lru->xa);
+}
+
+void shr_list_lru_destroy(struct shr_list_lru *lru)
+{
+	struct shr_host *host;
+
+	if (!lru_valid(lru))
+		return;
+	host = lru->host;
+	if (lru->memcg_aware) {
+		pthread_mutex_lock(&host->list_lrus_mutex);
+		shr_rcu_list_del(&lru->list);
+		lru_drop_memcg_lists(lru);
+		pthread_mutex_unlock(&host->list_lrus_mutex);
+	}
+	lru->magic = 0;
+	lru->shrinker_id = -1;
+	/*
+	 * Per-cgroup lists go after a grace period (above). The list_lru itself
+	 * has no RCU readers once it is off host->list_lrus (walked only under
+	 * list_lrus_mutex) and its users are gone (the contract), so it goes now.
+	 */
+	lru_free_now(lru);
+	__atomic_fetch_sub(&host->nr_list_lrus, 1, __ATOMIC_RELAXED);
+}
+
+bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru)
+{
+	return lru_valid(lru) && lru->memcg_aware;
+}
+
+/* -------------------------------------------------------------------------
+ * On-demand allocation.
+ */
+
+/*
+ * lru_highest_missing() - the highest ancestor of @memcg (or @memcg) that
+ * has no lists while its parent has (I1 makes it unique).
+ * Context: @memcg pinned (its ancestors are then too); lockless.
+ */
+static struct shr_mem_cgroup *lru_highest_missing(struct shr_list_lru *lru,
+						  struct shr_mem_cgroup *memcg)
+{
+	struct shr_mem_cgroup *pos = memcg;
+
+	while (pos->parent && !lru_memcg_has_lists(lru, pos->parent))
+		pos = pos->parent;
+	return pos;
+}
+
+/*
+ * lru_publish() - store @mlru as @pos's lists unless @pos is dying or
+ * already has lists; link it on @pos->lru_lists.
+ * Context: Takes host->list_lrus_mutex and the XArray lock.
+ * Return: 1 published, 0 not (lost a race or dying), -ENOMEM.
+ */
+static int lru_publish(struct shr_list_lru *lru, struct shr_mem_cgroup *pos,
+		       struct shr_list_lru_memcg *mlru, shr_gfp_t gfp)
+{
+	struct shr_host *host = lru->host;
+	int ret = 0;
+
+	pthread_mutex_lock(&host->list_lrus_mutex);
+	shr_xa_lock(&lru->xa);
+	if (!shr_memcg_dying(pos)) {
+		mlru->memcg = pos;
+		ret = shr_xa_insert_locked(&lru->xa, (unsigned long)pos->kmemcg_id, mlru, gfp);
+		if (ret == 0)
+			ret = 1;
+		else if (ret == -EBUSY)
+			ret = 0;
+	}
+	shr_xa_unlock(&lru->xa);
+	if (ret == 1)
+		shr_rcu_list_add_tail(&mlru->owner_link, &pos->lru_lists);
+	pthread_mutex_unlock(&host->list_lrus_mutex);
+	return ret;
+}
+
+/*
+ * lru_alloc_one() - give @pos (whose parent has lists) its lists: allocate,
+ * install the shrinker's bookkeeping, publish; undo all of it if the
+ * publication does not happen.
+ * Context: No lock held; may allocate with @gfp.
+ * Return: 0 (published, or someone else's / dying: nothing to do), -ENOMEM.
+ */
+static int lru_alloc_one(struct shr_list_lru *lru, struct shr_mem_cgroup *pos, shr_gfp_t gfp)
+{
+	const struct shr_info_ops *ops = lru->host->info_ops;
+	struct shr_list_lru_memcg *mlru;
+	int ret;
+
+	mlru = memcg_lists_alloc(lru, gfp);
+	if (!mlru)
+		return -ENOMEM;
+	if (lru->shrinker_id >= 0) {
+		ret = ops->install(pos, lru->shrinker_id, gfp);
+		if (ret) {
+			memcg_lists_free_now(mlru);
+			return ret;
+		}
+	}
+	ret = lru_publish(lru, pos, mlru, gfp);
+	if (ret == 1)
+		return 0;
+	if (lru->shrinker_id >= 0)
+		ops->uninstall(pos, lru->shrinker_id);
+	memcg_lists_free_now(mlru);
+	return ret;
+}
+
+int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg, struct shr_list_lru *lru,
+			     shr_gfp_t gfp)
+{
+	struct shr_mem_cgroup *pos;
+	int ret;
+
+	if (!memcg || lru_check(lru, 0, memcg))
+		return -EINVAL;
+	if (!lru->memcg_aware || shr_memcg_is_root(memcg) || lru_memcg_has_lists(lru, memcg))
+		return 0;
+	do {
+		pos = lru_highest_missing(lru, memcg);
+		/* Dying: no lists, and no install for it (rechecked when publishing). */
+		if (shr_memcg_dying(pos))
+			break;
+		ret = lru_alloc_one(lru, pos, gfp);
+		if (ret)
+			return ret;
+	} while (pos != memcg && !shr_memcg_dying(pos));
+	return 0;
+}
+
+/* -------------------------------------------------------------------------
+ * Add, delete, count.
+ */
+
+/* Whether an add for @memcg must first give it its lists. */
+static bool lru_add_needs_lists(struct shr_list_lru *lru, struct shr_mem_cgroup *memcg)
+{
+	return lru->memcg_aware && memcg && !shr_memcg_is_root(memcg) && memcg->kmemcg_id >= 0 &&
+	       !shr_memcg_dying(memcg) && !lru_memcg_has_lists(lru, memcg);
+}
+
+int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
+		     struct shr_mem_cgroup *memcg)
+{
+	struct shr_list_lru_one *l;
+	int err;
+
+	if (!item)
+		return -EINVAL;
+	err = lru_check(lru, nid, memcg);
+	if (err)
+		return err;
+	if (lru_add_needs_lists(lru, memcg)) {
+		err = shr_memcg_list_lru_alloc(memcg, lru, SHR_GFP_KERNEL);
+		if (err)
+			return err;
+	}
+
+	l = lru_lock_for(lru, nid, memcg, false);
+	if (!shr_list_head_empty(item)) {
+		list_one_unlock(l);
+		return 0;
+	}
+	item_link_tail(item, &l->list);
+	if (list_one_add_count(l, 1) == 0)
+		lru_set_bit(lru, memcg, nid); /* full barrier inside; see the top */
+	list_one_unlock(l);
+	lru_node_total_add(lru, nid, 1);
+	return 1;
+}
+
+int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
+		     struct shr_mem_cgroup *memcg)
+{
+	struct shr_list_lru_one *l;
+	int err;
+
+	if (!item)
+		return -EINVAL;
+	err = lru_check(lru, nid, memcg);
+	if (err)
+		return err;
+
+	l = lru_lock_for(lru, nid, memcg, false);
+	if (shr_list_head_empty(item)) {
+		list_one_unlock(l);
+		return 0;
+	}
+	item_unlink_init(item);
+	list_one_add_count(l, -1);
+	list_one_unlock(l);
+	lru_node_total_add(lru, nid, -1);
+	return 1;
+}
+
+static unsigned long clamp_count(long v)
+{
+	return v < 0 ? 0UL : (unsigned long)v;
+}
+
+unsigned long shr_list_lru_count_one(struct shr_list_lru *lru, int nid,
+				     struct shr_mem_cgroup *memcg)
+{
+	struct shr_list_lru_one *l;
+	long v = 0;
+
+	if (lru_check(lru, nid, memcg))
+		return 0;
+	shr_rcu_read_lock();
+	l = lru_lookup(lru, nid, memcg);
+	if (l)
+		v = atomic_load_explicit(&l->nr_items, memory_order_relaxed);
+	shr_rcu_read_unlock();
+	return clamp_count(v);
+}
+
+unsigned long shr_list_lru_shrink_count(struct shr_list_lru *lru, struct shr_shrink_control *sc)
+{
+	if (!sc)
+		return 0;
+	return shr_list_lru_count_one(lru, sc->nid, sc->memcg);
+}
+
+unsigned long shr_list_lru_count_node(struct shr_list_lru *lru, int nid)
+{
+	if (lru_check(lru, nid, NULL))
+		return 0;
+	return clamp_count(atomic_load_explicit(&lru->node[nid].nr_items, memory_order_relaxed));
+}
+
+unsigned long shr_list_lru_count(struct shr_list_lru *lru)
+{
+	unsigned long total = 0;
+
+	if (!lru_valid(lru))
+		return 0;
+	for (int nid = 0; nid < lru->host->nr_nodes; nid++)
+		total += shr_list_lru_count_node(lru, nid);
+	return total;
+}
+
+/* -------------------------------------------------------------------------
+ * Walks.
+ */
+
+void shr_list_lru_isolate(struct shr_list_lru_one *list, struct shr_list_head *item)
+{
+	item_unlink_init(item);
+	list_one_add_count(list, -1);
+}
+
+void shr_list_lru_isolate_move(struct shr_list_lru_one *list, struct shr_list_head *item,
+			       struct shr_list_head *head)
+{
+	shr_list_lru_isolate(list, item);
+	item_link_tail(item, head);
+}
+
+void shr_list_lru_one_unlock(struct shr_list_lru_one *list)
+{
+	list_one_unlock(list);
+}
+
+/*
+ * lru_walk_one() - walk_one without argument checks (see the public doc).
+ *
+ * Iteration keeps the next item before each callback, so the callback may
+ * remove the current one; a ROTATEd item (moved to the tail) may come up
+ * again in the same pass. Every callback call, revisits after a restart
+ * included, consumes one unit of budget, so RETRY cannot livelock.
+ * Context: Takes and releases the list's lock (dropped by the callback for
+ *          REMOVED_RETRY, RETRY and STOP).
+ * Return: items removed.
+ */
+static unsigned long lru_walk_one(struct shr_list_lru *lru, int nid,
+				  const struct shr_mem_cgroup *memcg, shr_list_lru_walk_cb isolate,
+				  void *cb_arg, unsigned long *nr_to_walk)
+{
+	struct shr_list_head *item, *next;
+	struct shr_list_lru_one *l;
+	unsigned long isolated = 0;
+
+restart:
+	l = lru_lock_for(lru, nid, memcg, true);
+	if (!l)
+		return isolated;
+	for (item = l->list.next, next = item->next; item != &l->list;
+	     item = next, next = item->next) {
+		if (*nr_to_walk == 0)
+			break;
+		(*nr_to_walk)--;
+
+		switch (isolate(item, l, cb_arg)) {
+		case SHR_LRU_REMOVED_RETRY:
+			isolated++;
+			lru_node_total_add(lru, nid, -1);
+			goto restart;
+		case SHR_LRU_REMOVED:
+			isolated++;
+			lru_node_total_add(lru, nid, -1);
+			break;
+		case SHR_LRU_ROTATE:
+			item_unlink_init(item);
+			item_link_tail(item, &l->list);
+			break;
+		case SHR_LRU_SKIP:
+			break;
+		case SHR_LRU_RETRY:
+			goto restart;
+		case SHR_LRU_STOP:
+			return isolated;
+		default:
+			SHR_BUG("list_lru isolate callback returned an unknown status");
+		}
+	}
+	list_one_unlock(l);
+	return isolated;
+}
+
+unsigned long shr_list_lru_walk_one(struct shr_list_lru *lru, int nid,
+				    struct shr_mem_cgroup *memcg, shr_list_lru_walk_cb isolate,
+				    void *cb_arg, unsigned long *nr_to_walk)
+{
+	if (!isolate || !nr_to_walk || lru_check(lru, nid, memcg))
+		return 0;
+	return lru_walk_one(lru, nid, memcg, isolate, cb_arg, nr_to_walk);
+}
+
+unsigned long shr_list_lru_shrink_walk(struct shr_list_lru *lru, struct shr_shrink_control *sc,
+				       shr_list_lru_walk_cb isolate, void *cb_arg)
+{
+	if (!sc)
+		return 0;
+	return shr_list_lru_walk_one(lru, sc->nid, sc->memcg, isolate, cb_arg, &sc->nr_to_scan);
+}
+
+/*
+ * lru_pin_memcg_by_id() - the cgroup whose kmemcg id is @idx, with a
+ * reference, or NULL if it is gone or being released.
+ * Context: Takes the RCU read lock (the cgroup is freed after a grace period).
+ */
+static struct shr_mem_cgroup *lru_pin_memcg_by_id(struct shr_host *host, unsigned long idx)
+{
+	struct shr_mem_cgroup *memcg;
+
+	shr_rcu_read_lock();
+	memcg = shr_idr_find(&host->memcg_idr, idx);
+	if (memcg && (memcg->kmemcg_id < 0 || (unsigned long)memcg->kmemcg_id != idx ||
+		      !shr_mem_cgroup_tryget(memcg)))
+		memcg = NULL;
+	shr_rcu_read_unlock();
+	return memcg;
+}
+
+unsigned long shr_list_lru_walk_node(struct shr_list_lru *lru, int nid,
+				     shr_list_lru_walk_cb isolate, void *cb_arg,
+				     unsigned long *nr_to_walk)
+{
+	struct shr_list_lru_memcg *mlru;
+	struct shr_mem_cgroup *memcg;
+	unsigned long isolated, idx;
+
+	if (!isolate || !nr_to_walk || lru_check(lru, nid, NULL))
+		return 0;
+	isolated = lru_walk_one(lru, nid, NULL, isolate, cb_arg, nr_to_walk);
+	if (!lru->memcg_aware)
+		return isolated;
+
+	shr_xa_for_each(&lru->xa, idx, mlru) {
+		if (*nr_to_walk == 0)
+			break;
+		memcg = lru_pin_memcg_by_id(lru->host, idx);
+		if (!memcg)
+			continue;
+		isolated += lru_walk_one(lru, nid, memcg, isolate, cb_arg, nr_to_walk);
+		shr_mem_cgroup_put(memcg);
+	}
+	return isolated;
+}
+
+unsigned long shr_list_lru_walk(struct shr_list_lru *lru, shr_list_lru_walk_cb isolate,
+				void *cb_arg, unsigned long nr_to_walk)
+{
+	unsigned long isolated = 0;
+
+	if (!lru_valid(lru))
+		return 0;
+	for (int nid = 0; nid < lru->host->nr_nodes && nr_to_walk > 0; nid++)
+		isolated += shr_list_lru_walk_node(lru, nid, isolate, cb_arg, &nr_to_walk);
+	return isolated;
+}
+
+/* -------------------------------------------------------------------------
+ * Reparenting at offline.
+ */
+
+/*
+ * lru_lock_parent_list() - lock the live list of (@nid, @parent), climbing
+ * if it has none (cannot happen while @parent is online, I1; kept total).
+ * @owner: receives the cgroup whose list it is.
+ * Context: The child's list lock held (nesting order child -> parent); RCU.
+ */
+static struct shr_list_lru_one *lru_lock_parent_list(struct shr_list_lru *lru, int nid,
+						     struct shr_mem_cgroup *parent,
+						     struct shr_mem_cgroup **owner)
+{
+	struct shr_list_lru_one *l;
+
+	for (;;) {
+		l = lru_lookup(lru, nid, parent);
+		if (l) {
+			list_one_lock(l);
+			if (!list_one_dead(l))
+				break;
+			list_one_unlock(l);
+		}
+		SHR_BUG_ON(!parent->parent);
+		parent = parent->parent;
+	}
+	*owner = parent;
+	return l;
+}
+
+/*
+ * lru_reparent_node() - move the child's items on @nid to the head of the
+ * parent's list, add the count, set the parent's bit, mark the child dead.
+ * Context: list_lrus_mutex held; takes both list locks.
+ */
+static void lru_reparent_node(struct shr_list_lru *lru, int nid, struct shr_list_lru_one *child,
+			      struct shr_mem_cgroup *parent)
+{
+	struct shr_list_lru_one *dst;
+	struct shr_mem_cgroup *owner;
+	long nr;
+
+	shr_rcu_read_lock();
+	list_one_lock(child);
+	dst = lru_lock_parent_list(lru, nid, parent, &owner);
+	items_splice_head(&child->list, &dst->list);
+	nr = atomic_load_explicit(&child->nr_items, memory_order_relaxed);
+	if (nr > 0) {
+		list_one_add_count(dst, nr);
+		lru_set_bit(lru, owner, nid);
+	}
+	atomic_store_explicit(&child->nr_items, LONG_MIN, memory_order_relaxed);
+	list_one_unlock(dst);
+	list_one_unlock(child);
+	shr_rcu_read_unlock();
+}
+
+/*
+ * lru_reparent_one() - reparent @memcg's lists on @lru (if it has any) to
+ * @parent; unpublish, unlink from @memcg->lru_lists, uninstall, free after a
+ * grace period. Context: list_lrus_mutex held.
+ */
+static void lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *memcg,
+			     struct shr_mem_cgroup *parent)
+{
+	struct shr_list_lru_memcg *mlru;
+
+	mlru = shr_xa_erase(&lru->xa, (unsigned long)memcg->kmemcg_id);
+	if (!mlru)
+		return;
+	SHR_BUG_ON(mlru->memcg != memcg);
+	for (int nid = 0; nid < lru->host->nr_nodes; nid++)
+		lru_reparent_node(lru, nid, &mlru->node[nid], parent);
+	shr_rcu_list_del(&mlru->owner_link);
+	if (lru->shrinker_id >= 0)
+		lru->host->info_ops->uninstall(memcg, lru->shrinker_id);
+	memcg_lists_free_rcu(mlru);
+}
+
+/* Kernel's way: every memcg-aware list_lru. Return: list_lrus visited. */
+static unsigned long lru_reparent_all(struct shr_host *host, struct shr_mem_cgroup *memcg,
+				      struct shr_mem_cgroup *parent)
+{
+	struct shr_rcu_list *pos;
+	unsigned long visited = 0;
+
+	for (pos = shr_rcu_list_next(&host->list_lrus); pos != &host->list_lrus;
+	     pos = shr_rcu_list_next(pos)) {
+		lru_reparent_one(shr_container_of(pos, struct shr_list_lru, list), memcg, parent);
+		visited++;
+	}
+	return visited;
+}
+
+/* Only the lists @memcg owns. Return: lists visited. */
+static unsigned long lru_reparent_owned(struct shr_mem_cgroup *memcg,
+					struct shr_mem_cgroup *parent)
+{
+	struct shr_list_lru_memcg *mlru;
+	unsigned long visited = 0;
+
+	while (!shr_rcu_list_empty(&memcg->lru_lists)) {
+		mlru = shr_container_of(shr_rcu_list_next(&memcg->lru_lists),
+					struct shr_list_lru_memcg, owner_link);
+		lru_reparent_one(mlru->lru, memcg, parent);
+		visited++;
+	}
+	return visited;
+}
+
+/**
+ * shr_list_lru_reparent_memcg() - offline step 1: hand @memcg's list_lru
+ * items to @parent (memcg_reparent_list_lrus).
+ * @memcg:  the cgroup going offline, already marked dying.
+ * @parent: its parent (online).
+ *
+ * Per list_lru that has lists for @memcg: unpublish them, splice every
+ * node's items onto the head of the parent's list, add the counts, set the
+ * parent's bit where items arrived, mark the child lists dead, uninstall
+ * and free them after a grace period. Node totals do not change.
+ *
+ * Context: host->cgroup_mutex held; takes list_lrus_mutex, list locks.
+ */
+void shr_list_lru_reparent_memcg(struct shr_mem_cgroup *memcg, struct shr_mem_cgroup *parent)
+{
+	struct shr_host *host = memcg->host;
+	unsigned long visited;
+
+	if (memcg->kmemcg_id < 0)
+		return;
+	pthread_mutex_lock(&host->list_lrus_mutex);
+	if (host->params.lru_reparent == SHR_LRU_REPARENT_PER_CGROUP)
+		visited = lru_reparent_owned(memcg, parent);
+	else
+		visited = lru_reparent_all(host, memcg, parent);
+	pthread_mutex_unlock(&host->list_lrus_mutex);
+	atomic_fetch_add_explicit(shr_host_lru_reparent_counter(host), visited,
+				  memory_order_relaxed);
+}
+
+unsigned long shr_list_lru_reparent_visits(struct shr_host *host)
+{
+	return atomic_load_explicit(shr_host_lru_reparent_counter(host), memory_order_relaxed);
+}
