@@ -127,6 +127,9 @@ struct shr_host {
 	const struct shr_info_ops *info_ops;
 	size_t info_node_size;  /* bytes of each per-node design area, 16-aligned */
 	struct shr_kmem_cache *xa_node_cache; /* "radix_tree_node" */
+	/* "shrinker_info_unit" (520 bytes), or NULL when units come from
+	 * kmalloc or the design has none. */
+	struct shr_kmem_cache *unit_cache;
 	struct shr_mem_cgroup *root;
 	/* The design's host-wide state. Sync: the design's (documented there). */
 	void *info_priv;

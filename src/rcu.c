@@ -9,6 +9,8 @@
 char shr_rcu_gp_token;
 #endif
 
+atomic_long shr_rcu_pending;
+
 void shr_thread_register(void)
 {
 	urcu_memb_register_thread();
@@ -27,6 +29,8 @@ void shr_synchronize_rcu(void)
 
 void shr_rcu_barrier(void)
 {
-	urcu_memb_barrier();
+	do {
+		urcu_memb_barrier();
+	} while (atomic_load_explicit(&shr_rcu_pending, memory_order_relaxed) != 0);
 	SHR_TSAN_ACQUIRE(&shr_rcu_gp_token);
 }

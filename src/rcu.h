@@ -15,6 +15,8 @@
 #ifndef SHR_RCU_INTERNAL_H
 #define SHR_RCU_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include <urcu/urcu-memb.h>
 #include <urcu/compiler.h>
 #include <urcu/pointer.h>
@@ -53,11 +55,22 @@ static inline void shr_rcu_read_unlock(void)
 }
 
 /*
+ * Callbacks queued and not yet entered, process-wide. shr_rcu_barrier()
+ * repeats liburcu's barrier until it is zero, because a callback may queue
+ * another one (freeing a cgroup frees XArray nodes after a grace period) and
+ * urcu_memb_barrier() waits only for callbacks queued before it was called.
+ * The count drops when a callback is entered: a callback that queues more
+ * does so before it returns, and the barrier that waited for it sees them.
+ */
+extern atomic_long shr_rcu_pending;
+
+/*
  * Queue fn(head) after a grace period. The callback must call
  * shr_rcu_callback_enter(head) first.
  */
 static inline void shr_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
 {
+	atomic_fetch_add_explicit(&shr_rcu_pending, 1, memory_order_relaxed);
 	SHR_TSAN_RELEASE(head);
 	urcu_memb_call_rcu(head, fn);
 }
@@ -67,6 +80,7 @@ static inline void shr_rcu_callback_enter(struct rcu_head *head)
 	SHR_TSAN_ACQUIRE(&shr_rcu_gp_token);
 	SHR_TSAN_ACQUIRE(head);
 	(void)head;
+	atomic_fetch_sub_explicit(&shr_rcu_pending, 1, memory_order_relaxed);
 }
 
 #endif /* SHR_RCU_INTERNAL_H */

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shrinker life cycle: alloc, register, free; the reference protocol that
+ * lets reclaim run without the registry mutex.
+ *
+ * States of a shrinker, and who may see it:
+ *   allocated    in the id registry (memcg-aware), not on the list;
+ *                refcount 0, so a walker that finds it by id cannot pin it
+ *                (and clears the stale bit).
+ *   registered   on host->shrinker_list (tail), refcount >= 1; the
+ *                registration owns one reference.
+ *   being freed  refcount dropped to 0 by free's put; no new pins possible
+ *                (increment-unless-zero); free waits on `done` until every
+ *                in-flight user has put its reference, then unlinks it,
+ *                releases the id, and frees it after a grace period.
+ *
+ * Ordering:
+ *   - register publishes the shrinker on the list (release, in the list add)
+ *     before arming refcount = 1 (release store); a walker that pins it
+ *     (acquire in try_get) sees its fields.
+ *   - free's final put completes `done`; the completion's mutex orders
+ *     every user's put before free's unlink and id release.
+ *   - walkers keep the RCU read lock while they put a shrinker and step to
+ *     the next list element, so the element they stand on is not freed
+ *     under them (free's deferred kfree waits for that grace period).
+ *
+ * The registry mutex (host->shrinker_mutex) serialises alloc (id + growth of
+ * the design's bookkeeping), register, free's unlink, and is timed for the
+ * lab (time held per memcg-aware alloc).
+ */
+#include <string.h>
+
+#include "host_internal.h"
+#include "shrinker_info.h"
+
+#define SHR_SHRINKER_KNOWN_FLAGS \
+	(SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NONSLAB)
+
+static bool shrinker_alive(const struct shr_shrinker *shrinker)
+{
+	const struct shr_shrinker_impl *s;
+
+	if (!shrinker)
+		return false;
+	s = shr_container_of(shrinker, const struct shr_shrinker_impl, pub);
+	return s->magic == SHR_SHRINKER_MAGIC;
+}
+
+static int shrinker_set_name(struct shr_shrinker_impl *s, const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return 0;
+	len = strlen(name) + 1;
+	s->name = shr_kmalloc(s->host->slab, len, SHR_GFP_KERNEL);
+	if (!s->name)
+		return -ENOMEM;
+	memcpy(s->name, name, len);
+	return 0;
+}
+
+void shr_info_record_hold(struct shr_host *host, unsigned long long ns)
+{
+	host->stats.mutex_hold_ns_total += ns;
+	if (ns > host->stats.mutex_hold_ns_max)
+		host->stats.mutex_hold_ns_max = ns;
+	if (host->stats.hold_ns_len == host->stats.hold_ns_cap) {
+		size_t cap = host->stats.hold_ns_cap ? host->stats.hold_ns_cap * 2 : 256;
+		unsigned long long *p = realloc(host->stats.hold_ns, cap * sizeof(*p));
+
+		if (!p)
+			return; /* instrumentation only: drop the sample */
+		host->stats.hold_ns = p;
+		host->stats.hold_ns_cap = cap;
+	}
+	host->stats.hold_ns[host->stats.hold_ns_len++] = ns;
+}
+
+/* shrinker_memcg_alloc(): lowest free id, then let the design grow. */
+static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
+{
+	struct shr_host *host = s->host;
+	unsigned long long t0;
+	int id, ret;
+
+	pthread_mutex_lock(&host->shrinker_mutex);
+	t0 = shr_now_ns();
+	id = shr_idr_alloc(&host->shrinker_idr, s, 0, 0, SHR_GFP_KERNEL);
+	if (id < 0) {
+		ret = id;
+		goto unlock;
+	}
+	s->id = id;
+	ret = host->info_ops->shrinker_add(host, s);
+	if (ret) {
+		shr_idr_remove(&host->shrinker_idr, (unsigned long)id);
+		s->id = -1;
+		goto unlock;
+	}
+	atomic_fetch_add(&host->stats.registrations, 1);
+	shr_info_record_hold(host, shr_now_ns() - t0);
+	host->nr_shrinkers++;
+unlock:
+	pthread_mutex_unlock(&host->shrinker_mutex);
+	return ret;
+}
+
+static int shrinker_plain_alloc(struct shr_shrinker_impl *s)
+{
+	struct shr_host *host = s->host;
+	size_t slots = (s->flags & SHR_SHRINKER_NUMA_AWARE) ? (size_t)host->nr_nodes : 1;
+
+	s->nr_deferred = shr_kzalloc_node(host->slab, slots * sizeof(*s->nr_deferred),
+					  SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
+	if (!s->nr_deferred)
+		return -ENOMEM;
+	pthread_mutex_lock(&host->shrinker_mutex);
+	host->nr_shrinkers++;
+	pthread_mutex_unlock(&host->shrinker_mutex);
+	return 0;
+}
+
+int shr_shrinker_alloc(struct shr_host *host, unsigned int flags, const char *name,
+		       struct shr_shrinker **out)
+{
+	struct shr_shrinker_impl *s;
+	int ret;
+
+	if (!host || !out || (flags & ~SHR_SHRINKER_KNOWN_FLAGS) ||
+	    ((flags & SHR_SHRINKER_NONSLAB) && !(flags & SHR_SHRINKER_MEMCG_AWARE)))
+		return -EINVAL;
+	s = shr_kzalloc_node(host->slab, sizeof(*s), SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
+	if (!s)
+		return -ENOMEM;
+	s->host = host;
+	s->flags = flags;
+	s->id = -1;
+	s->debugfs_id = -1;
+	s->pub.seeks = SHR_DEFAULT_SEEKS;
+	atomic_init(&s->refcount, 0);
+	shr_completion_init(&s->done);
+	ret = shrinker_set_name(s, name);
+	if (ret)
+		goto fail;
+	if (flags & SHR_SHRINKER_MEMCG_AWARE)
+		ret = shrinker_memcg_alloc(s);
+	else
+		ret = shrinker_plain_alloc(s);
+	if (ret)
+		goto fail;
+	s->magic = SHR_SHRINKER_MAGIC;
+	*out = &s->pub;
+	return 0;
+fail:
+	shr_completion_destroy(&s->done);
+	shr_kfree(host->slab, s->name);
+	shr_kfree(host->slab, s);
+	return ret;
+}
+
+int shr_shrinker_register(struct shr_shrinker *shrinker)
+{
+	struct shr_shrinker_impl *s;
+	struct shr_host *host;
+	int debugfs_id;
+
+	if (!shrinker_alive(shrinker))
+		return -EINVAL;
+	s = to_impl(shrinker);
+	host = s->host;
+	if (!shrinker->count_objects || !shrinker->scan_objects || shrinker->batch < 0 ||
+	    shrinker->seeks < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&host->shrinker_mutex);
+	if (s->ever_registered) {
+		pthread_mutex_unlock(&host->shrinker_mutex);
+		return -EBUSY;
+	}
+	/* Debugfs directory: failure is ignored, as the kernel does. */
+	debugfs_id = shr_ida_alloc_range(&host->debugfs_ida, 0, SHR_IDR_MAX, SHR_GFP_KERNEL);
+	s->debugfs_id = debugfs_id < 0 ? -1 : debugfs_id;
+	shr_rcu_list_add_tail(&s->list, &host->shrinker_list);
+	s->registered = true;
+	s->ever_registered = true;
+	pthread_mutex_unlock(&host->shrinker_mutex);
+	/* Arm: from now on walkers can pin it. Release pairs with the acquire
+	 * of a successful shr_shrinker_try_get(). */
+	atomic_store_explicit(&s->refcount, 1, memory_order_release);
+	return 0;
+}
+
+bool shr_shrinker_try_get(struct shr_shrinker_impl *s)
+{
+	long old = atomic_load_explicit(&s->refcount, memory_order_relaxed);
+
+	do {
+		if (old == 0)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&s->refcount, &old, old + 1,
+							memory_order_acquire,
+							memory_order_relaxed));
+	return true;
+}
+
+void shr_shrinker_put(struct shr_shrinker_impl *s)
+{
+	/* The last put wakes shr_shrinker_free(); the completion's mutex orders
+	 * our accesses before its unlink. */
+	if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_release) == 1)
+		shr_complete(&s->done);
+}
+
+static void shrinker_free_rcu(struct rcu_head *head)
+{
+	struct shr_shrinker_impl *s = shr_container_of(head, struct shr_shrinker_impl, rcu);
+	struct shr_slab_allocator *slab = s->host->slab;
+
+	shr_rcu_callback_enter(head);
+	shr_completion_destroy(&s->done);
+	shr_kfree(slab, s->nr_deferred);
+	shr_kfree(slab, s->name);
+	shr_kfree(slab, s);
+}
+
+void shr_shrinker_free(struct shr_shrinker *shrinker)
+{
+	struct shr_shrinker_impl *s;
+	struct shr_host *host;
+	bool registered;
+
+	if (!shrinker)
+		return;
+	if (!shrinker_alive(shrinker)) {
+		fprintf(stderr, "libshrinker: shr_shrinker_free() of a pointer that is not a "
+				"live shrinker (double free?); ignored\n");
+		return;
+	}
+	s = to_impl(shrinker);
+	host = s->host;
+	pthread_mutex_lock(&host->shrinker_mutex);
+	registered = s->registered;
+	pthread_mutex_unlock(&host->shrinker_mutex);
+	if (registered) {
+		shr_shrinker_put(s);
+		shr_wait_for_completion(&s->done);
+	}
+	pthread_mutex_lock(&host->shrinker_mutex);
+	if (s->registered) {
+		shr_rcu_list_del(&s->list);
+		s->registered = false;
+	}
+	if (s->debugfs_id >= 0)
+		(void)shr_ida_free(&host->debugfs_ida, (unsigned int)s->debugfs_id);
+	if (s->flags & SHR_SHRINKER_MEMCG_AWARE) {
+		host->info_ops->shrinker_remove(host, s);
+		shr_idr_remove(&host->shrinker_idr, (unsigned long)s->id);
+	}
+	host->nr_shrinkers--;
+	s->magic = 0;
+	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_call_rcu(&s->rcu, shrinker_free_rcu);
+}
+
+bool shr_shrinker_belongs(struct shr_host *host, struct shr_shrinker *shrinker)
+{
+	return shrinker_alive(shrinker) && to_impl(shrinker)->host == host;
+}
+
+int shr_shrinker_id(const struct shr_shrinker *shrinker)
+{
+	if (!shrinker_alive(shrinker))
+		return -1;
+	return shr_container_of(shrinker, const struct shr_shrinker_impl, pub)->id;
+}
+
+unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker)
+{
+	if (!shrinker_alive(shrinker))
+		return 0;
+	return shr_container_of(shrinker, const struct shr_shrinker_impl, pub)->flags;
+}
+
+struct shr_host *shr_shrinker_host(const struct shr_shrinker *shrinker)
+{
+	if (!shrinker_alive(shrinker))
+		return NULL;
+	return shr_container_of(shrinker, const struct shr_shrinker_impl, pub)->host;
+}
+
+const char *shr_shrinker_name(const struct shr_shrinker *shrinker)
+{
+	const struct shr_shrinker_impl *s;
+
+	if (!shrinker_alive(shrinker))
+		return "";
+	s = shr_container_of(shrinker, const struct shr_shrinker_impl, pub);
+	return s->name ? s->name : "";
+}
+
+static long read_deferred(struct shr_shrinker_impl *s, struct shr_mem_cgroup *memcg, int nid)
+{
+	int slot = shr_deferred_nid(s, nid);
+
+	if ((s->flags & SHR_SHRINKER_MEMCG_AWARE) && memcg)
+		return s->host->info_ops->read_deferred(memcg, slot, s);
+	return atomic_load(&s->nr_deferred[slot]);
+}
+
+long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
+			      int nid)
+{
+	struct shr_shrinker_impl *s;
+
+	if (!shrinker_alive(shrinker))
+		return -EINVAL;
+	s = to_impl(shrinker);
+	if (nid < 0 || nid >= s->host->nr_nodes || (memcg && memcg->host != s->host))
+		return -EINVAL;
+	return read_deferred(s, memcg ? memcg : s->host->root, nid);
+}
+
+static long total_deferred(struct shr_shrinker_impl *s)
+{
+	struct shr_host *host = s->host;
+	int slots = (s->flags & SHR_SHRINKER_NUMA_AWARE) ? host->nr_nodes : 1;
+	struct shr_mem_cgroup *memcg = NULL;
+	long sum = 0;
+
+	if (!(s->flags & SHR_SHRINKER_MEMCG_AWARE)) {
+		for (int n = 0; n < slots; n++)
+			sum += atomic_load(&s->nr_deferred[n]);
+		return sum;
+	}
+	while ((memcg = shr_mem_cgroup_iter(host, NULL, memcg)))
+		for (int n = 0; n < slots; n++)
+			sum += host->info_ops->read_deferred(memcg, n, s);
+	return sum;
+}
+
+int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_stats *out)
+{
+	struct shr_shrinker_impl *s;
+
+	if (!shrinker_alive(shrinker) || !out)
+		return -EINVAL;
+	s = to_impl(shrinker);
+	out->calls = atomic_load(&s->stat_calls);
+	out->scanned = atomic_load(&s->stat_scanned);
+	out->freed = atomic_load(&s->stat_freed);
+	out->deferred = total_deferred(s);
+	return 0;
+}
+
+int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker *shrinker)
+{
+	struct shr_shrinker_impl *s;
+	struct shr_host *host;
+	int ret;
+
+	if (!memcg || !shrinker_alive(shrinker))
+		return -EINVAL;
+	s = to_impl(shrinker);
+	host = s->host;
+	if (memcg->host != host || nid < 0 || nid >= host->nr_nodes)
+		return -EINVAL;
+	if (!(s->flags & SHR_SHRINKER_MEMCG_AWARE) || shr_memcg_is_root(memcg))
+		return 0;
+	ret = host->info_ops->install(memcg, s->id, SHR_GFP_KERNEL);
+	if (ret)
+		return ret;
+	host->info_ops->set_bit(memcg, nid, s->id);
+	return 0;
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Design "xarray" (seed 000): per cgroup and node, an XArray of units keyed
+ * by unit index (id / 64), units allocated on demand.
+ *
+ * Invariants
+ *  - A non-root cgroup has a unit for index i on node n iff it was
+ *    installed: when the cgroup got a list on a list_lru of a shrinker whose
+ *    id is in unit i (install runs before the list is published, so
+ *    set_bit always finds its unit), or through shr_set_shrinker_bit().
+ *    Units stay until the cgroup is freed.
+ *  - The root has a unit for every index below shrinker_nr_max / 64 on every
+ *    node: registration installs it. Registration visits no other cgroup.
+ *    The root never gets bits; its units hold the deferred work of global
+ *    reclaim for memcg-aware shrinkers.
+ *
+ * Concurrency
+ *  - Installs are XArray inserts under the array's own lock; a lost race
+ *    (-EBUSY) frees the spare unit. Nothing is ever copied, so no install can
+ *    be lost to a concurrent growth (there is none).
+ *  - Readers (set_bit, next_bit, clear_bit, deferred access) use
+ *    shr_xa_load()/shr_xa_find() under RCU; a unit, once present, stays
+ *    until the cgroup is freed, which no reader can race with (they pin it).
+ *  - set_bit: full barrier, then atomic or (shr_info_unit_set_bit), paired
+ *    with the barrier reclaim issues between clear_bit and its recount.
+ *  - Root units are inserted under shrinker_mutex; their counters are
+ *    atomics.
+ */
+#include "shrinker_info.h"
+
+static struct shr_xarray *units_of(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_memcg_info_area(memcg, nid);
+}
+
+static int xa_host_init(struct shr_host *host)
+{
+	return shr_info_units_init(host);
+}
+
+static void xa_host_exit(struct shr_host *host)
+{
+	shr_info_units_exit(host);
+}
+
+/* Insert a zeroed unit at @index of (memcg, nid) unless one is there. */
+static int install_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid,
+		       unsigned long index, shr_gfp_t gfp)
+{
+	struct shr_xarray *xa = units_of(memcg, nid);
+	struct shr_info_unit *unit;
+	int ret;
+
+	if (shr_xa_load(xa, index))
+		return 0;
+	unit = shr_info_unit_alloc(host, nid, gfp);
+	if (!unit)
+		return -ENOMEM;
+	ret = shr_xa_insert(xa, index, unit, gfp);
+	if (ret) {
+		shr_info_unit_free(host, unit);
+		return ret == -EBUSY ? 0 : ret;
+	}
+	return 0;
+}
+
+static void free_units(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid)
+{
+	struct shr_xarray *xa = units_of(memcg, nid);
+	struct shr_info_unit *unit;
+	unsigned long index;
+
+	shr_xa_for_each(xa, index, unit)
+		shr_info_unit_free(host, unit);
+	shr_xa_destroy(xa);
+}
+
+static int xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	int nr_units = shr_shrinker_nr_max(host) / SHR_UNIT_BITS;
+
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		shr_xa_init(units_of(memcg, nid), host->xa_node_cache, nid, 0);
+	if (!shr_memcg_is_root(memcg))
+		return 0;
+	/* The root holds every unit (only matters for a root created after
+	 * registrations, which a host never does; kept for symmetry). */
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		for (int i = 0; i < nr_units; i++) {
+			if (install_one(host, memcg, nid, (unsigned long)i, SHR_GFP_KERNEL)) {
+				for (int n = 0; n < host->nr_nodes; n++)
+					free_units(host, memcg, n);
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+static void xa_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		free_units(host, memcg, nid);
+}
+
+/* Registration: grow shrinker_nr_max and give the root its unit. */
+static int xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+{
+	unsigned long index = (unsigned long)s->id / SHR_UNIT_BITS;
+	bool inserted[SHR_MAX_NUMNODES] = { false };
+	int new_max;
+
+	atomic_fetch_add(&host->stats.cgroups_visited_by_registration, 1);
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct shr_xarray *xa = units_of(host->root, nid);
+		struct shr_info_unit *unit;
+
+		if (shr_xa_load(xa, index))
+			continue;
+		unit = shr_info_unit_alloc(host, nid, SHR_GFP_KERNEL);
+		if (!unit || shr_xa_insert(xa, index, unit, SHR_GFP_KERNEL)) {
+			shr_info_unit_free(host, unit);
+			goto undo;
+		}
+		inserted[nid] = true;
+	}
+	new_max = (s->id / SHR_UNIT_BITS + 1) * SHR_UNIT_BITS;
+	if (new_max > host->shrinker_nr_max)
+		__atomic_store_n(&host->shrinker_nr_max, new_max, __ATOMIC_RELAXED);
+	return 0;
+undo:
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		if (inserted[nid])
+			shr_info_unit_free(host, shr_xa_erase(units_of(host->root, nid), index));
+	return -ENOMEM;
+}
+
+static void xa_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
+{
+	/* The kernel's behaviour: bits and counters of the id stay. */
+	(void)host;
+	(void)s;
+}
+
+static int xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
+{
+	struct shr_host *host = memcg->host;
+
+	if (id < 0 || shr_memcg_is_root(memcg))
+		return 0;
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		int ret = install_one(host, memcg, nid, (unsigned long)id / SHR_UNIT_BITS, gfp);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void xa_uninstall(struct shr_mem_cgroup *memcg, int id)
+{
+	/* Units live as long as the cgroup in this design. */
+	(void)memcg;
+	(void)id;
+}
+
+static struct shr_info_unit *unit_of(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	return shr_xa_load(units_of(memcg, nid), (unsigned long)id / SHR_UNIT_BITS);
+}
+
+static void xa_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	struct shr_info_unit *unit;
+
+	if (id < 0 || shr_memcg_is_root(memcg))
+		return;
+	unit = unit_of(memcg, nid, id);
+	if (unit)
+		shr_info_unit_set_bit(unit, id % SHR_UNIT_BITS);
+}
+
+static int xa_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
+		       struct shr_walk_counts *wc)
+{
+	struct shr_xarray *xa = units_of(memcg, nid);
+	unsigned long index = (unsigned long)pos / SHR_UNIT_BITS;
+	unsigned long first = index;
+	struct shr_info_unit *unit;
+
+	for (unit = shr_xa_find(xa, &index, ~0UL, SHR_XA_PRESENT); unit;
+	     unit = shr_xa_find_after(xa, &index, ~0UL, SHR_XA_PRESENT)) {
+		unsigned long bits = atomic_load_explicit(&unit->map, memory_order_relaxed);
+
+		wc->units++;
+		wc->words++;
+		if (index == first)
+			bits &= ~0UL << (pos % SHR_UNIT_BITS);
+		if (bits)
+			return (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(bits);
+	}
+	return -1;
+}
+
+static bool xa_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	struct shr_info_unit *unit = unit_of(memcg, nid, id);
+
+	if (unit)
+		atomic_fetch_and_explicit(&unit->map, ~(1UL << (id % SHR_UNIT_BITS)),
+					  memory_order_relaxed);
+	return true;
+}
+
+static struct shr_shrinker_impl *xa_lookup(struct shr_mem_cgroup *memcg, int id)
+{
+	return shr_idr_find(&memcg->host->shrinker_idr, (unsigned long)id);
+}
+
+static long xa_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
+
+	if (!unit)
+		return 0;
+	return atomic_exchange(&unit->nr_deferred[s->id % SHR_UNIT_BITS], 0);
+}
+
+static long xa_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
+			    long nr)
+{
+	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
+
+	/* No unit: the cgroup never held objects of this shrinker on this
+	 * node; there is nowhere to keep the work (documented in ARCHITECTURE). */
+	if (!unit)
+		return 0;
+	return atomic_fetch_add(&unit->nr_deferred[s->id % SHR_UNIT_BITS], nr) + nr;
+}
+
+static long xa_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
+
+	return unit ? atomic_load(&unit->nr_deferred[s->id % SHR_UNIT_BITS]) : 0;
+}
+
+static bool unit_has_deferred(struct shr_info_unit *unit)
+{
+	for (int i = 0; i < SHR_UNIT_BITS; i++)
+		if (atomic_load(&unit->nr_deferred[i]))
+			return true;
+	return false;
+}
+
+static void xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
+				 struct shr_mem_cgroup *parent)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct shr_info_unit *unit, *punit;
+		unsigned long index;
+
+		shr_xa_for_each(units_of(memcg, nid), index, unit) {
+			if (!unit_has_deferred(unit))
+				continue;
+			/* The parent has lists wherever the child had (ancestors
+			 * first), so it has the unit; install covers the rest. */
+			if (install_one(host, parent, nid, index, SHR_GFP_KERNEL))
+				continue;
+			punit = shr_xa_load(units_of(parent, nid), index);
+			for (int i = 0; i < SHR_UNIT_BITS; i++) {
+				long nr = atomic_load(&unit->nr_deferred[i]);
+
+				if (nr)
+					atomic_fetch_add(&punit->nr_deferred[i], nr);
+			}
+		}
+	}
+}
+
+static void xa_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc)
+{
+	struct shr_host *host = memcg->host;
+	struct shr_xarray *xa = units_of(memcg, nid);
+	struct shr_slab_geometry geo;
+	struct shr_info_unit *unit;
+	unsigned long index, nr = 0;
+
+	shr_xa_for_each(xa, index, unit)
+		nr++;
+	shr_kmem_cache_geometry(host->xa_node_cache, &geo);
+	acc->nr_units += nr;
+	acc->unit_bytes += nr * shr_info_unit_bytes(host);
+	acc->xa_node_bytes += shr_xa_nr_nodes(xa) * geo.object_size;
+	acc->inline_bytes += host->info_node_size;
+}
+
+const struct shr_info_ops shr_info_xarray_ops = {
+	.name = "xarray",
+	.memcg_node_size = sizeof(struct shr_xarray),
+	.host_init = xa_host_init,
+	.host_exit = xa_host_exit,
+	.memcg_online = xa_memcg_online,
+	.memcg_free = xa_memcg_free,
+	.reparent_deferred = xa_reparent_deferred,
+	.shrinker_add = xa_shrinker_add,
+	.shrinker_remove = xa_shrinker_remove,
+	.install = xa_install,
+	.uninstall = xa_uninstall,
+	.set_bit = xa_set_bit,
+	.next_bit = xa_next_bit,
+	.clear_bit = xa_clear_bit,
+	.lookup = xa_lookup,
+	.xchg_deferred = xa_xchg_deferred,
+	.add_deferred = xa_add_deferred,
+	.read_deferred = xa_read_deferred,
+	.bytes = xa_bytes,
+};
