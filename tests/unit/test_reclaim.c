@@ -3,9 +3,13 @@
  * shrink_slab's two walks, drop_caches, memory.reclaim, argument checks and
  * the debugfs text interface, with fake shrinkers on the default design.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <shrinker/rcu.h>
 
 #include "reclaim_fake.h"
 
@@ -589,6 +593,88 @@ static void test_debugfs_scan(void **state)
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
+/* ---- concurrency: walks racing with register/free ---- */
+
+struct race {
+	struct shr_host *host;
+	struct shr_mem_cgroup *child;
+	atomic_bool stop;
+	atomic_ulong walks;
+};
+
+/* Callbacks safe to run on two reclaimers at once. */
+static unsigned long race_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	(void)sc;
+	atomic_fetch_add((atomic_ulong *)s->private_data, 1);
+	return 50;
+}
+
+static unsigned long race_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	(void)s;
+	return sc->nr_to_scan;
+}
+
+static void *race_reclaimer(void *arg)
+{
+	struct race *r = arg;
+	unsigned long freed;
+
+	shr_thread_register();
+	while (!atomic_load(&r->stop)) {
+		/* cmocka asserts must stay on the main thread */
+		if (shr_shrink_slab(r->host, 0, NULL, 0, &freed) ||
+		    shr_shrink_slab(r->host, 0, r->child, 0, &freed))
+			abort();
+		atomic_fetch_add(&r->walks, 1);
+	}
+	shr_thread_unregister();
+	return NULL;
+}
+
+/* Two reclaimers walk the root list and the child's bits while shrinkers
+ * come and go; shr_shrinker_free() must wait for in-flight calls and the
+ * walks must never touch a freed shrinker (run under ASan/TSan too). */
+static void test_walks_race_register_free(void **state)
+{
+	enum { ROUNDS = 200, SLOTS = 4 };
+	struct race r = { .host = fake_host(1, true) };
+	atomic_ulong calls[SLOTS];
+	struct shr_shrinker *s[SLOTS] = { 0 };
+	pthread_t th[2];
+
+	(void)state;
+	r.child = mkcg(shr_host_root_mem_cgroup(r.host));
+	atomic_init(&r.stop, false);
+	atomic_init(&r.walks, 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, race_reclaimer, &r), 0);
+	for (int round = 0; round < ROUNDS; round++) {
+		int k = round % SLOTS;
+		unsigned int flags = (round & 1) ? SHR_SHRINKER_MEMCG_AWARE : 0;
+
+		shr_shrinker_free(s[k]); /* waits for in-flight calls */
+		atomic_init(&calls[k], 0);
+		assert_int_equal(shr_shrinker_alloc(r.host, flags, "race", &s[k]), 0);
+		s[k]->count_objects = race_count;
+		s[k]->scan_objects = race_scan;
+		s[k]->private_data = &calls[k];
+		assert_int_equal(shr_shrinker_register(s[k]), 0);
+		if (flags)
+			assert_int_equal(shr_set_shrinker_bit(r.child, 0, s[k]), 0);
+	}
+	while (atomic_load(&r.walks) < 10)
+		;
+	atomic_store(&r.stop, true);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	for (int k = 0; k < SLOTS; k++)
+		shr_shrinker_free(s[k]);
+	assert_int_equal(shr_mem_cgroup_offline(r.child), 0);
+	assert_int_equal(shr_host_destroy(r.host), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +692,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_debugfs_name),
 		cmocka_unit_test(test_debugfs_count),
 		cmocka_unit_test(test_debugfs_scan),
+		cmocka_unit_test(test_walks_race_register_free),
 	};
 
 	shr_test_init(argc, argv);
