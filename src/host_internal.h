@@ -165,6 +165,7 @@ struct shr_host {
 		atomic_ulong words_visited;
 		atomic_ulong units_installed;
 		atomic_ulong units_freed;
+		atomic_ulong lru_reparent_visits; /* list_lrus visited by offline */
 		/* Sync: shrinker_mutex. */
 		unsigned long long mutex_hold_ns_total;
 		unsigned long long mutex_hold_ns_max;

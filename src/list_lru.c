@@ -919,11 +919,11 @@ void shr_list_lru_reparent_memcg(struct shr_mem_cgroup *memcg, struct shr_mem_cg
 	else
 		visited = lru_reparent_all(host, memcg, parent);
 	pthread_mutex_unlock(&host->list_lrus_mutex);
-	atomic_fetch_add_explicit(shr_host_lru_reparent_counter(host), visited,
+	atomic_fetch_add_explicit(&host->stats.lru_reparent_visits, visited,
 				  memory_order_relaxed);
 }
 
 unsigned long shr_list_lru_reparent_visits(struct shr_host *host)
 {
-	return atomic_load_explicit(shr_host_lru_reparent_counter(host), memory_order_relaxed);
+	return atomic_load_explicit(&host->stats.lru_reparent_visits, memory_order_relaxed);
 }

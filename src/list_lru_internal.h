@@ -92,13 +92,6 @@ struct shr_list_lru {
  */
 unsigned long shr_list_lru_reparent_visits(struct shr_host *host);
 
-/*
- * To be provided by host.c: storage for the counter above, one per host,
- * zero at host creation, e.g. `return &host->stats.lru_reparent_visits;`
- * after adding `atomic_ulong lru_reparent_visits;` to host->stats.
- * Context: Any.
- */
-atomic_ulong *shr_host_lru_reparent_counter(struct shr_host *host);
 
 /*
  * Also required from memcg.c (no declaration needed): every cgroup,

@@ -299,14 +299,13 @@ void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg)
 
 	if (!memcg || shr_memcg_is_root(memcg))
 		return;
-	/* Release ordering: everything done under our reference happens before
-	 * the release (pairs with the acquire fence below in the last putter). */
-	old = atomic_fetch_sub_explicit(&memcg->refcnt, 1, memory_order_release);
+	/* acq_rel: every user's accesses happen before the release work of the
+	 * last putter (release half in each put, acquire half in the last;
+	 * not a fence, which TSan cannot see). */
+	old = atomic_fetch_sub_explicit(&memcg->refcnt, 1, memory_order_acq_rel);
 	SHR_BUG_ON(old <= 0);
-	if (old == 1) {
-		atomic_thread_fence(memory_order_acquire);
+	if (old == 1)
 		shr_call_rcu(&memcg->rcu, memcg_release_rcu);
-	}
 }
 
 /* Pre-order successor of @pos within @root's subtree, without references. */

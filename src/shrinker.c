@@ -205,9 +205,14 @@ bool shr_shrinker_try_get(struct shr_shrinker_impl *s)
 
 void shr_shrinker_put(struct shr_shrinker_impl *s)
 {
-	/* The last put wakes shr_shrinker_free(); the completion's mutex orders
-	 * our accesses before its unlink. */
-	if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_release) == 1)
+	/*
+	 * acq_rel: the release half orders this user's accesses to the shrinker
+	 * before the count drops; the acquire half makes the last putter see
+	 * every earlier user's, so they all happen before shr_complete() and
+	 * hence before free's unlink and deferred kfree (free's own put may be
+	 * the last one). An acquire fence would do, but TSan ignores fences.
+	 */
+	if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_acq_rel) == 1)
 		shr_complete(&s->done);
 }
 
