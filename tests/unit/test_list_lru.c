@@ -295,6 +295,31 @@ static void test_bits(void **state)
 	assert_int_equal(shrink(&f, 0, a, &calls), 0);
 	assert_int_equal(calls, 0);
 
+	/* The bit goes to the caller's cgroup: B's add creates A's list too
+	 * but sets only B's bit. */
+	{
+		struct shr_mem_cgroup *b = mkcg(a);
+		struct obj p[1];
+
+		objs_init(p, 1);
+		shr_mem_cgroup_get(b);
+		assert_int_equal(shr_list_lru_add(f.ts.lru, &p[0].link, 0, b), 1);
+		assert_int_equal(shrink(&f, 0, a, &calls), 0);
+		assert_int_equal(calls, 0);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &p[0].link, 0, b), 1);
+		/* Offline with an empty list: no parent bit. */
+		assert_int_equal(shr_mem_cgroup_offline(b), 0);
+		/* An add through the dying B lands on A's list (0 -> 1) and
+		 * sets B's bit, not A's (the kernel's behaviour): A's reclaim
+		 * does not call the shrinker. */
+		assert_int_equal(shr_list_lru_add(f.ts.lru, &p[0].link, 0, b), 1);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, a), 1);
+		assert_int_equal(shrink(&f, 0, a, &calls), 0);
+		assert_int_equal(calls, 0);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &p[0].link, 0, b), 1);
+		shr_mem_cgroup_put(b);
+	}
+
 	assert_int_equal(shr_mem_cgroup_offline(a), 0);
 	fix_down(&f);
 }
