@@ -844,15 +844,16 @@ static void lru_reparent_node(struct shr_list_lru *lru, int nid, struct shr_list
  * lru_reparent_one() - reparent @memcg's lists on @lru (if it has any) to
  * @parent; unpublish, unlink from @memcg->lru_lists, uninstall, free after a
  * grace period. Context: list_lrus_mutex held.
+ * Return: whether @memcg had lists on @lru.
  */
-static void lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *memcg,
+static bool lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *memcg,
 			     struct shr_mem_cgroup *parent)
 {
 	struct shr_list_lru_memcg *mlru;
 
 	mlru = shr_xa_erase(&lru->xa, (unsigned long)memcg->kmemcg_id);
 	if (!mlru)
-		return;
+		return false;
 	SHR_BUG_ON(mlru->memcg != memcg);
 	for (int nid = 0; nid < lru->host->nr_nodes; nid++)
 		lru_reparent_node(lru, nid, &mlru->node[nid], parent);
@@ -860,6 +861,7 @@ static void lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *me
 	if (lru->shrinker_id >= 0)
 		lru->host->info_ops->uninstall(memcg, lru->shrinker_id);
 	memcg_lists_free_rcu(mlru);
+	return true;
 }
 
 /* Kernel's way: every memcg-aware list_lru. Return: list_lrus visited. */
@@ -887,7 +889,9 @@ static unsigned long lru_reparent_owned(struct shr_mem_cgroup *memcg,
 	while (!shr_rcu_list_empty(&memcg->lru_lists)) {
 		mlru = shr_container_of(shr_rcu_list_next(&memcg->lru_lists),
 					struct shr_list_lru_memcg, owner_link);
-		lru_reparent_one(mlru->lru, memcg, parent);
+		/* Linked on lru_lists <=> published in the lru's XArray. */
+		if (!lru_reparent_one(mlru->lru, memcg, parent))
+			SHR_BUG("cgroup's lru_lists entry is not published");
 		visited++;
 	}
 	return visited;

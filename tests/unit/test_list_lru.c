@@ -8,6 +8,9 @@
  * counter and the size of a cgroup's lists (to name its kmalloc class).
  */
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "harness.h"
@@ -294,6 +297,31 @@ static void test_bits(void **state)
 	assert_true(calls >= 1);
 	assert_int_equal(shrink(&f, 0, a, &calls), 0);
 	assert_int_equal(calls, 0);
+
+	/* The bit goes to the caller's cgroup: B's add creates A's list too
+	 * but sets only B's bit. */
+	{
+		struct shr_mem_cgroup *b = mkcg(a);
+		struct obj p[1];
+
+		objs_init(p, 1);
+		shr_mem_cgroup_get(b);
+		assert_int_equal(shr_list_lru_add(f.ts.lru, &p[0].link, 0, b), 1);
+		assert_int_equal(shrink(&f, 0, a, &calls), 0);
+		assert_int_equal(calls, 0);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &p[0].link, 0, b), 1);
+		/* Offline with an empty list: no parent bit. */
+		assert_int_equal(shr_mem_cgroup_offline(b), 0);
+		/* An add through the dying B lands on A's list (0 -> 1) and
+		 * sets B's bit, not A's (the kernel's behaviour): A's reclaim
+		 * does not call the shrinker. */
+		assert_int_equal(shr_list_lru_add(f.ts.lru, &p[0].link, 0, b), 1);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, a), 1);
+		assert_int_equal(shrink(&f, 0, a, &calls), 0);
+		assert_int_equal(calls, 0);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &p[0].link, 0, b), 1);
+		shr_mem_cgroup_put(b);
+	}
 
 	assert_int_equal(shr_mem_cgroup_offline(a), 0);
 	fix_down(&f);
@@ -867,6 +895,131 @@ static void test_nokmem_plain(void **state)
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
+/* ------------------------------------------------------------------------ */
+
+#define NWORKERS 4
+#define WOBJ 32
+
+struct worker {
+	struct shr_list_lru *lru;
+	struct shr_mem_cgroup *cg; /* pinned by the test */
+	struct obj o[WOBJ];
+	int nr_nodes, iters;
+	int bad;           /* adds/dels that did not return 1 */
+	atomic_int *stop;
+	atomic_int progress;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+
+	shr_thread_register();
+	for (int it = 0; it < w->iters || !atomic_load(w->stop); it++) {
+		for (int j = 0; j < WOBJ; j++)
+			w->bad += shr_list_lru_add(w->lru, &w->o[j].link, j % w->nr_nodes, w->cg) != 1;
+		for (int j = 0; j < WOBJ; j++)
+			w->bad += shr_list_lru_del(w->lru, &w->o[j].link, j % w->nr_nodes, w->cg) != 1;
+		atomic_fetch_add(&w->progress, 1);
+	}
+	/* Leave the even items on the lists. */
+	for (int j = 0; j < WOBJ; j += 2)
+		w->bad += shr_list_lru_add(w->lru, &w->o[j].link, j % w->nr_nodes, w->cg) != 1;
+	shr_thread_unregister();
+	return NULL;
+}
+
+struct walker {
+	struct shr_list_lru *lru;
+	atomic_int *stop;
+	unsigned long seen;
+};
+
+static enum shr_lru_status count_cb(struct shr_list_head *item, struct shr_list_lru_one *list,
+				    void *arg)
+{
+	(void)item;
+	(void)list;
+	(*(unsigned long *)arg)++;
+	return SHR_LRU_SKIP;
+}
+
+static void *walker_fn(void *arg)
+{
+	struct walker *w = arg;
+
+	shr_thread_register();
+	while (!atomic_load(w->stop)) {
+		unsigned long budget = 1000;
+
+		shr_list_lru_walk_node(w->lru, 0, count_cb, &w->seen, &budget);
+	}
+	shr_thread_unregister();
+	return NULL;
+}
+
+/* Adds and deletes race with offline (lists erased, marked dead, freed). */
+static void test_concurrent_offline(void **state)
+{
+	static struct worker w[NWORKERS];
+	struct walker wk;
+	pthread_t th[NWORKERS], wth;
+	atomic_int stop = 0;
+	struct shr_mem_cgroup *a;
+	struct fix f;
+	unsigned long total = 0;
+
+	(void)state;
+	fix_up(&f, 2);
+	a = mkcg(f.root);
+	for (int i = 0; i < NWORKERS; i++) {
+		w[i].lru = f.ts.lru;
+		w[i].cg = mkcg(a);
+		shr_mem_cgroup_get(w[i].cg);
+		objs_init(w[i].o, WOBJ);
+		w[i].nr_nodes = 2;
+		w[i].iters = shr_test_long() ? 20000 : 500;
+		w[i].bad = 0;
+		w[i].stop = &stop;
+		atomic_init(&w[i].progress, 0);
+		assert_int_equal(pthread_create(&th[i], NULL, worker_fn, &w[i]), 0);
+	}
+	wk.lru = f.ts.lru;
+	wk.stop = &stop;
+	wk.seen = 0;
+	assert_int_equal(pthread_create(&wth, NULL, walker_fn, &wk), 0);
+
+	for (int i = 0; i < NWORKERS; i++) {
+		while (atomic_load(&w[i].progress) < 10)
+			sched_yield();
+		assert_int_equal(shr_mem_cgroup_offline(w[i].cg), 0);
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < NWORKERS; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	assert_int_equal(pthread_join(wth, NULL), 0);
+
+	for (int i = 0; i < NWORKERS; i++) {
+		assert_int_equal(w[i].bad, 0);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, w[i].cg), 0);
+		total += WOBJ / 2;
+	}
+	/* Everything ended on A's lists; node totals agree. */
+	assert_int_equal(shr_list_lru_count(f.ts.lru), total);
+	for (int nid = 0; nid < 2; nid++)
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, nid, a),
+				 shr_list_lru_count_node(f.ts.lru, nid));
+	for (int i = 0; i < NWORKERS; i++) {
+		for (int j = 0; j < WOBJ; j += 2)
+			assert_int_equal(shr_list_lru_del(f.ts.lru, &w[i].o[j].link, j % 2,
+							  w[i].cg), 1);
+		shr_mem_cgroup_put(w[i].cg);
+	}
+	assert_int_equal(shr_list_lru_count(f.ts.lru), 0);
+	assert_int_equal(shr_mem_cgroup_offline(a), 0);
+	fix_down(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -882,6 +1035,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_enomem),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_nokmem_plain),
+		cmocka_unit_test(test_concurrent_offline),
 	};
 
 	shr_test_init(argc, argv);
