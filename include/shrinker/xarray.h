@@ -234,16 +234,26 @@ static inline bool shr_xa_is_value(const void *entry)
 	return ((unsigned long)entry & 1UL) != 0;
 }
 
-/* Error entries, returned only by store-like functions. */
+/*
+ * Error entries, returned only by store-like functions: the internal entry
+ * ((unsigned long)errno << 2) | 2 for a negative errno in -4095..-1. Decoded
+ * with unsigned arithmetic only (no shift of a negative number).
+ */
+#define SHR_XA_ERR_MIN_ENTRY (0UL - 4095UL * 4UL + 2UL)
+
 static inline bool shr_xa_is_err(const void *entry)
 {
-	return ((unsigned long)entry & 3UL) == 2UL && (long)entry >= -4094L * 4 - 2 &&
-	       (long)entry < 0;
+	unsigned long v = (unsigned long)entry;
+
+	return (v & 3UL) == 2UL && v >= SHR_XA_ERR_MIN_ENTRY;
 }
 
 static inline int shr_xa_err(const void *entry)
 {
-	return shr_xa_is_err(entry) ? (int)((long)entry >> 2) : 0;
+	if (!shr_xa_is_err(entry))
+		return 0;
+	/* v >> 2 == ULONG_MAX / 4 + 1 - e for errno -e. */
+	return -(int)((~0UL >> 2) + 1UL - ((unsigned long)entry >> 2));
 }
 
 #endif /* SHRINKER_XARRAY_H */
