@@ -11,6 +11,7 @@
 
 #include <shrinker/xarray.h>
 
+#include "rcu.h"
 #include "harness.h"
 #include "xa_test_util.h"
 
@@ -355,6 +356,31 @@ static void test_destroy_reuse(void **state)
 	xa_drain(env, &xa);
 }
 
+/* Removed nodes are freed only after a grace period. */
+static void test_rcu_deferred_free(void **state)
+{
+	struct xa_env *env = *state;
+	struct shr_kmem_cache_stats st;
+	struct shr_xarray xa;
+	unsigned long nodes;
+
+	xa_new(env, &xa, 0);
+	for (unsigned long i = 0; i < 40; i++)
+		assert_null(shr_xa_store(&xa, i * 1000003UL, P(i % 16), SHR_GFP_KERNEL));
+	nodes = shr_xa_nr_nodes(&xa);
+	assert_int_equal(xa_env_live_nodes(env), nodes);
+	shr_rcu_read_lock();
+	for (unsigned long i = 0; i < 40; i++)
+		assert_ptr_equal(shr_xa_erase(&xa, i * 1000003UL), P(i % 16));
+	assert_int_equal(shr_xa_nr_nodes(&xa), 0);
+	/* Our read-side section holds the grace period: nothing freed yet. */
+	shr_kmem_cache_stats(env->cache, -1, &st);
+	assert_int_equal(st.objects_in_use, nodes);
+	shr_rcu_read_unlock();
+	assert_int_equal(xa_env_live_nodes(env), 0);
+	shr_xa_destroy(&xa);
+}
+
 /* ---- -ENOMEM at every allocation -------------------------------------- */
 
 #define SNAP_MAX 64
@@ -489,6 +515,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_marks_and_iteration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_flavour, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rcu_deferred_free, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enomem, setup, teardown),
 	};
 

@@ -91,12 +91,21 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Mostly a dense range; sometimes the very top of the index space. */
+/*
+ * A small hot range (leaves empty out and are deleted often), a wider one,
+ * and the top of the index space (tall trees that collapse again).
+ */
 static unsigned long rand_index(struct shr_rng *rng)
 {
-	if (shr_rng_below(rng, 16) == 0)
+	switch (shr_rng_below(rng, 8)) {
+	case 0:
 		return ULONG_MAX - shr_rng_below(rng, 40);
-	return (unsigned long)shr_rng_below(rng, INDEX_SPACE);
+	case 1:
+	case 2:
+		return (unsigned long)shr_rng_below(rng, INDEX_SPACE);
+	default:
+		return (unsigned long)shr_rng_below(rng, 48);
+	}
 }
 
 static void reader_loads(struct shr_rng *rng)
