@@ -440,6 +440,8 @@ static void node_free_rcu(struct rcu_head *head)
  */
 static void node_retire(struct shr_xarray *xa, struct xa_node *node)
 {
+	/* Pairs with the shr_rcu_dereference() of a slot in walk_rcu() and
+	 * scan_node(): a reader sees the old content or RETRY. */
 	for (unsigned int i = 0; i < SHR_XA_CHUNK_SIZE; i++)
 		shr_rcu_assign_pointer(node->slots[i], retry_entry());
 	node->parent = XA_PARENT_POISON;
@@ -536,6 +538,11 @@ bool shr_xa_marked(const struct shr_xarray *xa, shr_xa_mark_t mark)
  * Walk down to the leaf slot of @index. Caller holds the RCU read lock.
  * Returns the entry (NULL if none) and, through @nodep/@offp, where it is
  * (*@nodep NULL: the head). Restarts from xa_head on RETRY.
+ *
+ * Each shr_rcu_dereference() pairs with the shr_rcu_assign_pointer() that
+ * published what it reads: a node in grow_locked()/descend_create(), an
+ * entry in store_prepared(), RETRY in node_retire(). The node it leads to
+ * is therefore seen fully initialised (shift, slots, marks).
  */
 static void *walk_rcu(struct shr_xarray *xa, unsigned long index, struct xa_node **nodep,
 		      unsigned int *offp)

@@ -40,11 +40,11 @@ void shr_idr_destroy(struct shr_idr *idr);
 
 /**
  * shr_idr_alloc() - map the lowest free id in [@start, @end) to @ptr.
- * @end: 0 means no upper limit (up to SHR_IDR_MAX).
+ * @end: 0 (or negative) means no upper limit (up to SHR_IDR_MAX).
  *
  * Context: Takes the XArray lock; may allocate.
- * Return: the id (>= 0), -EINVAL (NULL @ptr, bad range), -ENOSPC (range
- *         full), -ENOMEM.
+ * Return: the id (>= 0), -EINVAL (NULL or XArray-internal @ptr, @start < 0,
+ *         @end > 0 and @end <= @start), -ENOSPC (range full), -ENOMEM.
  */
 SHR_MUST_CHECK int shr_idr_alloc(struct shr_idr *idr, void *ptr, int start, int end,
 				 shr_gfp_t gfp);
@@ -57,9 +57,10 @@ SHR_MUST_CHECK int shr_idr_alloc(struct shr_idr *idr, void *ptr, int start, int 
 void *shr_idr_find(struct shr_idr *idr, unsigned long id);
 
 /**
- * shr_idr_replace() - map an allocated @id to a new pointer.
- * Context: Takes the XArray lock.
- * Return: the old pointer, or NULL if @id was not allocated (nothing stored).
+ * shr_idr_replace() - map an allocated @id to a new (non-NULL) pointer.
+ * Context: Takes the XArray lock; never allocates.
+ * Return: the old pointer, or NULL if @id was not allocated or @ptr is NULL
+ *         or internal (nothing stored).
  */
 void *shr_idr_replace(struct shr_idr *idr, void *ptr, unsigned long id);
 

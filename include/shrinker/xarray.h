@@ -93,6 +93,11 @@ void shr_xa_init(struct shr_xarray *xa, struct shr_kmem_cache *node_cache, int n
  * shr_xa_destroy() - free every node; entries are not freed (the caller owns
  * them). The array is empty afterwards. Nodes are freed after a grace period.
  *
+ * The array stays initialised, xa_lock included: it may be used again, or
+ * the caller may pthread_mutex_destroy(&xa->xa_lock) and free its memory at
+ * once (the deferred node frees do not touch @xa). Readers still inside an
+ * RCU section may keep walking the old nodes until the grace period ends.
+ *
  * Context: Takes xa_lock.
  */
 void shr_xa_destroy(struct shr_xarray *xa);
@@ -156,8 +161,10 @@ void *shr_xa_erase_locked(struct shr_xarray *xa, unsigned long index);
 
 /**
  * shr_xa_set_mark() / shr_xa_clear_mark() - set or clear @mark on a present
- * entry; no-op if @index is empty. With SHR_XA_FLAGS_ALLOC, mark 0 is
- * reserved and these are no-ops for it.
+ * entry; no-op if @index is empty or @mark >= SHR_XA_MAX_MARKS. With
+ * SHR_XA_FLAGS_ALLOC, mark 0 is reserved and these are no-ops for it (and
+ * shr_xa_get_mark(), shr_xa_marked() and shr_xa_find() treat it as never
+ * set).
  * Context: Take xa_lock (the _locked variants expect it held).
  */
 void shr_xa_set_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
@@ -209,7 +216,9 @@ void *shr_xa_find_after(struct shr_xarray *xa, unsigned long *indexp, unsigned l
  * @idp: receives the index.
  *
  * Context: Takes xa_lock; may allocate.
- * Return: 0, -EBUSY (no free index in range), -EINVAL, -ENOMEM.
+ * Return: 0, -EBUSY (no free index in range), -EINVAL (array without
+ *         SHR_XA_FLAGS_ALLOC, NULL or internal @entry, @min > @max),
+ *         -ENOMEM (array unchanged).
  */
 SHR_MUST_CHECK int shr_xa_alloc(struct shr_xarray *xa, uint32_t *idp, void *entry,
 				uint32_t min, uint32_t max, shr_gfp_t gfp);
