@@ -14,7 +14,10 @@
  *   memcg_online            css_online; shrinker_mutex held (it must not miss
  *                           a concurrent registration: shrinker_nr_max is read
  *                           under the same mutex).
- *   memcg_free              css_free; no reclaimer can reach the cgroup.
+ *   memcg_free              css_free; no reclaimer can reach the cgroup. Also
+ *                           runs for a cgroup whose memcg_online never ran or
+ *                           failed (its areas are then as zeroed at alloc, or
+ *                           as the failed online left them): must cope.
  *   reparent_deferred       css_offline, after list_lru reparenting;
  *                           shrinker_mutex held.
  *   shrinker_add            shr_shrinker_alloc, shrinker_mutex held; for a

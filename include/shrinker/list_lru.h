@@ -113,7 +113,10 @@ SHR_MUST_CHECK int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg,
  *         list). Its lists are allocated on demand when missing; a dying
  *         cgroup's item goes to the nearest ancestor that has a list.
  *
- * Context: Registered thread; @memcg pinned; takes the list's lock.
+ * Context: Registered thread; @memcg pinned; takes the list's lock, and,
+ *          when the cgroup's lists must be created, the host's list_lru
+ *          mutex: so never call it from inside an isolate callback (a list
+ *          lock is held there).
  * Return: 1 added, 0 already on a list, -EINVAL (NULL, node out of range,
  *         foreign cgroup), -ENOMEM (the list could not be allocated).
  */
