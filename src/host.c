@@ -278,6 +278,8 @@ void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_st
 	out->words_visited = atomic_load(&host->stats.words_visited);
 	out->units_installed = atomic_load(&host->stats.units_installed);
 	out->units_freed = atomic_load(&host->stats.units_freed);
+	out->lru_reparent_visits = atomic_load(&host->stats.lru_reparent_visits);
+	out->reclaim_cgroups_visited = atomic_load(&host->stats.reclaim_cgroups_visited);
 	pthread_mutex_lock(&host->shrinker_mutex);
 	out->mutex_hold_ns_total = host->stats.mutex_hold_ns_total;
 	out->mutex_hold_ns_max = host->stats.mutex_hold_ns_max;

@@ -166,6 +166,7 @@ struct shr_host {
 		atomic_ulong units_installed;
 		atomic_ulong units_freed;
 		atomic_ulong lru_reparent_visits; /* list_lrus visited by offline */
+		atomic_ulong reclaim_cgroups_visited; /* shrink_slab calls of passes */
 		/* Sync: shrinker_mutex. */
 		unsigned long long mutex_hold_ns_total;
 		unsigned long long mutex_hold_ns_max;
@@ -216,6 +217,13 @@ int shr_memcg_create_root(struct shr_host *host);
 void shr_memcg_destroy_root(struct shr_host *host);
 /* Walk helpers for the designs: pre-order over every cgroup incl. dying. */
 struct shr_mem_cgroup *shr_memcg_iter_all(struct shr_host *host, struct shr_mem_cgroup *prev);
+/*
+ * The iterator reclaim passes use on node @nid: shr_mem_cgroup_iter(), minus
+ * the subtrees the design says hold no set bit on @nid (@root is always
+ * returned). Same references and contract as shr_mem_cgroup_iter().
+ */
+struct shr_mem_cgroup *shr_memcg_reclaim_iter(struct shr_host *host, struct shr_mem_cgroup *root,
+					      struct shr_mem_cgroup *prev, int nid);
 
 /* shrinker.c */
 bool shr_shrinker_try_get(struct shr_shrinker_impl *s);

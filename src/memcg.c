@@ -308,13 +308,10 @@ void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg)
 		shr_call_rcu(&memcg->rcu, memcg_release_rcu);
 }
 
-/* Pre-order successor of @pos within @root's subtree, without references. */
-static struct shr_mem_cgroup *next_pre(struct shr_mem_cgroup *pos, struct shr_mem_cgroup *root)
+/* Pre-order successor of @pos's whole subtree within @root's subtree. */
+static struct shr_mem_cgroup *next_after_subtree(struct shr_mem_cgroup *pos,
+						 struct shr_mem_cgroup *root)
 {
-	struct shr_rcu_list *first = shr_rcu_list_next(&pos->children);
-
-	if (first != &pos->children)
-		return shr_container_of(first, struct shr_mem_cgroup, sibling);
 	while (pos != root) {
 		struct shr_rcu_list *next = shr_rcu_list_next(&pos->sibling);
 
@@ -323,6 +320,27 @@ static struct shr_mem_cgroup *next_pre(struct shr_mem_cgroup *pos, struct shr_me
 		pos = pos->parent;
 	}
 	return NULL;
+}
+
+/* Pre-order successor of @pos within @root's subtree, without references. */
+static struct shr_mem_cgroup *next_pre(struct shr_mem_cgroup *pos, struct shr_mem_cgroup *root)
+{
+	struct shr_rcu_list *first = shr_rcu_list_next(&pos->children);
+
+	if (first != &pos->children)
+		return shr_container_of(first, struct shr_mem_cgroup, sibling);
+	return next_after_subtree(pos, root);
+}
+
+/* Like next_pre(), but skipping subtrees @skip says are empty on @nid. */
+static struct shr_mem_cgroup *next_pre_pruned(struct shr_mem_cgroup *pos,
+					      struct shr_mem_cgroup *root, int nid,
+					      bool (*skip)(struct shr_mem_cgroup *, int))
+{
+	pos = next_pre(pos, root);
+	while (pos && skip(pos, nid))
+		pos = next_after_subtree(pos, root);
+	return pos;
 }
 
 struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host, struct shr_mem_cgroup *root,
@@ -360,6 +378,31 @@ void shr_mem_cgroup_iter_break(struct shr_mem_cgroup *root, struct shr_mem_cgrou
 struct shr_mem_cgroup *shr_memcg_iter_all(struct shr_host *host, struct shr_mem_cgroup *prev)
 {
 	return shr_mem_cgroup_iter(host, NULL, prev);
+}
+
+struct shr_mem_cgroup *shr_memcg_reclaim_iter(struct shr_host *host, struct shr_mem_cgroup *root,
+					      struct shr_mem_cgroup *prev, int nid)
+{
+	bool (*skip)(struct shr_mem_cgroup *, int) = host->info_ops->subtree_empty;
+	struct shr_mem_cgroup *pos;
+
+	if (!skip)
+		return shr_mem_cgroup_iter(host, root, prev);
+	if (!root)
+		root = host->root;
+	shr_rcu_read_lock();
+	if (!prev) {
+		pos = root;
+		if (!shr_memcg_is_root(pos) && !shr_mem_cgroup_tryget(pos))
+			pos = NULL;
+	} else {
+		pos = next_pre_pruned(prev, root, nid, skip);
+		while (pos && !shr_mem_cgroup_tryget(pos))
+			pos = next_pre_pruned(pos, root, nid, skip);
+	}
+	shr_rcu_read_unlock();
+	shr_mem_cgroup_put(prev);
+	return pos;
 }
 
 struct shr_mem_cgroup *shr_mem_cgroup_parent(const struct shr_mem_cgroup *memcg)

@@ -447,7 +447,8 @@ int shr_shrink_slab(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg
 
 /**
  * drop_slab_node() - one node of drop_slab: every cgroup, root first,
- * dying ones included (they free 0), at priority 0.
+ * dying ones included (they free 0), at priority 0; subtrees the design
+ * knows hold no bit on @nid are skipped (they would free 0).
  * @host: the host.
  * @nid:  node.
  *
@@ -459,8 +460,11 @@ static unsigned long drop_slab_node(struct shr_host *host, int nid)
 	struct shr_mem_cgroup *memcg = NULL;
 	unsigned long freed = 0;
 
-	while ((memcg = shr_mem_cgroup_iter(host, NULL, memcg)))
+	while ((memcg = shr_memcg_reclaim_iter(host, NULL, memcg, nid))) {
+		atomic_fetch_add_explicit(&host->stats.reclaim_cgroups_visited, 1,
+					  memory_order_relaxed);
 		freed += shr_shrink_slab_nocheck(host, nid, memcg, 0);
+	}
 	return freed;
 }
 
@@ -505,7 +509,9 @@ static bool reclaim_subtree(struct shr_mem_cgroup *target, int priority, unsigne
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct shr_mem_cgroup *memcg = NULL;
 
-		while ((memcg = shr_mem_cgroup_iter(host, target, memcg))) {
+		while ((memcg = shr_memcg_reclaim_iter(host, target, memcg, nid))) {
+			atomic_fetch_add_explicit(&host->stats.reclaim_cgroups_visited, 1,
+						  memory_order_relaxed);
 			*freed += shr_shrink_slab_nocheck(host, nid, memcg, priority);
 			if (*freed >= goal) {
 				shr_mem_cgroup_iter_break(target, memcg);

@@ -88,6 +88,16 @@ struct shr_info_ops {
 
 	/* Bytes of bookkeeping of (memcg, nid), added to @acc. */
 	void (*bytes)(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc);
+
+	/*
+	 * Optional. Whether reclaim on node @nid may skip @memcg's whole
+	 * subtree because no cgroup in it has a bit set there. Passes over
+	 * many cgroups (drop_caches, memory.reclaim) then visit the others in
+	 * the same pre-order (the order is observable: subtree reclaim stops
+	 * at its target). NULL: visit every cgroup, as the kernel does.
+	 * Context: RCU read lock held by the caller; @memcg may be dying.
+	 */
+	bool (*subtree_empty)(struct shr_mem_cgroup *memcg, int nid);
 };
 
 /* The ops of a design (shrinker_info.c). */

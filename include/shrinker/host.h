@@ -164,6 +164,9 @@ int shr_shrinker_nr_max(struct shr_host *host);
  * @words_visited:         bitmap words read by walks.
  * @units_installed:       on-demand unit installs.
  * @units_freed:           units released (memcg free or indexed reuse).
+ * @lru_reparent_visits:   list_lrus looked at by cgroup offlines.
+ * @reclaim_cgroups_visited: cgroups drop_caches and memory.reclaim passes
+ *                         called shrink_slab for (per node).
  */
 struct shr_bookkeeping_stats {
 	unsigned long expansions;
@@ -178,6 +181,8 @@ struct shr_bookkeeping_stats {
 	unsigned long words_visited;
 	unsigned long units_installed;
 	unsigned long units_freed;
+	unsigned long lru_reparent_visits;
+	unsigned long reclaim_cgroups_visited;
 };
 
 /** shr_host_bookkeeping_stats() - snapshot of the counters. Context: Any. */
