@@ -332,19 +332,25 @@ static struct shr_mem_cgroup *next_pre(struct shr_mem_cgroup *pos, struct shr_me
 	return next_after_subtree(pos, root);
 }
 
-/* Like next_pre(), but skipping subtrees @skip says are empty on @nid. */
+/* Like next_pre(), but skipping subtrees @skip (if any) says are empty. */
 static struct shr_mem_cgroup *next_pre_pruned(struct shr_mem_cgroup *pos,
 					      struct shr_mem_cgroup *root, int nid,
 					      bool (*skip)(struct shr_mem_cgroup *, int))
 {
 	pos = next_pre(pos, root);
-	while (pos && skip(pos, nid))
+	while (pos && skip && skip(pos, nid))
 		pos = next_after_subtree(pos, root);
 	return pos;
 }
 
-struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host, struct shr_mem_cgroup *root,
-					   struct shr_mem_cgroup *prev)
+/*
+ * One step of a pre-order walk of @root's subtree from @prev (NULL: start),
+ * skipping subtrees @skip reports empty on @nid (NULL: skip nothing). Takes a
+ * reference on the result (not on the host root) and drops @prev's.
+ */
+static struct shr_mem_cgroup *iter_step(struct shr_host *host, struct shr_mem_cgroup *root,
+					struct shr_mem_cgroup *prev, int nid,
+					bool (*skip)(struct shr_mem_cgroup *, int))
 {
 	struct shr_mem_cgroup *pos;
 
@@ -359,14 +365,20 @@ struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host, struct shr_mem
 		if (!shr_memcg_is_root(pos) && !shr_mem_cgroup_tryget(pos))
 			pos = NULL;
 	} else {
-		pos = next_pre(prev, root);
+		pos = next_pre_pruned(prev, root, nid, skip);
 		while (pos && !shr_mem_cgroup_tryget(pos))
-			pos = next_pre(pos, root);
+			pos = next_pre_pruned(pos, root, nid, skip);
 	}
 	shr_rcu_read_unlock();
 	/* No-op for the host root, which was returned without a reference. */
 	shr_mem_cgroup_put(prev);
 	return pos;
+}
+
+struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host, struct shr_mem_cgroup *root,
+					   struct shr_mem_cgroup *prev)
+{
+	return iter_step(host, root, prev, 0, NULL);
 }
 
 void shr_mem_cgroup_iter_break(struct shr_mem_cgroup *root, struct shr_mem_cgroup *prev)
@@ -383,26 +395,7 @@ struct shr_mem_cgroup *shr_memcg_iter_all(struct shr_host *host, struct shr_mem_
 struct shr_mem_cgroup *shr_memcg_reclaim_iter(struct shr_host *host, struct shr_mem_cgroup *root,
 					      struct shr_mem_cgroup *prev, int nid)
 {
-	bool (*skip)(struct shr_mem_cgroup *, int) = host->info_ops->subtree_empty;
-	struct shr_mem_cgroup *pos;
-
-	if (!skip)
-		return shr_mem_cgroup_iter(host, root, prev);
-	if (!root)
-		root = host->root;
-	shr_rcu_read_lock();
-	if (!prev) {
-		pos = root;
-		if (!shr_memcg_is_root(pos) && !shr_mem_cgroup_tryget(pos))
-			pos = NULL;
-	} else {
-		pos = next_pre_pruned(prev, root, nid, skip);
-		while (pos && !shr_mem_cgroup_tryget(pos))
-			pos = next_pre_pruned(pos, root, nid, skip);
-	}
-	shr_rcu_read_unlock();
-	shr_mem_cgroup_put(prev);
-	return pos;
+	return iter_step(host, root, prev, nid, host->info_ops->subtree_empty);
 }
 
 struct shr_mem_cgroup *shr_mem_cgroup_parent(const struct shr_mem_cgroup *memcg)
