@@ -594,7 +594,7 @@ static void run_group(struct config *cfgs, int nr, bool kmem_off)
 	for (int i = 0; i < nr; i++)
 		printf(" %s", cfgs[i].name);
 	printf("\n");
-	assert_true(nr >= 2);
+	assert_true(nr >= 1);
 	shr_rng_init(&seeds, kmem_off ? 2 : 1);
 	for (int s = 0; s < nr_seeds; s++) {
 		uint64_t seed = shr_rng_next(&seeds);
@@ -612,6 +612,7 @@ static void test_every_design_gives_identical_results_kmem_on(void **state)
 	int nr = kmem_on_configs(cfgs);
 
 	(void)state;
+	assert_true(nr >= 2); /* xarray and nobitmap at least */
 	run_group(cfgs, nr, false);
 }
 
@@ -622,10 +623,11 @@ static void test_every_design_gives_identical_results_kmem_off(void **state)
 	int nr = kmem_off_configs(cfgs);
 
 	(void)state;
-	if (nr < 2) {
-		printf("# only %d kmem-off configuration(s) available: nothing to compare\n", nr);
-		skip();
-	}
+	/* Until the nonslab_ids designs exist, the sequence still runs on the
+	 * reference alone (no comparison), so its paths are exercised. */
+	if (nr < 2)
+		printf("# only %d kmem-off configuration available: running without comparison\n",
+		       nr);
 	run_group(cfgs, nr, true);
 }
 
