@@ -29,9 +29,12 @@
  *    offline reparents), and the differential test requires every design to
  *    give identical observable results on the same operations; only the
  *    walk's cost may differ. Deferred work of a cgroup without a unit for
- *    the id is dropped exactly as in "xarray" (such a cgroup holds no
- *    objects of that shrinker, so its count returns SHRINK_EMPTY before
- *    any deferred work is computed).
+ *    the id is dropped exactly as in "xarray". Here the walk does reach
+ *    such cgroups, but a list_lru-backed shrinker counts 0 there (no list,
+ *    so no objects) and returns before deferred work is computed; only a
+ *    shrinker that counts objects it never told us about (no list, no
+ *    shr_set_shrinker_bit) gets called where a bit design would not call
+ *    it, and its deferred work there is dropped.
  *
  * Invariants: those of the xarray unit storage; the map word of each unit
  * stays 0 (nothing sets it).
