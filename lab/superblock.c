@@ -126,6 +126,12 @@ static unsigned long sb_scan(struct shr_shrinker *shrinker, struct shr_shrink_co
 
 int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out)
 {
+	return lab_sb_mount_flags(fs, fstype, 0, out);
+}
+
+int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
+		       struct lab_sb **out)
+{
 	char name[64];
 	struct lab_sb *sb = calloc(1, sizeof(*sb));
 	int ret;
@@ -134,7 +140,8 @@ int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out)
 		return -ENOMEM;
 	sb->fs = fs;
 	snprintf(name, sizeof(name), "sb-%s", fstype ? fstype : "tmpfs");
-	ret = shr_shrinker_alloc(fs->host, SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE,
+	ret = shr_shrinker_alloc(fs->host,
+				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE | extra_flags,
 				 name, &sb->shrinker);
 	if (ret)
 		goto fail;
@@ -226,6 +233,23 @@ int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
 		return ret;
 	}
 	return 0;
+}
+
+static unsigned long delete_head(struct lab_sb *sb, struct shr_list_lru *lru,
+				 struct shr_mem_cgroup *memcg, int nid)
+{
+	struct shr_list_head disp;
+	unsigned long one = 1;
+
+	shr_list_head_init(&disp);
+	shr_list_lru_walk_one(lru, nid, memcg, isolate_to_dispose, &disp, &one);
+	return dispose(sb->fs, &disp);
+}
+
+unsigned long lab_sb_delete_one(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
+{
+	return delete_head(sb, sb->dentry_lru, memcg, nid) +
+	       delete_head(sb, sb->inode_lru, memcg, nid);
 }
 
 unsigned long lab_sb_count(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg)

@@ -58,6 +58,10 @@ void lab_fs_destroy(struct lab_fs *fs);
 
 /* Mount: alloc + bind lists + register the shrinker. */
 int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out);
+/* The same with @extra_flags added to the shrinker's (SHR_SHRINKER_NONSLAB
+ * for a mount that stands for a non-slab memcg-aware user). */
+int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
+		       struct lab_sb **out);
 /* Unmount: free the shrinker, free every object left, destroy the lists. */
 void lab_sb_umount(struct lab_sb *sb);
 
@@ -66,6 +70,13 @@ void lab_sb_umount(struct lab_sb *sb);
  * Returns 0 or -errno (nothing left behind on failure).
  */
 int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid);
+
+/*
+ * Delete one file of (memcg, nid): free the oldest dentry and the oldest
+ * inode on that cgroup's own lists (either may be gone already, freed by a
+ * scan). Returns the objects freed (0, 1 or 2).
+ */
+unsigned long lab_sb_delete_one(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid);
 
 /* Objects on this mount's lists for (nid, memcg) / in total. */
 unsigned long lab_sb_count(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg);

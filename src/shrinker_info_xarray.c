@@ -25,20 +25,24 @@
  *    with the barrier reclaim issues between clear_bit and its recount.
  *  - Root units are inserted under shrinker_mutex; their counters are
  *    atomics.
+ *
+ * Everything but the bits (set_bit/next_bit/clear_bit) is exported through
+ * shrinker_info_units.h: the "nobitmap" design keeps its deferred counters
+ * in the same units.
  */
-#include "shrinker_info.h"
+#include "shrinker_info_units.h"
 
 static struct shr_xarray *units_of(struct shr_mem_cgroup *memcg, int nid)
 {
 	return shr_memcg_info_area(memcg, nid);
 }
 
-static int xa_host_init(struct shr_host *host)
+int shr_info_xa_host_init(struct shr_host *host)
 {
 	return shr_info_units_init(host);
 }
 
-static void xa_host_exit(struct shr_host *host)
+void shr_info_xa_host_exit(struct shr_host *host)
 {
 	shr_info_units_exit(host);
 }
@@ -75,7 +79,7 @@ static void free_units(struct shr_host *host, struct shr_mem_cgroup *memcg, int 
 	shr_xa_destroy(xa);
 }
 
-static int xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+int shr_info_xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	int nr_units = shr_shrinker_nr_max(host) / SHR_UNIT_BITS;
 
@@ -97,14 +101,14 @@ static int xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 	return 0;
 }
 
-static void xa_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
+void shr_info_xa_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++)
 		free_units(host, memcg, nid);
 }
 
 /* Registration: grow shrinker_nr_max and give the root its unit. */
-static int xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+int shr_info_xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
 {
 	unsigned long index = (unsigned long)s->id / SHR_UNIT_BITS;
 	bool inserted[SHR_MAX_NUMNODES] = { false };
@@ -135,14 +139,14 @@ undo:
 	return -ENOMEM;
 }
 
-static void xa_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
+void shr_info_xa_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
 {
 	/* The kernel's behaviour: bits and counters of the id stay. */
 	(void)host;
 	(void)s;
 }
 
-static int xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
+int shr_info_xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 {
 	struct shr_host *host = memcg->host;
 
@@ -157,7 +161,7 @@ static int xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 	return 0;
 }
 
-static void xa_uninstall(struct shr_mem_cgroup *memcg, int id)
+void shr_info_xa_uninstall(struct shr_mem_cgroup *memcg, int id)
 {
 	/* Units live as long as the cgroup in this design. */
 	(void)memcg;
@@ -212,12 +216,13 @@ static bool xa_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 	return true;
 }
 
-static struct shr_shrinker_impl *xa_lookup(struct shr_mem_cgroup *memcg, int id)
+struct shr_shrinker_impl *shr_info_xa_lookup(struct shr_mem_cgroup *memcg, int id)
 {
 	return shr_idr_find(&memcg->host->shrinker_idr, (unsigned long)id);
 }
 
-static long xa_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+long shr_info_xa_xchg_deferred(struct shr_mem_cgroup *memcg, int nid,
+			       struct shr_shrinker_impl *s)
 {
 	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
 
@@ -226,8 +231,8 @@ static long xa_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_s
 	return atomic_exchange(&unit->nr_deferred[s->id % SHR_UNIT_BITS], 0);
 }
 
-static long xa_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
-			    long nr)
+long shr_info_xa_add_deferred(struct shr_mem_cgroup *memcg, int nid,
+			      struct shr_shrinker_impl *s, long nr)
 {
 	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
 
@@ -238,7 +243,8 @@ static long xa_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_sh
 	return atomic_fetch_add(&unit->nr_deferred[s->id % SHR_UNIT_BITS], nr) + nr;
 }
 
-static long xa_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+long shr_info_xa_read_deferred(struct shr_mem_cgroup *memcg, int nid,
+			       struct shr_shrinker_impl *s)
 {
 	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
 
@@ -253,8 +259,8 @@ static bool unit_has_deferred(struct shr_info_unit *unit)
 	return false;
 }
 
-static void xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
-				 struct shr_mem_cgroup *parent)
+void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
+				   struct shr_mem_cgroup *parent)
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct shr_info_unit *unit, *punit;
@@ -278,7 +284,8 @@ static void xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *m
 	}
 }
 
-static void xa_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc)
+void shr_info_xa_bytes(struct shr_mem_cgroup *memcg, int nid,
+		       struct shr_memcg_bookkeeping *acc)
 {
 	struct shr_host *host = memcg->host;
 	struct shr_xarray *xa = units_of(memcg, nid);
@@ -297,22 +304,22 @@ static void xa_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_boo
 
 const struct shr_info_ops shr_info_xarray_ops = {
 	.name = "xarray",
-	.memcg_node_size = sizeof(struct shr_xarray),
-	.host_init = xa_host_init,
-	.host_exit = xa_host_exit,
-	.memcg_online = xa_memcg_online,
-	.memcg_free = xa_memcg_free,
-	.reparent_deferred = xa_reparent_deferred,
-	.shrinker_add = xa_shrinker_add,
-	.shrinker_remove = xa_shrinker_remove,
-	.install = xa_install,
-	.uninstall = xa_uninstall,
+	.memcg_node_size = SHR_INFO_XA_NODE_SIZE,
+	.host_init = shr_info_xa_host_init,
+	.host_exit = shr_info_xa_host_exit,
+	.memcg_online = shr_info_xa_memcg_online,
+	.memcg_free = shr_info_xa_memcg_free,
+	.reparent_deferred = shr_info_xa_reparent_deferred,
+	.shrinker_add = shr_info_xa_shrinker_add,
+	.shrinker_remove = shr_info_xa_shrinker_remove,
+	.install = shr_info_xa_install,
+	.uninstall = shr_info_xa_uninstall,
 	.set_bit = xa_set_bit,
 	.next_bit = xa_next_bit,
 	.clear_bit = xa_clear_bit,
-	.lookup = xa_lookup,
-	.xchg_deferred = xa_xchg_deferred,
-	.add_deferred = xa_add_deferred,
-	.read_deferred = xa_read_deferred,
-	.bytes = xa_bytes,
+	.lookup = shr_info_xa_lookup,
+	.xchg_deferred = shr_info_xa_xchg_deferred,
+	.add_deferred = shr_info_xa_add_deferred,
+	.read_deferred = shr_info_xa_read_deferred,
+	.bytes = shr_info_xa_bytes,
 };

@@ -343,11 +343,19 @@ static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
 
 	(void)state;
 	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
-	/* First count EMPTY, recount finds 3: freed by the second call. */
+	/* First count EMPTY, recount finds 3: freed by the second call. With
+	 * no bits there is no recount; the next walk calls the shrinker anyway
+	 * and frees them. */
 	a->objects[ino][0] = 3;
 	a->empty_first_counts = 1;
-	assert_int_equal(shrink(host, 0, cg, 0), 3);
-	assert_int_equal(a->count_calls, 2);
+	if (bits) {
+		assert_int_equal(shrink(host, 0, cg, 0), 3);
+		assert_int_equal(a->count_calls, 2);
+	} else {
+		assert_int_equal(shrink(host, 0, cg, 0), 0);
+		assert_int_equal(a->count_calls, 1);
+		assert_int_equal(shrink(host, 0, cg, 0), 3);
+	}
 	/* Now empty for real: the bit goes (two counts), then no more calls. */
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	a->count_calls = 0;
