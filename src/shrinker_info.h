@@ -92,6 +92,9 @@ const struct shr_info_ops *shr_info_ops_for(enum shr_design design);
 
 /* Designs. */
 extern const struct shr_info_ops shr_info_xarray_ops;
+extern const struct shr_info_ops shr_info_prealloc_ops;
+extern const struct shr_info_ops shr_info_array_ondemand_ops;
+extern const struct shr_info_ops shr_info_flat_ops;
 
 /* Helpers shared by the designs (shrinker_info.c). */
 
