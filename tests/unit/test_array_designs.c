@@ -63,7 +63,7 @@ static unsigned long probe_scan(struct shr_shrinker *s, struct shr_shrink_contro
 	return (unsigned long)take;
 }
 
-static struct probe *probe_new(struct shr_host *host, unsigned int flags)
+static struct probe *probe_alloc(struct shr_host *host, unsigned int flags)
 {
 	struct probe *p = calloc(1, sizeof(*p));
 
@@ -74,6 +74,13 @@ static struct probe *probe_new(struct shr_host *host, unsigned int flags)
 	p->s->scan_objects = probe_scan;
 	p->s->private_data = p;
 	p->zero_when_empty = true;
+	return p;
+}
+
+static struct probe *probe_new(struct shr_host *host, unsigned int flags)
+{
+	struct probe *p = probe_alloc(host, flags);
+
 	assert_int_equal(shr_shrinker_register(p->s), 0);
 	return p;
 }
@@ -262,8 +269,8 @@ static void test_array_ondemand_allocates_units_only_on_install(void **state)
 /* The race: one thread registers shrinkers across many unit boundaries
  * (each growth copies every cgroup's pointers), the other installs units
  * and sets bits of the shrinkers registered so far on many cgroups. */
-#define RACE_CG 24
-#define RACE_SHRINKERS 640
+#define RACE_CG 64
+#define RACE_SHRINKERS (64 * 48)
 
 struct race {
 	struct shr_host *host;
@@ -280,8 +287,10 @@ static void *race_register(void *arg)
 	struct race *r = arg;
 
 	shr_thread_register();
+	/* Allocated only (registered after the race): ids come fast, so
+	 * growths come often. */
 	for (int i = 0; i < RACE_SHRINKERS; i++) {
-		r->p[i] = probe_new(r->host, SHR_SHRINKER_MEMCG_AWARE);
+		r->p[i] = probe_alloc(r->host, SHR_SHRINKER_MEMCG_AWARE);
 		atomic_store_explicit(&r->ready, i + 1, memory_order_release);
 	}
 	shr_thread_unregister();
@@ -292,7 +301,7 @@ static void *race_install(void *arg)
 {
 	struct race *r = arg;
 	struct shr_rng rng;
-	int ready;
+	int ready, c = 0;
 
 	shr_thread_register();
 	shr_rng_init(&rng, 7);
@@ -300,10 +309,11 @@ static void *race_install(void *arg)
 		ready = atomic_load_explicit(&r->ready, memory_order_acquire);
 		if (!ready)
 			continue;
-		for (int k = 0; k < 16; k++) {
-			int c = (int)shr_rng_below(&rng, RACE_CG);
-			/* Mostly the newest shrinkers: their units are fresh. */
-			int i = ready - 1 - (int)shr_rng_below(&rng, ready < 70 ? (uint64_t)ready : 70);
+		for (int k = 0; k < 16; k++, c = (c + 1) % RACE_CG) {
+			/* The newest shrinkers, cgroups in turn: installs of the
+			 * newest unit are still going on when the next growth
+			 * copies the arrays. */
+			int i = ready - 1 - (int)shr_rng_below(&rng, ready < 8 ? (uint64_t)ready : 8);
 
 			if (shr_set_shrinker_bit(r->cgs[c], 0, r->p[i]->s)) {
 				r->errors++;
@@ -331,6 +341,8 @@ static void test_array_ondemand_install_racing_registration_loses_nothing(void *
 	assert_int_equal(pthread_create(&ins, NULL, race_install, r), 0);
 	pthread_join(reg, NULL);
 	pthread_join(ins, NULL);
+	for (int i = 0; i < RACE_SHRINKERS; i++)
+		assert_int_equal(shr_shrinker_register(r->p[i]->s), 0);
 	assert_int_equal(r->errors, 0);
 	assert_true(r->sets > 0);
 	for (int c = 0; c < RACE_CG; c++) {
