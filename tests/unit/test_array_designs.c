@@ -276,6 +276,7 @@ struct race {
 	struct shr_host *host;
 	struct shr_mem_cgroup *cgs[RACE_CG];
 	struct probe *p[RACE_SHRINKERS];
+	int nr_shrinkers;
 	atomic_int ready;
 	bool set[RACE_CG][RACE_SHRINKERS];
 	unsigned long sets;
@@ -289,7 +290,7 @@ static void *race_register(void *arg)
 	shr_thread_register();
 	/* Allocated only (registered after the race): ids come fast, so
 	 * growths come often. */
-	for (int i = 0; i < RACE_SHRINKERS; i++) {
+	for (int i = 0; i < r->nr_shrinkers; i++) {
 		r->p[i] = probe_alloc(r->host, SHR_SHRINKER_MEMCG_AWARE);
 		atomic_store_explicit(&r->ready, i + 1, memory_order_release);
 	}
@@ -322,26 +323,26 @@ static void *race_install(void *arg)
 			r->set[c][i] = true;
 			r->sets++;
 		}
-	} while (ready < RACE_SHRINKERS);
+	} while (ready < r->nr_shrinkers);
 	shr_thread_unregister();
 	return NULL;
 }
 
-static void test_array_ondemand_install_racing_registration_loses_nothing(void **state)
+static void race_run(enum shr_design design, int nr_shrinkers)
 {
 	struct race *r = calloc(1, sizeof(*r));
 	pthread_t reg, ins;
 	unsigned long missing = 0;
 
-	(void)state;
 	assert_non_null(r);
-	r->host = host_of(SHR_DESIGN_ARRAY_ONDEMAND, 1, true, false, 0);
+	r->nr_shrinkers = nr_shrinkers;
+	r->host = host_of(design, 1, true, false, 0);
 	mkcgs(r->host, r->cgs, RACE_CG);
 	assert_int_equal(pthread_create(&reg, NULL, race_register, r), 0);
 	assert_int_equal(pthread_create(&ins, NULL, race_install, r), 0);
 	pthread_join(reg, NULL);
 	pthread_join(ins, NULL);
-	for (int i = 0; i < RACE_SHRINKERS; i++)
+	for (int i = 0; i < r->nr_shrinkers; i++)
 		assert_int_equal(shr_shrinker_register(r->p[i]->s), 0);
 	assert_int_equal(r->errors, 0);
 	assert_true(r->sets > 0);
@@ -349,7 +350,7 @@ static void test_array_ondemand_install_racing_registration_loses_nothing(void *
 		unsigned long ino = shr_mem_cgroup_ino(r->cgs[c]);
 
 		shrink(r->host, 0, r->cgs[c], 0);
-		for (int i = 0; i < RACE_SHRINKERS; i++) {
+		for (int i = 0; i < r->nr_shrinkers; i++) {
 			int called = atomic_load(&r->p[i]->called[ino]);
 
 			if (r->set[c][i] && !called)
@@ -358,14 +359,27 @@ static void test_array_ondemand_install_racing_registration_loses_nothing(void *
 			assert_true(r->set[c][i] || !called);
 		}
 	}
-	printf("# %lu bits set during %d registrations, %lu lost\n", r->sets, RACE_SHRINKERS,
-	       missing);
+	printf("# %s: %lu bits set during %d registrations, %lu lost\n", shr_design_name(design),
+	       r->sets, r->nr_shrinkers, missing);
 	assert_int_equal(missing, 0);
-	for (int i = 0; i < RACE_SHRINKERS; i++)
+	for (int i = 0; i < r->nr_shrinkers; i++)
 		probe_free(r->p[i]);
 	rmcgs(r->cgs, RACE_CG);
 	host_done(r->host);
 	free(r);
+}
+
+static void test_array_ondemand_install_racing_registration_loses_nothing(void **state)
+{
+	(void)state;
+	race_run(SHR_DESIGN_ARRAY_ONDEMAND, RACE_SHRINKERS);
+}
+
+/* flat: set_bit racing with the copy of every map (one growth per id). */
+static void test_flat_set_bit_racing_growth_loses_nothing(void **state)
+{
+	(void)state;
+	race_run(SHR_DESIGN_FLAT, 512);
 }
 
 /* flat: one expansion per new id by default (as in 6.6), every cgroup's map
@@ -562,6 +576,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_prealloc_growth_reallocates_every_cgroup_node),
 		cmocka_unit_test(test_array_ondemand_allocates_units_only_on_install),
 		cmocka_unit_test(test_array_ondemand_install_racing_registration_loses_nothing),
+		cmocka_unit_test(test_flat_set_bit_racing_growth_loses_nothing),
 		cmocka_unit_test(test_flat_grows_once_per_new_id_and_batch_divides),
 		cmocka_unit_test(test_flat_growth_keeps_bits_and_deferred_work),
 		cmocka_unit_test(test_nonslab_ids_plain_registration_touches_only_the_root),
