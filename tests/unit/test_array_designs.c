@@ -382,6 +382,95 @@ static void test_flat_set_bit_racing_growth_loses_nothing(void **state)
 	race_run(SHR_DESIGN_FLAT, 512);
 }
 
+/*
+ * flat: deferred work added by reclaim while every map is being copied (one
+ * growth per id) is neither lost nor counted twice. Each probe reports 2^40
+ * objects with a batch no scan reaches, so each call at priority 12 takes
+ * the deferred work out and gives it back plus exactly 2^29.
+ */
+#define DEF_CG 8
+#define DEF_PROBES 4
+#define DEF_CALLS 2000
+
+struct def_race {
+	struct shr_host *host;
+	struct shr_mem_cgroup *cgs[DEF_CG];
+	struct probe *p[DEF_PROBES];
+	struct shr_shrinker *ids[512];
+	atomic_bool done;
+	int errors;
+};
+
+static void *def_register(void *arg)
+{
+	struct def_race *r = arg;
+
+	shr_thread_register();
+	for (int i = 0; i < 512; i++)
+		if (shr_shrinker_alloc(r->host, SHR_SHRINKER_MEMCG_AWARE, NULL, &r->ids[i]))
+			r->errors++;
+	atomic_store(&r->done, true);
+	shr_thread_unregister();
+	return NULL;
+}
+
+static void *def_reclaim(void *arg)
+{
+	struct def_race *r = arg;
+	unsigned long freed;
+
+	shr_thread_register();
+	for (int n = 0; n < DEF_CALLS && !atomic_load(&r->done); n++)
+		for (int c = 0; c < DEF_CG; c++)
+			if (shr_shrink_slab(r->host, 0, r->cgs[c], 12, &freed))
+				r->errors++;
+	shr_thread_unregister();
+	return NULL;
+}
+
+static void test_flat_deferred_work_racing_growth_is_conserved(void **state)
+{
+	struct def_race *r = calloc(1, sizeof(*r));
+	pthread_t reg, rec;
+	unsigned long calls = 0;
+
+	(void)state;
+	assert_non_null(r);
+	r->host = host_of(SHR_DESIGN_FLAT, 1, true, false, 0);
+	mkcgs(r->host, r->cgs, DEF_CG);
+	for (int i = 0; i < DEF_PROBES; i++) {
+		r->p[i] = probe_alloc(r->host, SHR_SHRINKER_MEMCG_AWARE);
+		r->p[i]->s->batch = 1L << 62;
+		for (int c = 0; c < DEF_CG; c++) {
+			r->p[i]->objects[shr_mem_cgroup_ino(r->cgs[c])][0] = 1L << 40;
+			assert_int_equal(shr_set_shrinker_bit(r->cgs[c], 0, r->p[i]->s), 0);
+		}
+		assert_int_equal(shr_shrinker_register(r->p[i]->s), 0);
+	}
+	assert_int_equal(pthread_create(&rec, NULL, def_reclaim, r), 0);
+	assert_int_equal(pthread_create(&reg, NULL, def_register, r), 0);
+	pthread_join(reg, NULL);
+	pthread_join(rec, NULL);
+	assert_int_equal(r->errors, 0);
+	for (int i = 0; i < DEF_PROBES; i++) {
+		for (int c = 0; c < DEF_CG; c++) {
+			long n = atomic_load(&r->p[i]->called[shr_mem_cgroup_ino(r->cgs[c])]);
+
+			calls += (unsigned long)n;
+			assert_int_equal(shr_shrinker_nr_deferred(r->p[i]->s, r->cgs[c], 0),
+					 n * (1L << 29));
+		}
+	}
+	printf("# %lu calls deferred work during 512 growths\n", calls);
+	assert_true(calls > 0);
+	free_all(r->ids, 512);
+	for (int i = 0; i < DEF_PROBES; i++)
+		probe_free(r->p[i]);
+	rmcgs(r->cgs, DEF_CG);
+	host_done(r->host);
+	free(r);
+}
+
 /* flat: one expansion per new id by default (as in 6.6), every cgroup's map
  * reallocated each time; expand_batch=N divides the expansions by N. */
 static void check_flat_expansions(unsigned int batch, unsigned long want_expansions,
@@ -577,6 +666,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_array_ondemand_allocates_units_only_on_install),
 		cmocka_unit_test(test_array_ondemand_install_racing_registration_loses_nothing),
 		cmocka_unit_test(test_flat_set_bit_racing_growth_loses_nothing),
+		cmocka_unit_test(test_flat_deferred_work_racing_growth_is_conserved),
 		cmocka_unit_test(test_flat_grows_once_per_new_id_and_batch_divides),
 		cmocka_unit_test(test_flat_growth_keeps_bits_and_deferred_work),
 		cmocka_unit_test(test_nonslab_ids_plain_registration_touches_only_the_root),
