@@ -53,9 +53,14 @@ struct arr_info {
 
 /* Per-node area of array-ondemand; prealloc's is the pointer alone. */
 struct arr_node {
-	struct arr_info *SHR_RCU info; /* first: shared with prealloc */
-	pthread_spinlock_t lock;       /* install vs growth, see above */
-	bool lock_ready;               /* Sync: online/free (single writer) */
+	/* First: prealloc's area is this pointer alone. Sync: RCU; written
+	 * under shrinker_mutex (online, growth; growth also holds @lock), or
+	 * by memcg_free with no reader left. */
+	struct arr_info *SHR_RCU info;
+	/* Install vs growth (see above). Sync: initialised at online before
+	 * @info is published, destroyed at free. */
+	pthread_spinlock_t lock;
+	bool lock_ready; /* Sync: online (shrinker_mutex) and free only */
 };
 
 static bool ondemand(const struct shr_host *host)

@@ -413,6 +413,8 @@ static void flat_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_b
 
 const struct shr_info_ops shr_info_flat_ops = {
 	.name = "flat",
+	/* The per-node area is the map pointer. Sync: RCU; written under
+	 * shrinker_mutex (online, growth) or by memcg_free with no reader. */
 	.memcg_node_size = sizeof(struct flat_info *),
 	.host_init = flat_host_init,
 	.host_exit = flat_host_exit,

@@ -99,6 +99,8 @@ int shr_grow_reparent_slot(struct shr_mem_cgroup *memcg, struct shr_mem_cgroup *
  * it comes from malloc; if malloc fails the retire waits for a grace period
  * and frees at once, as kvfree_rcu's fallback does.
  */
+/* Sync: built by one registration under shrinker_mutex, then owned by the
+ * RCU callback. */
 struct shr_retire {
 	struct rcu_head rcu;
 	struct shr_slab_allocator *slab;
