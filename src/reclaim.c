@@ -325,7 +325,9 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
 	ret = do_shrink_slab(sc, s, priority);
 	if (ret == SHR_SHRINK_EMPTY)
 		return 0;
-	ops->set_bit(sc->memcg, sc->nid, id);
+	/* set_bit takes the shrinker's own id, @id is in the cgroup's id space
+	 * (they differ with nonslab_ids). */
+	ops->set_bit(sc->memcg, sc->nid, s->id);
 	return ret;
 }
 

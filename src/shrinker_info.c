@@ -15,6 +15,12 @@ const struct shr_info_ops *shr_info_ops_for(enum shr_design design)
 		return &shr_info_xarray_ops;
 	case SHR_DESIGN_NOBITMAP:
 		return &shr_info_nobitmap_ops;
+	case SHR_DESIGN_PREALLOC:
+		return &shr_info_prealloc_ops;
+	case SHR_DESIGN_ARRAY_ONDEMAND:
+		return &shr_info_array_ondemand_ops;
+	case SHR_DESIGN_FLAT:
+		return &shr_info_flat_ops;
 	default:
 		return NULL;
 	}

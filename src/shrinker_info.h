@@ -33,6 +33,11 @@
  *   next_bit / lookup       inside an RCU read-side section (the caller's).
  *   *_deferred              any thread; the cgroup is pinned.
  *   bytes                   the cgroup is pinned.
+ *
+ * Id spaces: install, uninstall and set_bit take the shrinker's own id
+ * (s->id, what list_lrus copy). next_bit, clear_bit and lookup work in the
+ * cgroup's id space, which is the same except with nonslab_ids (a non-root
+ * cgroup then numbers only NONSLAB shrinkers, in a second id space).
  */
 #ifndef SHR_SHRINKER_INFO_H
 #define SHR_SHRINKER_INFO_H
@@ -106,6 +111,9 @@ const struct shr_info_ops *shr_info_ops_for(enum shr_design design);
 /* Designs. */
 extern const struct shr_info_ops shr_info_xarray_ops;
 extern const struct shr_info_ops shr_info_nobitmap_ops;
+extern const struct shr_info_ops shr_info_prealloc_ops;
+extern const struct shr_info_ops shr_info_array_ondemand_ops;
+extern const struct shr_info_ops shr_info_flat_ops;
 
 /* Helpers shared by the designs (shrinker_info.c). */
 

@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Designs "prealloc" (mainline 6.7+) and "array-ondemand": per cgroup and
+ * node a shrinker_info = header (rcu_head, map_nr_max) + an array of
+ * map_nr_max / 64 pointers to units (64 deferred counters + a map word).
+ *
+ *   prealloc        every unit is allocated when the cgroup comes online
+ *                   and when growth adds indices (alloc/expand_shrinker_info).
+ *   array-ondemand  non-root units are allocated by install() only (the
+ *                   cgroup got a list on the shrinker's list_lru, or
+ *                   shr_set_shrinker_bit()); the root still gets every unit
+ *                   at registration (global reclaim keeps its deferred work
+ *                   there). A NULL slot is a unit never installed.
+ *
+ * Invariants
+ *  - Each (cgroup, node) info covers shr_grow_memcg_nr_max() ids once the
+ *    cgroup is online (NULL before); growth replaces it by a bigger one with
+ *    the same unit pointers (units are shared, never copied or moved) and
+ *    frees the old header after a grace period. Units live until the cgroup
+ *    is freed.
+ *  - The root never gets bits.
+ *
+ * Concurrency
+ *  - Info pointers: RCU. Writers hold shrinker_mutex (online, growth);
+ *    memcg_free runs when no reader can reach the cgroup. A reader on a
+ *    stale info reaches the same units, so bits and counters written through
+ *    it stay visible.
+ *  - array-ondemand, the install/growth race: growth copies slot pointers
+ *    from the old info; an install storing into the old info after that copy
+ *    would be lost. Both run under the per-(cgroup, node) spinlock
+ *    (struct arr_node.lock, lock order level 4): growth copies and publishes
+ *    the new info inside it, install re-reads the current info inside it.
+ *    So the install lands either in the old info before the copy (copied) or
+ *    in the new one. A thread that installed then set a bit re-reads the
+ *    info pointer after its own install, so it sees that info or a newer one
+ *    (read-read coherence), which has the unit.
+ *  - Slot stores in array-ondemand are release stores (the unit is zeroed
+ *    first), paired with the acquire loads of readers (unit_load()).
+ *  - set_bit: full barrier, then atomic or (shr_info_unit_set_bit()), paired
+ *    with reclaim's barrier between clear_bit and its recount.
+ */
+#include <stddef.h>
+
+#include "shrinker_info_grow.h"
+
+struct arr_info {
+	struct rcu_head rcu; /* layout of the kernel's header; see shr_retire */
+	int map_nr_max;      /* Sync: immutable after publication */
+	/* Sync: prealloc: written before publication; array-ondemand: release
+	 * stores under arr_node.lock, acquire loads (unit_load()). */
+	struct shr_info_unit *unit[];
+};
+
+/* Per-node area of array-ondemand; prealloc's is the pointer alone. */
+struct arr_node {
+	/* First: prealloc's area is this pointer alone. Sync: RCU; written
+	 * under shrinker_mutex (online, growth; growth also holds @lock), or
+	 * by memcg_free with no reader left. */
+	struct arr_info *SHR_RCU info;
+	/* Install vs growth (see above). Sync: initialised at online before
+	 * @info is published, destroyed at free. */
+	pthread_spinlock_t lock;
+	bool lock_ready; /* Sync: online (shrinker_mutex) and free only */
+};
+
+static bool ondemand(const struct shr_host *host)
+{
+	return host->params.design == SHR_DESIGN_ARRAY_ONDEMAND;
+}
+
+static struct arr_info **info_slot(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_memcg_info_area(memcg, nid);
+}
+
+static struct arr_node *node_of(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_memcg_info_area(memcg, nid);
+}
+
+static size_t info_size(int nr_max)
+{
+	return offsetof(struct arr_info, unit) +
+	       (size_t)(nr_max / SHR_UNIT_BITS) * sizeof(struct shr_info_unit *);
+}
+
+static int nr_units(const struct arr_info *info)
+{
+	return info->map_nr_max / SHR_UNIT_BITS;
+}
+
+static struct shr_info_unit *unit_load(struct arr_info *info, int i)
+{
+	return __atomic_load_n(&info->unit[i], __ATOMIC_ACQUIRE);
+}
+
+/* The info of (memcg, nid) as readers see it (RCU held). */
+static struct arr_info *info_deref(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_rcu_dereference(*info_slot(memcg, nid));
+}
+
+/* The info as its writers see it (shrinker_mutex held, or no readers). */
+static struct arr_info *info_protected(struct shr_mem_cgroup *memcg, int nid)
+{
+	return __atomic_load_n(info_slot(memcg, nid), __ATOMIC_RELAXED);
+}
+
+static int step_of(const struct shr_host *host)
+{
+	if (ondemand(host))
+		return SHR_UNIT_BITS;
+	/* expand_batch ids, rounded up to whole units (a multiple of 64). */
+	return (int)((host->params.expand_batch + SHR_UNIT_BITS - 1) / SHR_UNIT_BITS) *
+	       SHR_UNIT_BITS;
+}
+
+static int arr_host_init(struct shr_host *host)
+{
+	int ret = shr_info_units_init(host);
+
+	if (ret)
+		return ret;
+	ret = shr_grow_host_init(host);
+	if (ret)
+		shr_info_units_exit(host);
+	return ret;
+}
+
+static void arr_host_exit(struct shr_host *host)
+{
+	shr_grow_host_exit(host);
+	shr_info_units_exit(host);
+}
+
+static struct arr_info *info_alloc(struct shr_host *host, int nid, int nr_max)
+{
+	struct arr_info *info;
+
+	info = shr_kvmalloc_node(host->slab, info_size(nr_max), SHR_GFP_KERNEL | SHR_GFP_ZERO,
+				 nid);
+	if (info)
+		info->map_nr_max = nr_max;
+	return info;
+}
+
+/* Fill unpublished slots [from, to) with zeroed units; all or nothing. */
+static int units_fill(struct shr_host *host, struct arr_info *info, int nid, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		info->unit[i] = shr_info_unit_alloc(host, nid, SHR_GFP_KERNEL);
+		if (!info->unit[i]) {
+			for (int j = from; j < i; j++) {
+				shr_info_unit_free(host, info->unit[j]);
+				info->unit[j] = NULL;
+			}
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void info_free_all(struct shr_host *host, struct arr_info *info)
+{
+	for (int i = 0; i < nr_units(info); i++)
+		shr_info_unit_free(host, info->unit[i]);
+	shr_kvfree(host->slab, info);
+}
+
+/* Whether (memcg) gets units when its arrays are allocated or grown. */
+static bool gets_units(struct shr_mem_cgroup *memcg)
+{
+	return !ondemand(memcg->host) || shr_memcg_is_root(memcg);
+}
+
+static void arr_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct arr_info *info = info_protected(memcg, nid);
+
+		if (info)
+			info_free_all(host, info);
+		__atomic_store_n(info_slot(memcg, nid), NULL, __ATOMIC_RELAXED);
+		if (ondemand(host) && node_of(memcg, nid)->lock_ready) {
+			pthread_spin_destroy(&node_of(memcg, nid)->lock);
+			node_of(memcg, nid)->lock_ready = false;
+		}
+	}
+}
+
+/* alloc_shrinker_info(). shrinker_mutex held. */
+static int arr_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	int nr_max = shr_grow_memcg_nr_max(memcg);
+
+	for (int nid = 0; ondemand(host) && nid < host->nr_nodes; nid++) {
+		if (!node_of(memcg, nid)->lock_ready) {
+			pthread_spin_init(&node_of(memcg, nid)->lock, PTHREAD_PROCESS_PRIVATE);
+			node_of(memcg, nid)->lock_ready = true;
+		}
+	}
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct arr_info *info = info_alloc(host, nid, nr_max);
+
+		if (!info)
+			goto fail;
+		if (gets_units(memcg) && units_fill(host, info, nid, 0, nr_units(info))) {
+			shr_kvfree(host->slab, info);
+			goto fail;
+		}
+		/* Release: the zeroed units before the pointer (pairs with the
+		 * readers' dereference). */
+		shr_rcu_assign_pointer(*info_slot(memcg, nid), info);
+	}
+	return 0;
+fail:
+	/* No reader reaches a cgroup that is not online yet. */
+	arr_memcg_free(host, memcg);
+	return -ENOMEM;
+}
+
+/*
+ * expand_one_shrinker_info() for (memcg, nid). Return 0, 1 when the cgroup
+ * is not online yet (skip it), -ENOMEM (nothing of this step allocated
+ * stays). shrinker_mutex held.
+ */
+static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid,
+		      int new_nr_max, struct shr_retire **retire)
+{
+	struct arr_info *old = info_protected(memcg, nid), *new;
+	int old_units;
+
+	if (!old)
+		return 1;
+	if (new_nr_max <= old->map_nr_max)
+		return 0;
+	new = info_alloc(host, nid, new_nr_max);
+	if (!new)
+		return -ENOMEM;
+	old_units = nr_units(old);
+	if (gets_units(memcg) && units_fill(host, new, nid, old_units, nr_units(new))) {
+		shr_kvfree(host->slab, new);
+		return -ENOMEM;
+	}
+	if (ondemand(host))
+		pthread_spin_lock(&node_of(memcg, nid)->lock);
+	/* The old pointers, NULL ones included; no install can slip in
+	 * between this copy and the publication (the lock). */
+	for (int i = 0; i < old_units; i++)
+		new->unit[i] = unit_load(old, i);
+	shr_rcu_assign_pointer(*info_slot(memcg, nid), new);
+	if (ondemand(host))
+		pthread_spin_unlock(&node_of(memcg, nid)->lock);
+	atomic_fetch_add(&host->stats.arrays_reallocated, 1);
+	atomic_fetch_add(&host->stats.bytes_copied,
+			 (unsigned long)old_units * sizeof(struct shr_info_unit *));
+	shr_retire_add(host, retire, old);
+	return 0;
+}
+
+static bool in_scope(struct shr_mem_cgroup *memcg, enum shr_grow_scope scope)
+{
+	if (scope == SHR_GROW_ALL)
+		return true;
+	return shr_memcg_is_root(memcg) == (scope == SHR_GROW_ROOT);
+}
+
+/* expand_shrinker_info(): every cgroup in @scope, root first. */
+static int arr_grow(struct shr_host *host, int new_nr_max, enum shr_grow_scope scope)
+{
+	struct shr_retire *retire = NULL;
+	struct shr_mem_cgroup *memcg = NULL;
+	int ret = 0;
+
+	while ((memcg = shr_memcg_iter_all(host, memcg))) {
+		bool touched = false;
+
+		if (!in_scope(memcg, scope)) {
+			if (scope == SHR_GROW_ROOT)
+				break; /* the root came first */
+			continue;
+		}
+		for (int nid = 0; nid < host->nr_nodes; nid++) {
+			ret = expand_one(host, memcg, nid, new_nr_max, &retire);
+			if (ret)
+				break;
+			touched = true;
+		}
+		if (touched)
+			atomic_fetch_add(&host->stats.cgroups_visited_by_registration, 1);
+		if (ret < 0)
+			break;
+		ret = 0;
+	}
+	shr_mem_cgroup_iter_break(NULL, memcg);
+	shr_retire_commit(retire);
+	return ret < 0 ? -ENOMEM : 0;
+}
+
+static int arr_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+{
+	return shr_grow_shrinker_add(host, s, step_of(host), arr_grow);
+}
+
+static void arr_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
+{
+	shr_grow_shrinker_remove(host, s);
+}
+
+/* Put a zeroed unit at @index of (memcg, nid) unless one is there. */
+static int install_unit(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid, int index,
+			shr_gfp_t gfp)
+{
+	struct arr_node *node = node_of(memcg, nid);
+	struct shr_info_unit *unit, *spare = NULL;
+	struct arr_info *info;
+	bool present;
+
+	shr_rcu_read_lock();
+	info = info_deref(memcg, nid);
+	present = !info || index >= nr_units(info) || unit_load(info, index);
+	shr_rcu_read_unlock();
+	if (present)
+		return 0; /* installed, or nothing to install into (not online) */
+	unit = shr_info_unit_alloc(host, nid, gfp);
+	if (!unit)
+		return -ENOMEM;
+	pthread_spin_lock(&node->lock);
+	/* The current info: growth publishes under this lock. */
+	info = info_protected(memcg, nid);
+	if (info && index < nr_units(info) && !unit_load(info, index))
+		__atomic_store_n(&info->unit[index], unit, __ATOMIC_RELEASE);
+	else
+		spare = unit;
+	pthread_spin_unlock(&node->lock);
+	shr_info_unit_free(host, spare);
+	return 0;
+}
+
+static int arr_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
+{
+	struct shr_host *host = memcg->host;
+	int slot;
+
+	if (!ondemand(host) || shr_memcg_is_root(memcg))
+		return 0; /* prealloc: every unit is there already */
+	slot = shr_grow_slot(memcg, id);
+	if (slot < 0)
+		return 0;
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		int ret = install_unit(host, memcg, nid, slot / SHR_UNIT_BITS, gfp);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void arr_uninstall(struct shr_mem_cgroup *memcg, int id)
+{
+	/* Units live as long as the cgroup. */
+	(void)memcg;
+	(void)id;
+}
+
+/* The unit of @slot in (memcg, nid), or NULL. RCU held. */
+static struct shr_info_unit *unit_of(struct shr_mem_cgroup *memcg, int nid, int slot)
+{
+	struct arr_info *info = info_deref(memcg, nid);
+
+	if (!info || slot < 0 || slot >= info->map_nr_max)
+		return NULL;
+	return unit_load(info, slot / SHR_UNIT_BITS);
+}
+
+static void arr_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	struct shr_info_unit *unit;
+	int slot;
+
+	if (id < 0 || shr_memcg_is_root(memcg))
+		return;
+	slot = shr_grow_slot(memcg, id);
+	shr_rcu_read_lock();
+	unit = unit_of(memcg, nid, slot);
+	if (unit)
+		shr_info_unit_set_bit(unit, slot % SHR_UNIT_BITS);
+	shr_rcu_read_unlock();
+}
+
+static int arr_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
+			struct shr_walk_counts *wc)
+{
+	struct arr_info *info = info_deref(memcg, nid);
+	int start = shr_grow_slot_from_pos(memcg, pos);
+
+	if (!info)
+		return -1;
+	/* Every slot up to map_nr_max is looked at: an empty cgroup's walk
+	 * costs shrinker_nr_max / 64 units in prealloc. */
+	for (int i = start / SHR_UNIT_BITS; i < nr_units(info); i++) {
+		struct shr_info_unit *unit = unit_load(info, i);
+		unsigned long bits;
+
+		if (!unit)
+			continue;
+		wc->units++;
+		wc->words++;
+		bits = atomic_load_explicit(&unit->map, memory_order_relaxed);
+		if (i == start / SHR_UNIT_BITS)
+			bits &= ~0UL << (start % SHR_UNIT_BITS);
+		if (bits)
+			return shr_grow_id_of_slot(memcg, i * SHR_UNIT_BITS + __builtin_ctzl(bits));
+	}
+	return -1;
+}
+
+static bool arr_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	struct shr_info_unit *unit;
+	int slot = shr_grow_slot(memcg, id);
+
+	shr_rcu_read_lock();
+	unit = unit_of(memcg, nid, slot);
+	if (unit)
+		atomic_fetch_and_explicit(&unit->map, ~(1UL << (slot % SHR_UNIT_BITS)),
+					  memory_order_relaxed);
+	shr_rcu_read_unlock();
+	return true;
+}
+
+static struct shr_shrinker_impl *arr_lookup(struct shr_mem_cgroup *memcg, int id)
+{
+	return shr_grow_lookup(memcg, id);
+}
+
+static atomic_long *counter_of(struct shr_mem_cgroup *memcg, int nid,
+			       struct shr_shrinker_impl *s)
+{
+	int slot = shr_grow_slot_of(memcg, s);
+	struct shr_info_unit *unit = unit_of(memcg, nid, slot);
+
+	/* No unit (array-ondemand): the cgroup never held objects of this
+	 * shrinker; the work has nowhere to go, as in the xarray design. */
+	return unit ? &unit->nr_deferred[slot % SHR_UNIT_BITS] : NULL;
+}
+
+static long arr_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = counter_of(memcg, nid, s);
+	if (c)
+		ret = atomic_exchange(c, 0);
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+static long arr_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
+			     long nr)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = counter_of(memcg, nid, s);
+	if (c)
+		ret = atomic_fetch_add(c, nr) + nr;
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+static long arr_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = counter_of(memcg, nid, s);
+	if (c)
+		ret = atomic_load(c);
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+/* The parent's unit for @pslot, installing it in array-ondemand. */
+static struct shr_info_unit *parent_unit(struct shr_host *host, struct shr_mem_cgroup *parent,
+					 int nid, int pslot)
+{
+	struct arr_info *pinfo = info_protected(parent, nid);
+
+	if (!pinfo || pslot < 0 || pslot >= pinfo->map_nr_max)
+		return NULL;
+	if (!unit_load(pinfo, pslot / SHR_UNIT_BITS) &&
+	    install_unit(host, parent, nid, pslot / SHR_UNIT_BITS, SHR_GFP_KERNEL))
+		return NULL; /* out of memory: the work is dropped */
+	/* Growth cannot run (shrinker_mutex held): pinfo is still current. */
+	return unit_load(pinfo, pslot / SHR_UNIT_BITS);
+}
+
+/* reparent_shrinker_deferred(). shrinker_mutex held. */
+static void arr_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
+				  struct shr_mem_cgroup *parent)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct arr_info *cinfo = info_protected(memcg, nid);
+
+		for (int i = 0; cinfo && i < nr_units(cinfo); i++) {
+			struct shr_info_unit *cu = unit_load(cinfo, i);
+
+			for (int off = 0; cu && off < SHR_UNIT_BITS; off++) {
+				long nr = atomic_load(&cu->nr_deferred[off]);
+				struct shr_info_unit *pu;
+				int pslot;
+
+				if (!nr)
+					continue;
+				pslot = shr_grow_reparent_slot(memcg, parent, i * SHR_UNIT_BITS + off);
+				pu = parent_unit(host, parent, nid, pslot);
+				if (pu)
+					atomic_fetch_add(&pu->nr_deferred[pslot % SHR_UNIT_BITS], nr);
+			}
+		}
+	}
+}
+
+static void arr_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc)
+{
+	struct shr_host *host = memcg->host;
+	struct arr_info *info;
+	unsigned long nr = 0;
+
+	shr_rcu_read_lock();
+	info = info_deref(memcg, nid);
+	if (info) {
+		for (int i = 0; i < nr_units(info); i++)
+			if (unit_load(info, i))
+				nr++;
+		acc->container_bytes += shr_ksize(host->slab, info);
+	}
+	shr_rcu_read_unlock();
+	acc->nr_units += nr;
+	acc->unit_bytes += nr * shr_info_unit_bytes(host);
+	acc->inline_bytes += host->info_node_size;
+}
+
+const struct shr_info_ops shr_info_prealloc_ops = {
+	.name = "prealloc",
+	.memcg_node_size = sizeof(struct arr_info *),
+	.host_init = arr_host_init,
+	.host_exit = arr_host_exit,
+	.memcg_online = arr_memcg_online,
+	.memcg_free = arr_memcg_free,
+	.reparent_deferred = arr_reparent_deferred,
+	.shrinker_add = arr_shrinker_add,
+	.shrinker_remove = arr_shrinker_remove,
+	.install = arr_install,
+	.uninstall = arr_uninstall,
+	.set_bit = arr_set_bit,
+	.next_bit = arr_next_bit,
+	.clear_bit = arr_clear_bit,
+	.lookup = arr_lookup,
+	.xchg_deferred = arr_xchg_deferred,
+	.add_deferred = arr_add_deferred,
+	.read_deferred = arr_read_deferred,
+	.bytes = arr_bytes,
+};
+
+const struct shr_info_ops shr_info_array_ondemand_ops = {
+	.name = "array-ondemand",
+	.memcg_node_size = sizeof(struct arr_node),
+	.host_init = arr_host_init,
+	.host_exit = arr_host_exit,
+	.memcg_online = arr_memcg_online,
+	.memcg_free = arr_memcg_free,
+	.reparent_deferred = arr_reparent_deferred,
+	.shrinker_add = arr_shrinker_add,
+	.shrinker_remove = arr_shrinker_remove,
+	.install = arr_install,
+	.uninstall = arr_uninstall,
+	.set_bit = arr_set_bit,
+	.next_bit = arr_next_bit,
+	.clear_bit = arr_clear_bit,
+	.lookup = arr_lookup,
+	.xchg_deferred = arr_xchg_deferred,
+	.add_deferred = arr_add_deferred,
+	.read_deferred = arr_read_deferred,
+	.bytes = arr_bytes,
+};
