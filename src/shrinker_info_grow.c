@@ -31,6 +31,7 @@ int shr_grow_host_init(struct shr_host *host)
 	if (!ns)
 		return -ENOMEM;
 	shr_idr_init(&ns->idr, host->xa_node_cache);
+	shr_xa_init(&ns->last_owner, host->xa_node_cache, SHR_NUMA_NO_NODE, 0);
 	host->info_priv = ns;
 	return 0;
 }
@@ -42,6 +43,8 @@ void shr_grow_host_exit(struct shr_host *host)
 	if (!ns)
 		return;
 	shr_idr_destroy(&ns->idr);
+	shr_xa_destroy(&ns->last_owner);
+	pthread_mutex_destroy(&ns->last_owner.xa_lock);
 	free(ns);
 	host->info_priv = NULL;
 }
@@ -88,8 +91,14 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 		__atomic_store_n(&host->shrinker_nr_max, new_max, __ATOMIC_RELAXED);
 		grew = true;
 	}
-	if (nsid >= 0)
+	if (nsid >= 0) {
+		void *old = shr_xa_store(&ns->last_owner, (unsigned long)nsid,
+					 shr_xa_mk_value((unsigned long)s->id), SHR_GFP_KERNEL);
+
+		if (shr_xa_is_err(old))
+			goto undo;
 		__atomic_store_n(&s->info_data, (void *)(uintptr_t)(nsid + 1), __ATOMIC_RELAXED);
+	}
 	if (grew)
 		atomic_fetch_add(&host->stats.expansions, 1);
 	return 0;
@@ -182,8 +191,13 @@ int shr_grow_reparent_slot(struct shr_mem_cgroup *memcg, struct shr_mem_cgroup *
 	/* Non-root child, root parent: back to the shrinker id. */
 	shr_rcu_read_lock();
 	s = shr_idr_find(&ns->idr, (unsigned long)slot);
-	if (s)
+	if (s) {
 		id = s->id;
+	} else {
+		void *owner = shr_xa_load(&ns->last_owner, (unsigned long)slot);
+
+		id = owner ? (int)shr_xa_to_value(owner) : -1;
+	}
 	shr_rcu_read_unlock();
 	return id;
 }

@@ -26,6 +26,14 @@
 struct shr_nonslab {
 	/* nonslab id -> shrinker. Sync: updates under shrinker_mutex; RCU lookup. */
 	struct shr_idr idr;
+	/*
+	 * nonslab id -> shrinker id of its last owner (value entries), kept
+	 * after the owner is freed: a child's stale counter in a freed nonslab
+	 * slot then reparents into the root under the shrinker id it had, as
+	 * it does in the one-id-space designs (the kernel's id-reuse quirk,
+	 * reproduced in both spaces alike). Sync: shrinker_mutex.
+	 */
+	struct shr_xarray last_owner;
 	/* High-water mark of the second id space. Sync: written under
 	 * shrinker_mutex, read atomically. */
 	int nr_max;
