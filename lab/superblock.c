@@ -228,12 +228,13 @@ static int add_object(struct lab_sb *sb, struct shr_list_lru *lru, bool is_inode
 	obj->serial = serial;
 	shr_mem_cgroup_get(memcg);
 	atomic_fetch_add(&fs->nr_alive, 1);
+	/* Before the add: once on a list, a scan may free it at once. */
+	*out = obj;
 	ret = shr_list_lru_add(lru, &obj->lru, nid, memcg);
 	if (ret != 1) {
 		object_free(fs, obj, LAB_FREE_FAILED);
 		return ret < 0 ? ret : -EEXIST;
 	}
-	*out = obj;
 	return 0;
 }
 

@@ -92,8 +92,10 @@ int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
 
 /*
  * Add one object (a dentry or an inode) tagged @serial to (memcg, nid).
- * *@out is valid only while the caller knows no scan can free it (the
- * ledger hooks decide). Returns 0 or -errno (nothing left behind).
+ * *@out is written before the object goes on its list (a scan may free it
+ * at once), so it is valid only while the caller knows no scan can free it
+ * (the ledger hooks decide); meaningless on failure. Returns 0 or -errno
+ * (nothing left behind).
  */
 int lab_sb_add_object(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid,
 		      bool is_inode, unsigned long serial, struct lab_object **out);

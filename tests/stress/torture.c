@@ -85,15 +85,17 @@ static const char *const op_names[OP_NR] = {
 struct record {
 	/* (gen << GEN_SHIFT) | state. Sync: atomic; CAS moves it. */
 	_Atomic uint64_t word;
-	/* Written by the adder before ON_LIST is published (release); read
-	 * by a deleter after it saw ON_LIST (acquire). Sync: atomics. */
-	_Atomic(struct lab_object *) obj;
+	/* Written by the adder (inside lab_sb_add_object(), before the object
+	 * is on a list, so before any scan can free it and the record be
+	 * recycled); read only by the thread that moved the record out of
+	 * ON_LIST (deleter: its CAS acquires the adder's release) or at a
+	 * quiescent point. Sync: ownership via the word. */
+	struct lab_object *obj;
+	/* Written by the adder before ADDING; read by would-be deleters
+	 * before their CAS (possibly of a later generation: the CAS then
+	 * fails). Sync: atomics. */
 	atomic_int slot;
 	atomic_uint mount_gen;
-	/* The cgroup passed to the add was dying when the add returned, so
-	 * the item may have gone to an ancestor's list with the bit set on
-	 * the dying cgroup (kernel behaviour, see check_stranded()). */
-	atomic_bool via_dying;
 	/* Walk count at a quiescent point. Sync: main thread, quiescent. */
 	unsigned int seen;
 };
@@ -451,7 +453,6 @@ static void op_add(struct worker_state *ws)
 	int slot = (int)rng_below(rng, MAX_MOUNTS);
 	struct mount_slot *m = &T.mounts[slot];
 	struct shr_mem_cgroup *memcg;
-	struct lab_object *obj;
 	struct record *rec;
 	unsigned int idx;
 	uint64_t gen, expect;
@@ -484,23 +485,20 @@ static void op_add(struct worker_state *ws)
 	atomic_store_explicit(&rec->slot, slot, memory_order_relaxed);
 	atomic_store_explicit(&rec->mount_gen, m->gen, memory_order_relaxed);
 	atomic_store(&rec->word, mkword(gen, REC_ADDING));
-	ret = lab_sb_add_object(m->sb, target, nid, rng_below(rng, 2), mkserial(idx, gen), &obj);
+	ret = lab_sb_add_object(m->sb, target, nid, rng_below(rng, 2), mkserial(idx, gen),
+				&rec->obj);
 	if (ret) {
 		/* -ENOMEM is the only acceptable failure, and only with a
 		 * fault injector, which this test does not arm. */
 		violation("lab_sb_add_object: %d", ret);
 	}
-	atomic_store_explicit(&rec->obj, obj, memory_order_relaxed);
-	if (shr_mem_cgroup_is_dying(target)) {
-		atomic_store_explicit(&rec->via_dying, true, memory_order_relaxed);
-		taint_ancestors(target, nid);
-	} else {
-		atomic_store_explicit(&rec->via_dying, false, memory_order_relaxed);
-	}
 	expect = mkword(gen, REC_ADDING);
-	/* Release: pairs with the deleter's acquire load of ON_LIST, so it
-	 * sees obj/slot/mount_gen. Fails if a scan already took it. */
+	/* Release: pairs with the deleter's CAS, so it sees obj. Fails if a
+	 * scan already took it (then the record may already be recycled:
+	 * touch nothing of it any more). */
 	atomic_compare_exchange_strong(&rec->word, &expect, mkword(gen, REC_ON_LIST));
+	if (shr_mem_cgroup_is_dying(target))
+		taint_ancestors(target, nid);
 	pthread_rwlock_unlock(&m->lock);
 	shr_mem_cgroup_put(memcg);
 	ws->recent[ws->nr_recent++ % RECENT] = idx;
@@ -521,7 +519,6 @@ static void op_delete(struct worker_state *ws)
 		if (word_state(w) != REC_ON_LIST)
 			continue;
 		m = &T.mounts[atomic_load_explicit(&rec->slot, memory_order_relaxed)];
-		obj = atomic_load_explicit(&rec->obj, memory_order_relaxed);
 		pthread_rwlock_rdlock(&m->lock);
 		if (!m->sb || m->gen != atomic_load_explicit(&rec->mount_gen, memory_order_relaxed) ||
 		    !atomic_compare_exchange_strong(&rec->word, &w,
@@ -530,6 +527,7 @@ static void op_delete(struct worker_state *ws)
 			continue;
 		}
 		/* Claimed: no scan may isolate it now, so it must be on a list. */
+		obj = rec->obj;
 		ret = lab_sb_delete_object(m->sb, obj);
 		if (ret != 1)
 			violation("object %td claimed ON_LIST but shr_list_lru_del returned %d",
@@ -649,7 +647,7 @@ static enum shr_lru_status walk_count(struct shr_list_head *item, struct shr_lis
 
 static void diagnose_record(struct record *rec)
 {
-	struct lab_object *obj = atomic_load(&rec->obj);
+	struct lab_object *obj = rec->obj;
 	struct mount_slot *m = &T.mounts[atomic_load(&rec->slot)];
 
 	fprintf(stderr,
@@ -671,11 +669,10 @@ static enum shr_lru_status walk_print(struct shr_list_head *item, struct shr_lis
 
 	(void)list;
 	(void)arg;
-	fprintf(stderr, "torture: diagnosis:   holds object %td added for cgroup %lu (%s now, %s "
-			"when its add returned)\n",
-		rec - T.ledger, shr_mem_cgroup_ino(obj->memcg),
-		shr_mem_cgroup_is_online(obj->memcg) ? "online" : "offline",
-		atomic_load(&rec->via_dying) ? "dying" : "not dying");
+	fprintf(stderr, "torture: diagnosis:   holds object %td gen %" PRIu64
+			" added for cgroup %lu (%s now)\n",
+		rec - T.ledger, gen, shr_mem_cgroup_ino(obj->memcg),
+		shr_mem_cgroup_is_online(obj->memcg) ? "online" : "offline");
 	return SHR_LRU_SKIP;
 }
 
@@ -955,7 +952,7 @@ static void reset_state(void)
 	atomic_store(&T.stop, false);
 	for (unsigned int i = 0; i < LEDGER_CAP; i++) {
 		atomic_store(&T.ledger[i].word, mkword(0, REC_FREE));
-		atomic_store(&T.ledger[i].obj, NULL);
+		T.ledger[i].obj = NULL;
 		T.free_stack[i] = LEDGER_CAP - 1 - i;
 	}
 	T.nr_free = LEDGER_CAP;
