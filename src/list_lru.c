@@ -531,10 +531,24 @@ static bool lru_add_needs_lists(struct shr_list_lru *lru, struct shr_mem_cgroup 
 	       !shr_memcg_dying(memcg) && !lru_memcg_has_lists(lru, memcg);
 }
 
+/*
+ * lru_nearest_live() - @memcg, or its nearest ancestor that is not dying
+ * (the root at worst). Non-dying cgroups form an ancestor-closed set
+ * (offline refuses a cgroup with live children).
+ * Context: @memcg pinned (so are its ancestors); lockless.
+ */
+static struct shr_mem_cgroup *lru_nearest_live(struct shr_mem_cgroup *memcg)
+{
+	while (memcg && memcg->parent && shr_memcg_dying(memcg))
+		memcg = memcg->parent;
+	return memcg;
+}
+
 int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
 		     struct shr_mem_cgroup *memcg)
 {
 	struct shr_list_lru_one *l;
+	struct shr_mem_cgroup *live;
 	int err;
 
 	if (!item)
@@ -542,8 +556,18 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
 	err = lru_check(lru, nid, memcg);
 	if (err)
 		return err;
-	if (lru_add_needs_lists(lru, memcg)) {
-		err = shr_memcg_list_lru_alloc(memcg, lru, SHR_GFP_KERNEL);
+	/*
+	 * Give lists to the nearest cgroup that is not dying, not only to
+	 * @memcg: an add through a dying cgroup climbs to the first live list,
+	 * and shr_list_lru_del() climbs again later. Every cgroup the climb
+	 * passes must then be dying (dying cgroups never gain lists), or a
+	 * list created meanwhile on a live cgroup in between would divert the
+	 * del to a list that does not hold the item (it would unlink the item
+	 * under the wrong lock and leave both counts wrong).
+	 */
+	live = lru_nearest_live(memcg);
+	if (lru_add_needs_lists(lru, live)) {
+		err = shr_memcg_list_lru_alloc(live, lru, SHR_GFP_KERNEL);
 		if (err)
 			return err;
 	}

@@ -791,7 +791,16 @@ static void check_deferred_reparent(uint64_t *rng)
 static void diagnose_stranded(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg)
 {
 	unsigned long before = lab_sb_count(sb, nid, memcg), freed = 0;
-	int ret = shr_shrink_slab(T.host, nid, memcg, 0, &freed);
+	struct shr_shrinker_stats st0, st1;
+	int ret;
+
+	shr_shrinker_get_stats(sb->shrinker, &st0);
+	ret = shr_shrink_slab(T.host, nid, memcg, 0, &freed);
+	shr_shrinker_get_stats(sb->shrinker, &st1);
+	fprintf(stderr, "torture: diagnosis: shrinker calls %lu -> %lu, scanned %lu -> %lu, "
+			"deferred %ld -> %ld; nr_deferred(here) %ld\n",
+		st0.calls, st1.calls, st0.scanned, st1.scanned, st0.deferred, st1.deferred,
+		shr_shrinker_nr_deferred(sb->shrinker, memcg, nid));
 
 	fprintf(stderr,
 		"torture: diagnosis: cgroup %lu (id %d, %s) node %d holds %lu objects of "
