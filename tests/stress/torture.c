@@ -146,6 +146,9 @@ static struct {
 	/* Objects reclaim could not see for the kernel's reason (see
 	 * check_stranded()). Sync: main thread, quiescent. */
 	unsigned long stranded_known;
+	/* Reparent checks in which the child held deferred work (so the
+	 * check had something to conserve). Sync: main thread. */
+	unsigned long deferred_moved;
 	/* --strict-bits: tolerate no stranded object at all. Sync: main. */
 	bool strict_bits;
 } T;
@@ -734,19 +737,58 @@ static void check_ledger(const char *when)
 	T.checks++;
 }
 
-/* Offline one ONLINE cgroup; its deferred work must land in its parent. */
+/* Deferred work @memcg holds, all mounts and nodes. Quiescent. */
+static long deferred_total(struct shr_mem_cgroup *memcg)
+{
+	long sum = 0;
+
+	for (int s = 0; s < MAX_MOUNTS; s++)
+		if (T.mounts[s].sb)
+			for (int n = 0; n < T.cfg.params.nr_nodes; n++)
+				sum += shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, memcg, n);
+	return sum;
+}
+
+/* The untried ONLINE slot holding the most deferred work (random among
+ * equals), or -1. */
+static int pick_deferred_candidate(uint64_t *rng, const bool *tried)
+{
+	int best = -1;
+	long best_sum = -1;
+	unsigned int start = rng_below(rng, MAX_CGROUPS);
+
+	for (unsigned int k = 0; k < MAX_CGROUPS; k++) {
+		int i = (int)((start + k) % MAX_CGROUPS);
+		long sum;
+
+		if (tried[i] || T.cgs[i].state != CG_ONLINE)
+			continue;
+		sum = deferred_total(T.cgs[i].memcg);
+		if (sum > best_sum) {
+			best = i;
+			best_sum = sum;
+		}
+	}
+	return best;
+}
+
+/* Offline one ONLINE cgroup (preferably one holding deferred work); its
+ * deferred work must land in its parent. */
 static void check_deferred_reparent(uint64_t *rng)
 {
 	long before_child[MAX_MOUNTS][SHR_MAX_NUMNODES], before_parent[MAX_MOUNTS][SHR_MAX_NUMNODES];
 	int nodes = T.cfg.params.nr_nodes;
 
+	bool tried[MAX_CGROUPS] = { false };
+
 	for (int tries = 0; tries < MAX_CGROUPS; tries++) {
-		int i = (int)rng_below(rng, MAX_CGROUPS);
+		int i = pick_deferred_candidate(rng, tried);
 		struct shr_mem_cgroup *memcg, *parent;
 		int ret;
 
-		if (T.cgs[i].state != CG_ONLINE)
-			continue;
+		if (i < 0)
+			return;
+		tried[i] = true;
 		memcg = T.cgs[i].memcg;
 		parent = shr_mem_cgroup_parent(memcg);
 		for (int s = 0; s < MAX_MOUNTS; s++) {
@@ -774,6 +816,8 @@ static void check_deferred_reparent(uint64_t *rng)
 			for (int n = 0; n < nodes; n++) {
 				long after = shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, parent, n);
 
+				if (before_child[s][n])
+					T.deferred_moved++;
 				if (after != before_parent[s][n] + before_child[s][n])
 					violation("deferred not conserved offlining cgroup %lu (node %d, "
 						  "shrinker %d): child %ld + parent %ld -> parent %ld",
@@ -957,6 +1001,7 @@ static void reset_state(void)
 	memset(T.ops, 0, sizeof(T.ops));
 	T.checks = 0;
 	T.stranded_known = 0;
+	T.deferred_moved = 0;
 	atomic_store(&T.pause, false);
 	atomic_store(&T.stop, false);
 	for (unsigned int i = 0; i < LEDGER_CAP; i++) {
@@ -1060,6 +1105,7 @@ static int run_design(enum shr_design design)
 	for (int k = 0; k < OP_NR; k++)
 		printf("  %-36s %lu\n", op_names[k], atomic_load(&T.ops[k]));
 	printf("  checks passed                        %lu\n", T.checks);
+	printf("  deferred counters moved by checked reparents: %lu\n", T.deferred_moved);
 	printf("  stranded by add through a dying cgroup (kernel behaviour): %lu objects\n",
 	       T.stranded_known);
 	fflush(stdout);
