@@ -2,9 +2,14 @@
 # the README opens with; both install missing Debian packages first.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+# Seconds per design: check-tsan (brief) and torture (long runs).
+TSAN_TORTURE_SECONDS ?= 5
+TORTURE_SECONDS ?= 60
+TORTURE_SEED ?= $(shell date +%s)
 MESON      ?= meson
 
-.PHONY: all deps build build-asan demo check test test-asan clean
+.PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan torture clean
 
 all: build
 
@@ -32,5 +37,28 @@ test-asan: build-asan
 
 check: test test-asan
 
+# ThreadSanitizer (gcc): the multi-threaded unit and semantic suites, then a
+# short torture run of every design (designs not in this build are reported
+# as skipped). src/rcu.h annotates liburcu; tests/tsan.supp names only
+# liburcu's own modules.
+build-tsan: deps
+	@test -f $(TSAN_BUILD)/build.ninja || \
+		CC=gcc $(MESON) setup $(TSAN_BUILD) -Db_sanitize=thread -Dbuildtype=debugoptimized
+	ninja -C $(TSAN_BUILD)
+
+check-tsan: build-tsan
+	$(MESON) test -C $(TSAN_BUILD) --print-errorlogs --suite unit --suite semantics
+	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
+		./$(TSAN_BUILD)/tests/torture -t $(TSAN_TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
+		./$(TSAN_BUILD)/tests/torture -t 2 -s $(TORTURE_SEED) -d all --nokmem --nodes 3
+
+# Long torture runs (not part of check): every design, then the option
+# variants, in the normal build.
+torture: build
+	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
+	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

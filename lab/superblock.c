@@ -46,24 +46,38 @@ void lab_fs_destroy(struct lab_fs *fs)
 	(void)shr_kmem_cache_destroy(fs->dentry_cache);
 }
 
-static void object_free(struct lab_fs *fs, struct lab_object *obj)
+static void object_free(struct lab_fs *fs, struct lab_object *obj, enum lab_free_reason why)
 {
 	struct shr_mem_cgroup *memcg = obj->memcg;
+
+	if (fs->on_free)
+		fs->on_free(obj, why, fs->hook_arg);
 
 	shr_kmem_cache_free(obj->is_inode ? fs->inode_cache : fs->dentry_cache, obj);
 	shr_mem_cgroup_put(memcg);
 	atomic_fetch_sub(&fs->nr_alive, 1);
 }
 
+struct dispose_ctx {
+	struct lab_fs *fs;
+	struct shr_list_head head;
+};
+
 static enum shr_lru_status isolate_to_dispose(struct shr_list_head *item,
 					      struct shr_list_lru_one *list, void *arg)
 {
-	shr_list_lru_isolate_move(list, item, arg);
+	struct dispose_ctx *ctx = arg;
+
+	if (ctx->fs->may_isolate &&
+	    !ctx->fs->may_isolate((struct lab_object *)(void *)item, ctx->fs->hook_arg))
+		return SHR_LRU_SKIP;
+	shr_list_lru_isolate_move(list, item, &ctx->head);
 	return SHR_LRU_REMOVED;
 }
 
 /* Free every object on a private dispose list. */
-static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head)
+static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head,
+			     enum lab_free_reason why)
 {
 	unsigned long n = 0;
 
@@ -72,7 +86,7 @@ static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head)
 
 		item->prev->next = item->next;
 		item->next->prev = item->prev;
-		object_free(fs, (struct lab_object *)(void *)item);
+		object_free(fs, (struct lab_object *)(void *)item, why);
 		n++;
 	}
 	atomic_fetch_add(&fs->nr_freed, (long)n);
@@ -82,11 +96,11 @@ static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head)
 static unsigned long prune(struct lab_sb *sb, struct shr_list_lru *lru,
 			   struct shr_shrink_control *sc)
 {
-	struct shr_list_head disp;
+	struct dispose_ctx ctx = { .fs = sb->fs };
 
-	shr_list_head_init(&disp);
-	shr_list_lru_shrink_walk(lru, sc, isolate_to_dispose, &disp);
-	return dispose(sb->fs, &disp);
+	shr_list_head_init(&ctx.head);
+	shr_list_lru_shrink_walk(lru, sc, isolate_to_dispose, &ctx);
+	return dispose(sb->fs, &ctx.head, LAB_FREE_SCAN);
 }
 
 static unsigned long sb_count(struct shr_shrinker *shrinker, struct shr_shrink_control *sc)
@@ -141,7 +155,8 @@ int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra
 	sb->fs = fs;
 	snprintf(name, sizeof(name), "sb-%s", fstype ? fstype : "tmpfs");
 	ret = shr_shrinker_alloc(fs->host,
-				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE | extra_flags,
+				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE | extra_flags |
+					 fs->extra_shrinker_flags,
 				 name, &sb->shrinker);
 	if (ret)
 		goto fail;
@@ -173,11 +188,19 @@ fail:
 
 static void free_all(struct lab_sb *sb, struct shr_list_lru *lru)
 {
-	struct shr_list_head disp;
+	struct dispose_ctx ctx = { .fs = sb->fs };
 
-	shr_list_head_init(&disp);
-	shr_list_lru_walk(lru, isolate_to_dispose, &disp, ~0UL);
-	dispose(sb->fs, &disp);
+	/*
+	 * A walk visits the root list, then cgroup lists in id order; a cgroup
+	 * going offline meanwhile moves its items to its parent's list, which
+	 * the walk may have passed already. So walk until the lists are empty
+	 * (node totals do not change when items are reparented).
+	 */
+	do {
+		shr_list_head_init(&ctx.head);
+		shr_list_lru_walk(lru, isolate_to_dispose, &ctx, ~0UL);
+		dispose(sb->fs, &ctx.head, LAB_FREE_UMOUNT);
+	} while (shr_list_lru_count(lru));
 }
 
 void lab_sb_umount(struct lab_sb *sb)
@@ -194,7 +217,8 @@ void lab_sb_umount(struct lab_sb *sb)
 }
 
 static int add_object(struct lab_sb *sb, struct shr_list_lru *lru, bool is_inode,
-		      struct shr_mem_cgroup *memcg, int nid, struct lab_object **out)
+		      struct shr_mem_cgroup *memcg, int nid, unsigned long serial,
+		      struct lab_object **out)
 {
 	struct lab_fs *fs = sb->fs;
 	struct shr_kmem_cache *cache = is_inode ? fs->inode_cache : fs->dentry_cache;
@@ -207,14 +231,16 @@ static int add_object(struct lab_sb *sb, struct shr_list_lru *lru, bool is_inode
 	obj->is_inode = is_inode;
 	obj->nid = nid;
 	obj->memcg = memcg;
+	obj->serial = serial;
 	shr_mem_cgroup_get(memcg);
 	atomic_fetch_add(&fs->nr_alive, 1);
+	/* Before the add: once on a list, a scan may free it at once. */
+	*out = obj;
 	ret = shr_list_lru_add(lru, &obj->lru, nid, memcg);
 	if (ret != 1) {
-		object_free(fs, obj);
+		object_free(fs, obj, LAB_FREE_FAILED);
 		return ret < 0 ? ret : -EEXIST;
 	}
-	*out = obj;
 	return 0;
 }
 
@@ -223,13 +249,13 @@ int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
 	struct lab_object *dentry, *inode;
 	int ret;
 
-	ret = add_object(sb, sb->dentry_lru, false, memcg, nid, &dentry);
+	ret = add_object(sb, sb->dentry_lru, false, memcg, nid, 0, &dentry);
 	if (ret)
 		return ret;
-	ret = add_object(sb, sb->inode_lru, true, memcg, nid, &inode);
+	ret = add_object(sb, sb->inode_lru, true, memcg, nid, 0, &inode);
 	if (ret) {
 		if (shr_list_lru_del(sb->dentry_lru, &dentry->lru, nid, memcg) == 1)
-			object_free(sb->fs, dentry);
+			object_free(sb->fs, dentry, LAB_FREE_DELETE);
 		return ret;
 	}
 	return 0;
@@ -238,18 +264,40 @@ int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
 static unsigned long delete_head(struct lab_sb *sb, struct shr_list_lru *lru,
 				 struct shr_mem_cgroup *memcg, int nid)
 {
-	struct shr_list_head disp;
+	struct dispose_ctx ctx = { .fs = sb->fs };
 	unsigned long one = 1;
 
-	shr_list_head_init(&disp);
-	shr_list_lru_walk_one(lru, nid, memcg, isolate_to_dispose, &disp, &one);
-	return dispose(sb->fs, &disp);
+	shr_list_head_init(&ctx.head);
+	shr_list_lru_walk_one(lru, nid, memcg, isolate_to_dispose, &ctx, &one);
+	return dispose(sb->fs, &ctx.head, LAB_FREE_DELETE);
 }
 
 unsigned long lab_sb_delete_one(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
 {
 	return delete_head(sb, sb->dentry_lru, memcg, nid) +
 	       delete_head(sb, sb->inode_lru, memcg, nid);
+}
+
+int lab_sb_add_object(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid,
+		      bool is_inode, unsigned long serial, struct lab_object **out)
+{
+	if (!sb || !out)
+		return -EINVAL;
+	return add_object(sb, is_inode ? sb->inode_lru : sb->dentry_lru, is_inode, memcg, nid,
+			  serial, out);
+}
+
+int lab_sb_delete_object(struct lab_sb *sb, struct lab_object *obj)
+{
+	int ret;
+
+	if (!sb || !obj)
+		return -EINVAL;
+	ret = shr_list_lru_del(obj->is_inode ? sb->inode_lru : sb->dentry_lru, &obj->lru,
+			       obj->nid, obj->memcg);
+	if (ret == 1)
+		object_free(sb->fs, obj, LAB_FREE_DELETE);
+	return ret;
 }
 
 unsigned long lab_sb_count(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg)

@@ -23,6 +23,16 @@
 #define LAB_DENTRY_SIZE 192
 #define LAB_INODE_SIZE 776
 
+struct lab_object;
+
+/* Why an object is being freed (for the ledger hook). */
+enum lab_free_reason {
+	LAB_FREE_SCAN,    /* isolated by the shrinker's scan */
+	LAB_FREE_UMOUNT,  /* isolated by lab_sb_umount() */
+	LAB_FREE_DELETE,  /* removed by lab_sb_delete_object() */
+	LAB_FREE_FAILED,  /* never made it onto a list (add failed) */
+};
+
 /* Per-host caches every mount of the host allocates from. */
 struct lab_fs {
 	struct shr_host *host;
@@ -31,6 +41,19 @@ struct lab_fs {
 	/* Objects alive and freed by scans, all mounts. Sync: atomic. */
 	atomic_long nr_alive;
 	atomic_long nr_freed;
+	/*
+	 * Optional ledger hooks (the torture test); NULL = none. may_isolate
+	 * runs with the object's list lock held and may veto the isolation
+	 * (the item is skipped); on_free runs just before the object's memory
+	 * goes back to its cache. Sync: set before the first mount, then
+	 * immutable.
+	 */
+	bool (*may_isolate)(struct lab_object *obj, void *arg);
+	void (*on_free)(struct lab_object *obj, enum lab_free_reason why, void *arg);
+	void *hook_arg;
+	/* Extra shrinker flags for later mounts (e.g. SHR_SHRINKER_NONSLAB).
+	 * Sync: set before the mount it applies to, by the mounting thread. */
+	unsigned int extra_shrinker_flags;
 };
 
 struct lab_sb {
@@ -48,8 +71,8 @@ struct lab_object {
 	struct shr_mem_cgroup *memcg; /* charged to; pinned by the file */
 	int nid;
 	bool is_inode;
-	/* Set by the scan that freed it; the ledger of the torture test reads
-	 * it before the memory is reused. */
+	/* The creator's tag (lab_sb_add_object()), set before the object is
+	 * on a list; the ledger hooks read it while the object is alive. */
 	unsigned long serial;
 };
 
@@ -77,6 +100,22 @@ int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
  * scan). Returns the objects freed (0, 1 or 2).
  */
 unsigned long lab_sb_delete_one(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid);
+
+/*
+ * Add one object (a dentry or an inode) tagged @serial to (memcg, nid).
+ * *@out is written before the object goes on its list (a scan may free it
+ * at once), so it is valid only while the caller knows no scan can free it
+ * (the ledger hooks decide); meaningless on failure. Returns 0 or -errno
+ * (nothing left behind).
+ */
+int lab_sb_add_object(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid,
+		      bool is_inode, unsigned long serial, struct lab_object **out);
+
+/*
+ * Remove @obj from its list and free it. Returns 1 (freed), 0 (it was on
+ * no list; nothing done), or -errno.
+ */
+int lab_sb_delete_object(struct lab_sb *sb, struct lab_object *obj);
 
 /* Objects on this mount's lists for (nid, memcg) / in total. */
 unsigned long lab_sb_count(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg);

@@ -17,11 +17,12 @@
  *     gets one; offline removes a cgroup's lists only after its children
  *     are dying and reparented. So a lookup that misses can climb to the
  *     parent and is guaranteed to end at the latest at the root.
- *  I2 Dead marker: reparenting erases a cgroup's entry from the XArray,
- *     then under each list's lock moves the items to the parent and sets
- *     nr_items = LONG_MIN. A thread that found the list before the erase
- *     and locks it afterwards sees LONG_MIN and treats the list as absent
- *     (climbs, or skips when walking). The memory stays valid for it: the
+ *  I2 Dead marker: reparenting, under each list's lock, moves the items to
+ *     the parent and sets nr_items = LONG_MIN, then erases the cgroup's
+ *     entry from the XArray. A thread that found the list and locks it
+ *     after the move sees LONG_MIN and treats the list as absent (climbs,
+ *     or skips when walking); a thread that misses the entry climbs and
+ *     finds the items already moved. The memory stays valid for it: the
  *     lookup ran under RCU and the free is deferred by a grace period queued
  *     after the dead marker was written under the lock.
  *  I3 Counts: a list's nr_items changes only under its lock; node totals
@@ -531,10 +532,24 @@ static bool lru_add_needs_lists(struct shr_list_lru *lru, struct shr_mem_cgroup 
 	       !shr_memcg_dying(memcg) && !lru_memcg_has_lists(lru, memcg);
 }
 
+/*
+ * lru_nearest_live() - @memcg, or its nearest ancestor that is not dying
+ * (the root at worst). Non-dying cgroups form an ancestor-closed set
+ * (offline refuses a cgroup with live children).
+ * Context: @memcg pinned (so are its ancestors); lockless.
+ */
+static struct shr_mem_cgroup *lru_nearest_live(struct shr_mem_cgroup *memcg)
+{
+	while (memcg && memcg->parent && shr_memcg_dying(memcg))
+		memcg = memcg->parent;
+	return memcg;
+}
+
 int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
 		     struct shr_mem_cgroup *memcg)
 {
 	struct shr_list_lru_one *l;
+	struct shr_mem_cgroup *live;
 	int err;
 
 	if (!item)
@@ -542,8 +557,18 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
 	err = lru_check(lru, nid, memcg);
 	if (err)
 		return err;
-	if (lru_add_needs_lists(lru, memcg)) {
-		err = shr_memcg_list_lru_alloc(memcg, lru, SHR_GFP_KERNEL);
+	/*
+	 * Give lists to the nearest cgroup that is not dying, not only to
+	 * @memcg: an add through a dying cgroup climbs to the first live list,
+	 * and shr_list_lru_del() climbs again later. Every cgroup the climb
+	 * passes must then be dying (dying cgroups never gain lists), or a
+	 * list created meanwhile on a live cgroup in between would divert the
+	 * del to a list that does not hold the item (it would unlink the item
+	 * under the wrong lock and leave both counts wrong).
+	 */
+	live = lru_nearest_live(memcg);
+	if (lru_add_needs_lists(lru, live)) {
+		err = shr_memcg_list_lru_alloc(live, lru, SHR_GFP_KERNEL);
 		if (err)
 			return err;
 	}
@@ -849,14 +874,26 @@ static void lru_reparent_node(struct shr_list_lru *lru, int nid, struct shr_list
 static bool lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *memcg,
 			     struct shr_mem_cgroup *parent)
 {
-	struct shr_list_lru_memcg *mlru;
+	struct shr_list_lru_memcg *mlru, *erased;
 
-	mlru = shr_xa_erase(&lru->xa, (unsigned long)memcg->kmemcg_id);
+	/*
+	 * Splice and mark every node's list dead before unpublishing: a
+	 * lookup that misses must find the items already on the parent's
+	 * list. (Erasing first let a del that missed climb to the parent,
+	 * lock it and unlink an item still on the child's list: the wrong
+	 * lock, a race with walkers of the child list, and a count moved
+	 * from the parent that the splice then added back.) The entry cannot
+	 * change meanwhile: publishers hold list_lrus_mutex (held here) and
+	 * back off for a dying cgroup.
+	 */
+	mlru = shr_xa_load(&lru->xa, (unsigned long)memcg->kmemcg_id);
 	if (!mlru)
 		return false;
 	SHR_BUG_ON(mlru->memcg != memcg);
 	for (int nid = 0; nid < lru->host->nr_nodes; nid++)
 		lru_reparent_node(lru, nid, &mlru->node[nid], parent);
+	erased = shr_xa_erase(&lru->xa, (unsigned long)memcg->kmemcg_id);
+	SHR_BUG_ON(erased != mlru);
 	shr_rcu_list_del(&mlru->owner_link);
 	if (lru->shrinker_id >= 0)
 		lru->host->info_ops->uninstall(memcg, lru->shrinker_id);

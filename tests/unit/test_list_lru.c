@@ -398,16 +398,31 @@ static void test_dying_goes_to_parent(void **state)
 	/* Walks of the dying cgroup's own list find nothing. */
 	assert_int_equal(list_order(f.ts.lru, 0, b).n, 0);
 
-	/* Dying cgroup whose ancestors have no lists: the item goes to root. */
+	/*
+	 * Dying cgroup whose live parent has no lists yet: the parent gets
+	 * them and takes the item (not the root), so a list created for C
+	 * later cannot divert a del through D. Regression (torture): the item
+	 * went to the root, C then got a list from an add of its own, and the
+	 * del through D climbed to C's list, unlinked the item from the root
+	 * list under C's lock and left root counting 1 (empty list) and C 0
+	 * (one item): both stranded.
+	 */
 	{
 		struct shr_mem_cgroup *c = mkcg(f.root), *d = mkcg(c);
+		struct obj y[1];
 
+		objs_init(y, 1);
 		shr_mem_cgroup_get(d);
 		assert_int_equal(shr_mem_cgroup_offline(d), 0);
 		assert_int_equal(shr_list_lru_add(f.ts.lru, &o[2].link, 0, d), 1);
-		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, NULL), 1);
-		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, c), 0);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, NULL), 0);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, c), 1);
+		assert_int_equal(shr_list_lru_add(f.ts.lru, &y[0].link, 0, c), 1);
 		assert_int_equal(shr_list_lru_del(f.ts.lru, &o[2].link, 0, d), 1);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, NULL), 0);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, c), 1);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &y[0].link, 0, c), 1);
+		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, c), 0);
 		shr_mem_cgroup_put(d);
 		assert_int_equal(shr_mem_cgroup_offline(c), 0);
 	}

@@ -1,0 +1,1244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * torture: every operation of the subsystem at once, on every design.
+ *
+ *   torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc]
+ *           [--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N]
+ *           [--nodes N] [--strict-bits]
+ *
+ * Worker threads pick operations at random: mount and unmount superblocks
+ * (shrinker + two list_lrus), create cgroups under live and dying parents,
+ * offline and release them, add and delete objects in random cgroups and
+ * nodes, reclaim one cgroup (shr_shrink_slab), a subtree
+ * (shr_mem_cgroup_reclaim) and the host (shr_drop_caches).
+ *
+ * The ledger. Every object added gets a record whose atomic word holds
+ * (generation << 8 | state). States: FREE -> ADDING (the adder) -> ON_LIST
+ * (the adder, once the add returned) -> ISOLATED (a scan's or an unmount's
+ * isolate callback, under the list lock; also straight from ADDING) or
+ * DELETING (a deleter that claimed it) -> FREE with the generation bumped
+ * (the free hook). The object carries (generation, index) in its serial, so
+ * a scan that isolates or frees an object twice, or an object the ledger
+ * has already seen freed, trips a compare-exchange and is a violation.
+ * Records are recycled only through FREE, so their number bounds the
+ * objects alive at once.
+ *
+ * Quiescent points: the main thread raises `pause`; every worker finishes
+ * its operation and waits on a barrier; the main thread checks and lets
+ * them go. Checks: every ON_LIST record is seen exactly once by a walk over
+ * every list and no other object is on a list; list counts agree with the
+ * walk; offlining one cgroup moves its deferred work to its parent exactly.
+ * At the end: the same, then shr_drop_caches() must empty the lists of
+ * every online cgroup (no object stranded without its bit) -- except lists
+ * tainted by an add through a dying cgroup, where the kernel's own rule
+ * (the bit goes to the dying caller) can leave the owner's bit clear; those
+ * are counted and printed, and --strict-bits makes them violations. Adds
+ * mostly charge the nearest live ancestor, as the kernel's objcg
+ * reparenting does; one in eight goes through the dying cgroup itself.
+ * Then every cgroup goes offline and a
+ * second drop_caches must again leave every list empty; after teardown the
+ * private slab allocator's totals equal their snapshot from before the host
+ * existed.
+ *
+ * Locking of the test itself (not of the library): cg_lock guards the
+ * cgroup table; each mount slot has a rwlock, read-held by whoever adds to
+ * or deletes from that mount, write-held by mount and unmount, so an
+ * unmount never destroys lists under an adder. Reclaim takes neither: the
+ * library's shrinker pinning is what is under test there.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <shrinker/host.h>
+#include <shrinker/list_lru.h>
+#include <shrinker/memcg.h>
+#include <shrinker/rcu.h>
+#include <shrinker/reclaim.h>
+#include <shrinker/shrinker.h>
+#include <shrinker/slab.h>
+
+#include "superblock.h"
+
+#define MAX_THREADS 16
+#define MAX_MOUNTS 6
+#define MAX_CGROUPS 40
+#define LEDGER_BITS 15
+#define LEDGER_CAP (1u << LEDGER_BITS) /* objects alive at once, at most */
+#define GEN_SHIFT 8
+
+enum rec_state { REC_FREE, REC_ADDING, REC_ON_LIST, REC_ISOLATED, REC_DELETING };
+
+enum op_kind {
+	OP_MOUNT, OP_UMOUNT, OP_CG_CREATE, OP_CG_CREATE_REFUSED, OP_CG_OFFLINE,
+	OP_CG_OFFLINE_BUSY, OP_CG_RELEASE, OP_ADD, OP_DELETE, OP_SHRINK_SLAB,
+	OP_MEMCG_RECLAIM, OP_DROP_CACHES, OP_FREED_BY_SCAN, OP_NR
+};
+
+static const char *const op_names[OP_NR] = {
+	"mount", "umount", "cg_create", "cg_create_refused(parent offline)", "cg_offline",
+	"cg_offline_busy", "cg_release", "obj_add", "obj_delete", "shrink_slab",
+	"memcg_reclaim", "drop_caches", "obj_freed_by_scan",
+};
+
+struct record {
+	/* (gen << GEN_SHIFT) | state. Sync: atomic; CAS moves it. */
+	_Atomic uint64_t word;
+	/* Written by the adder (inside lab_sb_add_object(), before the object
+	 * is on a list, so before any scan can free it and the record be
+	 * recycled); read only by the thread that moved the record out of
+	 * ON_LIST (deleter: its CAS acquires the adder's release) or at a
+	 * quiescent point. Sync: ownership via the word. */
+	struct lab_object *obj;
+	/* Written by the adder before ADDING; read by would-be deleters
+	 * before their CAS (possibly of a later generation: the CAS then
+	 * fails). Sync: atomics. */
+	atomic_int slot;
+	atomic_uint mount_gen;
+	/* Walk count at a quiescent point. Sync: main thread, quiescent. */
+	unsigned int seen;
+};
+
+struct mount_slot {
+	pthread_rwlock_t lock;
+	/* Sync: written under lock (write); read under lock (read). */
+	struct lab_sb *sb;
+	unsigned int gen;
+};
+
+enum cg_state { CG_EMPTY, CG_ONLINE, CG_OFFLINING, CG_DYING };
+
+struct cg_slot {
+	/* Sync: cg_lock. The table owns one reference on memcg (taken at
+	 * create, put at release), besides the creator's base reference. */
+	struct shr_mem_cgroup *memcg;
+	enum cg_state state;
+	/* Nodes on which an add through a dying descendant may have put an
+	 * item on this cgroup's list without setting its bit. */
+	uint64_t taint_nodes;
+};
+
+struct config {
+	struct shr_host_params params;
+	int seconds;
+	uint64_t seed;
+	int threads;
+};
+
+static struct {
+	struct config cfg;
+	const char *design;
+	struct shr_host *host;
+	struct lab_fs fs;
+	struct record ledger[LEDGER_CAP];
+	/* Free record indices. Sync: free_lock. */
+	pthread_mutex_t free_lock;
+	unsigned int free_stack[LEDGER_CAP];
+	unsigned int nr_free;
+	struct mount_slot mounts[MAX_MOUNTS];
+	pthread_mutex_t cg_lock;
+	struct cg_slot cgs[MAX_CGROUPS];
+	atomic_bool pause, stop;
+	pthread_barrier_t stopped, resume;
+	atomic_ulong ops[OP_NR];
+	unsigned long checks;
+	/* Objects reclaim could not see for the kernel's reason (see
+	 * check_stranded()). Sync: main thread, quiescent. */
+	unsigned long stranded_known;
+	/* Reparent checks in which the child held deferred work (so the
+	 * check had something to conserve). Sync: main thread. */
+	unsigned long deferred_moved;
+	/* --strict-bits: tolerate no stranded object at all. Sync: main. */
+	bool strict_bits;
+} T;
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static unsigned int rng_below(uint64_t *s, unsigned int bound)
+{
+	return (unsigned int)(rng_next(s) % bound);
+}
+
+static void count_op(enum op_kind k)
+{
+	atomic_fetch_add_explicit(&T.ops[k], 1, memory_order_relaxed);
+}
+
+__attribute__((format(printf, 1, 2), noreturn)) static void violation(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "torture: VIOLATION (design %s, seed %" PRIu64 "): ", T.design,
+		T.cfg.seed);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntorture: replay with -s %" PRIu64 " -d %s\n", T.cfg.seed, T.design);
+	fflush(stderr);
+	_exit(1);
+}
+
+/* ---- ledger ------------------------------------------------------------ */
+
+static uint64_t mkword(uint64_t gen, enum rec_state st)
+{
+	return (gen << GEN_SHIFT) | st;
+}
+
+static enum rec_state word_state(uint64_t w)
+{
+	return (enum rec_state)(w & ((1u << GEN_SHIFT) - 1));
+}
+
+static uint64_t word_gen(uint64_t w)
+{
+	return w >> GEN_SHIFT;
+}
+
+static unsigned long mkserial(unsigned int idx, uint64_t gen)
+{
+	return (unsigned long)(gen << LEDGER_BITS) | idx;
+}
+
+static struct record *serial_record(unsigned long serial, uint64_t *gen)
+{
+	*gen = serial >> LEDGER_BITS;
+	return &T.ledger[serial & (LEDGER_CAP - 1)];
+}
+
+static bool record_get(unsigned int *idx)
+{
+	bool ok = false;
+
+	pthread_mutex_lock(&T.free_lock);
+	if (T.nr_free) {
+		*idx = T.free_stack[--T.nr_free];
+		ok = true;
+	}
+	pthread_mutex_unlock(&T.free_lock);
+	return ok;
+}
+
+static void record_put(unsigned int idx)
+{
+	pthread_mutex_lock(&T.free_lock);
+	T.free_stack[T.nr_free++] = idx;
+	pthread_mutex_unlock(&T.free_lock);
+}
+
+/* FREE the record of generation @gen (from @from); a failed CAS is a double
+ * free or a free of an object the ledger does not hold as taken. */
+static void record_retire(struct record *rec, uint64_t gen, enum rec_state from,
+			  const char *who)
+{
+	uint64_t expect = mkword(gen, from);
+
+	if (!atomic_compare_exchange_strong(&rec->word, &expect, mkword(gen + 1, REC_FREE)))
+		violation("%s freed object %td gen %" PRIu64 " whose record is state %d gen %" PRIu64
+			  " (freed twice or never isolated)",
+			  who, rec - T.ledger, gen, word_state(expect), word_gen(expect));
+	record_put((unsigned int)(rec - T.ledger));
+}
+
+/* Isolate callback hook: runs under the list lock. */
+static bool ledger_may_isolate(struct lab_object *obj, void *arg)
+{
+	uint64_t gen;
+	struct record *rec = serial_record(obj->serial, &gen);
+	uint64_t w = atomic_load(&rec->word);
+
+	(void)arg;
+	for (;;) {
+		if (word_gen(w) != gen)
+			violation("object %td gen %" PRIu64 " found on a list but its record is at gen %"
+				  PRIu64 " (already freed)", rec - T.ledger, gen, word_gen(w));
+		switch (word_state(w)) {
+		case REC_ADDING:
+		case REC_ON_LIST:
+			if (atomic_compare_exchange_weak(&rec->word, &w, mkword(gen, REC_ISOLATED)))
+				return true;
+			continue;
+		case REC_DELETING:
+			return false; /* its deleter removes it */
+		default:
+			violation("object %td gen %" PRIu64 " isolated twice (state %d)",
+				  rec - T.ledger, gen, word_state(w));
+		}
+	}
+}
+
+static void ledger_on_free(struct lab_object *obj, enum lab_free_reason why, void *arg)
+{
+	uint64_t gen;
+	struct record *rec = serial_record(obj->serial, &gen);
+
+	(void)arg;
+	switch (why) {
+	case LAB_FREE_SCAN:
+		record_retire(rec, gen, REC_ISOLATED, "scan");
+		count_op(OP_FREED_BY_SCAN);
+		break;
+	case LAB_FREE_UMOUNT:
+		record_retire(rec, gen, REC_ISOLATED, "umount");
+		break;
+	case LAB_FREE_DELETE:
+		record_retire(rec, gen, REC_DELETING, "delete");
+		break;
+	case LAB_FREE_FAILED:
+		break; /* the adder still holds the record in ADDING */
+	}
+}
+
+/* ---- cgroups ----------------------------------------------------------- */
+
+/* A referenced cgroup from the table (or the root), any state but EMPTY. */
+static struct shr_mem_cgroup *cg_pick(uint64_t *rng, bool allow_root)
+{
+	struct shr_mem_cgroup *memcg = NULL;
+	unsigned int i = rng_below(rng, MAX_CGROUPS + (allow_root ? 4 : 0));
+
+	if (i >= MAX_CGROUPS)
+		return shr_host_root_mem_cgroup(T.host);
+	pthread_mutex_lock(&T.cg_lock);
+	if (T.cgs[i].state != CG_EMPTY) {
+		memcg = T.cgs[i].memcg;
+		shr_mem_cgroup_get(memcg);
+	}
+	pthread_mutex_unlock(&T.cg_lock);
+	return memcg;
+}
+
+static void op_cg_create(uint64_t *rng)
+{
+	struct shr_mem_cgroup *parent = cg_pick(rng, true), *memcg;
+	int ret, i;
+
+	if (!parent)
+		return;
+	ret = shr_mem_cgroup_create(parent, &memcg);
+	if (ret == -EINVAL && !shr_mem_cgroup_is_online(parent)) {
+		shr_mem_cgroup_put(parent);
+		count_op(OP_CG_CREATE_REFUSED);
+		return;
+	}
+	shr_mem_cgroup_put(parent);
+	if (ret)
+		violation("shr_mem_cgroup_create: %d", ret);
+	count_op(OP_CG_CREATE);
+	pthread_mutex_lock(&T.cg_lock);
+	for (i = 0; i < MAX_CGROUPS && T.cgs[i].state != CG_EMPTY; i++)
+		;
+	if (i < MAX_CGROUPS) {
+		shr_mem_cgroup_get(memcg);
+		T.cgs[i].memcg = memcg;
+		T.cgs[i].state = CG_ONLINE;
+	}
+	pthread_mutex_unlock(&T.cg_lock);
+	if (i == MAX_CGROUPS) { /* table full: rmdir it right away */
+		ret = shr_mem_cgroup_offline(memcg);
+		if (ret)
+			violation("offline of a childless new cgroup: %d", ret);
+	}
+}
+
+/* Offline the cgroup in slot @i (ONLINE); returns the library's result. */
+static int cg_offline_slot(int i)
+{
+	struct shr_mem_cgroup *memcg;
+	int ret;
+
+	pthread_mutex_lock(&T.cg_lock);
+	if (T.cgs[i].state != CG_ONLINE) {
+		pthread_mutex_unlock(&T.cg_lock);
+		return -EAGAIN;
+	}
+	T.cgs[i].state = CG_OFFLINING;
+	memcg = T.cgs[i].memcg;
+	pthread_mutex_unlock(&T.cg_lock);
+	ret = shr_mem_cgroup_offline(memcg);
+	if (ret && ret != -EBUSY)
+		violation("shr_mem_cgroup_offline: %d", ret);
+	pthread_mutex_lock(&T.cg_lock);
+	T.cgs[i].state = ret ? CG_ONLINE : CG_DYING;
+	pthread_mutex_unlock(&T.cg_lock);
+	return ret;
+}
+
+static void op_cg_offline(uint64_t *rng)
+{
+	int ret = cg_offline_slot((int)rng_below(rng, MAX_CGROUPS));
+
+	if (ret == 0)
+		count_op(OP_CG_OFFLINE);
+	else if (ret == -EBUSY)
+		count_op(OP_CG_OFFLINE_BUSY);
+}
+
+static void op_cg_release(uint64_t *rng)
+{
+	unsigned int i = rng_below(rng, MAX_CGROUPS);
+	struct shr_mem_cgroup *memcg = NULL;
+
+	pthread_mutex_lock(&T.cg_lock);
+	if (T.cgs[i].state == CG_DYING) {
+		memcg = T.cgs[i].memcg;
+		T.cgs[i].memcg = NULL;
+		T.cgs[i].state = CG_EMPTY;
+	}
+	pthread_mutex_unlock(&T.cg_lock);
+	if (memcg) {
+		shr_mem_cgroup_put(memcg);
+		count_op(OP_CG_RELEASE);
+	}
+}
+
+/* ---- mounts and objects ------------------------------------------------ */
+
+#define RECENT 256
+
+/* A worker's own state: its PRNG and the records it added lately (the
+ * deleter's candidates; stale ones fail the generation check). */
+struct worker_state {
+	uint64_t rng;
+	unsigned int recent[RECENT];
+	unsigned int nr_recent;
+};
+
+static void op_mount_toggle(uint64_t *rng)
+{
+	struct mount_slot *m = &T.mounts[rng_below(rng, MAX_MOUNTS)];
+	int ret;
+
+	pthread_rwlock_wrlock(&m->lock);
+	if (m->sb) {
+		lab_sb_umount(m->sb);
+		m->sb = NULL;
+		m->gen++;
+		count_op(OP_UMOUNT);
+	} else {
+		ret = lab_sb_mount(&T.fs, "tmpfs", &m->sb);
+		if (ret)
+			violation("lab_sb_mount: %d", ret);
+		m->gen++;
+		count_op(OP_MOUNT);
+	}
+	pthread_rwlock_unlock(&m->lock);
+}
+
+/*
+ * An add through dying @memcg lands on the list of some living ancestor,
+ * with the bit set on @memcg (kernel behaviour): taint them all on @nid.
+ * The chain is pinned by the caller's reference on @memcg.
+ */
+static void taint_ancestors(struct shr_mem_cgroup *memcg, int nid)
+{
+	pthread_mutex_lock(&T.cg_lock);
+	for (struct shr_mem_cgroup *a = shr_mem_cgroup_parent(memcg); a;
+	     a = shr_mem_cgroup_parent(a))
+		for (int i = 0; i < MAX_CGROUPS; i++)
+			if (T.cgs[i].memcg == a)
+				T.cgs[i].taint_nodes |= 1ULL << nid;
+	pthread_mutex_unlock(&T.cg_lock);
+}
+
+static void op_add(struct worker_state *ws)
+{
+	uint64_t *rng = &ws->rng;
+	int slot = (int)rng_below(rng, MAX_MOUNTS);
+	struct mount_slot *m = &T.mounts[slot];
+	struct shr_mem_cgroup *memcg;
+	struct record *rec;
+	unsigned int idx;
+	uint64_t gen, expect;
+	int nid = (int)rng_below(rng, (unsigned int)T.cfg.params.nr_nodes);
+	int ret;
+
+	struct shr_mem_cgroup *target;
+
+	memcg = cg_pick(rng, true);
+	if (!memcg)
+		return;
+	/*
+	 * Mostly charge like the kernel's objcg reparenting does: to the
+	 * nearest ancestor that is not dying (pinned through @memcg's
+	 * reference on its parent); sometimes add through the dying cgroup
+	 * itself to exercise the library's climb.
+	 */
+	target = memcg;
+	if (rng_below(rng, 8))
+		while (shr_mem_cgroup_is_dying(target))
+			target = shr_mem_cgroup_parent(target);
+	pthread_rwlock_rdlock(&m->lock);
+	if (!m->sb || !record_get(&idx)) {
+		pthread_rwlock_unlock(&m->lock);
+		shr_mem_cgroup_put(memcg);
+		return;
+	}
+	rec = &T.ledger[idx];
+	gen = word_gen(atomic_load(&rec->word));
+	atomic_store_explicit(&rec->slot, slot, memory_order_relaxed);
+	atomic_store_explicit(&rec->mount_gen, m->gen, memory_order_relaxed);
+	atomic_store(&rec->word, mkword(gen, REC_ADDING));
+	ret = lab_sb_add_object(m->sb, target, nid, rng_below(rng, 2), mkserial(idx, gen),
+				&rec->obj);
+	if (ret) {
+		/* -ENOMEM is the only acceptable failure, and only with a
+		 * fault injector, which this test does not arm. */
+		violation("lab_sb_add_object: %d", ret);
+	}
+	expect = mkword(gen, REC_ADDING);
+	/* Release: pairs with the deleter's CAS, so it sees obj. Fails if a
+	 * scan already took it (then the record may already be recycled:
+	 * touch nothing of it any more). */
+	atomic_compare_exchange_strong(&rec->word, &expect, mkword(gen, REC_ON_LIST));
+	if (shr_mem_cgroup_is_dying(target))
+		taint_ancestors(target, nid);
+	pthread_rwlock_unlock(&m->lock);
+	shr_mem_cgroup_put(memcg);
+	ws->recent[ws->nr_recent++ % RECENT] = idx;
+	count_op(OP_ADD);
+}
+
+static void op_delete(struct worker_state *ws)
+{
+	unsigned int n = ws->nr_recent < RECENT ? ws->nr_recent : RECENT;
+
+	for (int tries = 0; n && tries < 8; tries++) {
+		struct record *rec = &T.ledger[ws->recent[rng_below(&ws->rng, n)]];
+		uint64_t w = atomic_load(&rec->word);
+		struct mount_slot *m;
+		struct lab_object *obj;
+		int ret;
+
+		if (word_state(w) != REC_ON_LIST)
+			continue;
+		m = &T.mounts[atomic_load_explicit(&rec->slot, memory_order_relaxed)];
+		pthread_rwlock_rdlock(&m->lock);
+		if (!m->sb || m->gen != atomic_load_explicit(&rec->mount_gen, memory_order_relaxed) ||
+		    !atomic_compare_exchange_strong(&rec->word, &w,
+						    mkword(word_gen(w), REC_DELETING))) {
+			pthread_rwlock_unlock(&m->lock);
+			continue;
+		}
+		/* Claimed: no scan may isolate it now, so it must be on a list. */
+		obj = rec->obj;
+		ret = lab_sb_delete_object(m->sb, obj);
+		if (ret != 1)
+			violation("object %td claimed ON_LIST but shr_list_lru_del returned %d",
+				  rec - T.ledger, ret);
+		pthread_rwlock_unlock(&m->lock);
+		count_op(OP_DELETE);
+		return;
+	}
+}
+
+/* ---- reclaim ------------------------------------------------------------ */
+
+static void op_shrink_slab(uint64_t *rng)
+{
+	struct shr_mem_cgroup *memcg = cg_pick(rng, true);
+	unsigned long freed;
+	int ret;
+
+	if (!memcg)
+		return;
+	ret = shr_shrink_slab(T.host, (int)rng_below(rng, (unsigned int)T.cfg.params.nr_nodes),
+			      memcg, (int)rng_below(rng, SHR_DEF_PRIORITY + 1), &freed);
+	if (ret)
+		violation("shr_shrink_slab: %d", ret);
+	shr_mem_cgroup_put(memcg);
+	count_op(OP_SHRINK_SLAB);
+}
+
+static void op_memcg_reclaim(uint64_t *rng)
+{
+	struct shr_mem_cgroup *memcg = cg_pick(rng, true);
+	int ret;
+
+	if (!memcg)
+		return;
+	ret = shr_mem_cgroup_reclaim(memcg, 1 + rng_below(rng, 256), NULL);
+	if (ret && ret != -EAGAIN && !(ret == -ENOENT && !shr_mem_cgroup_is_online(memcg)))
+		violation("shr_mem_cgroup_reclaim: %d", ret);
+	shr_mem_cgroup_put(memcg);
+	count_op(OP_MEMCG_RECLAIM);
+}
+
+static void op_drop_caches(void)
+{
+	int ret = shr_drop_caches(T.host, NULL, NULL);
+
+	if (ret)
+		violation("shr_drop_caches: %d", ret);
+	count_op(OP_DROP_CACHES);
+}
+
+static void one_op(struct worker_state *w)
+{
+	uint64_t *rng = &w->rng;
+	unsigned int r = rng_below(rng, 10000);
+
+	if (r < 30)
+		op_mount_toggle(rng);
+	else if (r < 400)
+		op_cg_create(rng);
+	else if (r < 700)
+		op_cg_offline(rng);
+	else if (r < 900)
+		op_cg_release(rng);
+	else if (r < 6000)
+		op_add(w);
+	else if (r < 8000)
+		op_delete(w);
+	else if (r < 9200)
+		op_shrink_slab(rng);
+	else if (r < 9990)
+		op_memcg_reclaim(rng);
+	else
+		op_drop_caches();
+}
+
+static void *worker(void *arg)
+{
+	struct worker_state w = { .rng = T.cfg.seed * 0x100000001b3ULL + (uint64_t)(uintptr_t)arg };
+
+	shr_thread_register();
+	while (!atomic_load(&T.stop)) {
+		if (atomic_load(&T.pause)) {
+			pthread_barrier_wait(&T.stopped);
+			pthread_barrier_wait(&T.resume);
+			continue;
+		}
+		one_op(&w);
+	}
+	shr_thread_unregister();
+	return NULL;
+}
+
+/* ---- checks (quiescent) -------------------------------------------------- */
+
+struct walk_ctx {
+	unsigned long seen;
+};
+
+static enum shr_lru_status walk_count(struct shr_list_head *item, struct shr_list_lru_one *list,
+				      void *arg)
+{
+	struct lab_object *obj = (struct lab_object *)(void *)item;
+	struct walk_ctx *ctx = arg;
+	uint64_t gen;
+	struct record *rec = serial_record(obj->serial, &gen);
+	uint64_t w = atomic_load(&rec->word);
+
+	(void)list;
+	if (word_gen(w) != gen || word_state(w) != REC_ON_LIST)
+		violation("object %td gen %" PRIu64 " on a list, ledger says state %d gen %" PRIu64,
+			  rec - T.ledger, gen, word_state(w), word_gen(w));
+	rec->seen++;
+	ctx->seen++;
+	return SHR_LRU_SKIP;
+}
+
+static void diagnose_record(struct record *rec)
+{
+	struct lab_object *obj = rec->obj;
+	struct mount_slot *m = &T.mounts[atomic_load(&rec->slot)];
+
+	fprintf(stderr,
+		"torture: diagnosis: record %td: %s added to cgroup %lu (%s) node %d, mount slot "
+		"%d gen %u (slot now %s, gen %u); count_one there %lu\n",
+		rec - T.ledger, obj->is_inode ? "inode" : "dentry", shr_mem_cgroup_ino(obj->memcg),
+		shr_mem_cgroup_is_online(obj->memcg) ? "online" : "offline", obj->nid,
+		atomic_load(&rec->slot), atomic_load(&rec->mount_gen),
+		m->sb ? "mounted" : "empty", m->gen,
+		m->sb ? lab_sb_count(m->sb, obj->nid, obj->memcg) : 0UL);
+}
+
+static enum shr_lru_status walk_print(struct shr_list_head *item, struct shr_list_lru_one *list,
+				      void *arg)
+{
+	struct lab_object *obj = (struct lab_object *)(void *)item;
+	uint64_t gen;
+	struct record *rec = serial_record(obj->serial, &gen);
+
+	(void)list;
+	(void)arg;
+	fprintf(stderr, "torture: diagnosis:   holds object %td gen %" PRIu64
+			" added for cgroup %lu (%s now)\n",
+		rec - T.ledger, gen, shr_mem_cgroup_ino(obj->memcg),
+		shr_mem_cgroup_is_online(obj->memcg) ? "online" : "offline");
+	return SHR_LRU_SKIP;
+}
+
+
+/*
+ * Objects left on an online cgroup's list after drop_caches. One cause is
+ * the kernel's own: list_lru_add() through a dying cgroup puts the item on
+ * the nearest living ancestor's list but sets the bit of the dying cgroup
+ * (which reclaim never visits), so the ancestor's bit can stay clear with
+ * that item and every later one on its list. Lists of cgroups tainted by
+ * such an add (taint_ancestors()) are counted and reported; an object left
+ * on any other list is a violation.
+ * Return: true if every object there is explained.
+ */
+static bool check_stranded(struct lab_sb *sb, int nid, int slot, unsigned long *known)
+{
+	if (T.strict_bits || slot < 0 || !(T.cgs[slot].taint_nodes & (1ULL << nid)))
+		return false;
+	*known += lab_sb_count(sb, nid, T.cgs[slot].memcg);
+	return true;
+}
+
+/* Every ON_LIST record on exactly one list; nothing else on any list. */
+static void check_ledger(const char *when)
+{
+	struct walk_ctx ctx = { 0 };
+	unsigned long on_list = 0, counted = 0;
+
+	for (unsigned int i = 0; i < LEDGER_CAP; i++)
+		T.ledger[i].seen = 0;
+	for (int s = 0; s < MAX_MOUNTS; s++) {
+		struct lab_sb *sb = T.mounts[s].sb;
+
+		if (!sb)
+			continue;
+		shr_list_lru_walk(sb->dentry_lru, walk_count, &ctx, ~0UL);
+		shr_list_lru_walk(sb->inode_lru, walk_count, &ctx, ~0UL);
+		counted += lab_sb_count_all(sb);
+	}
+	for (unsigned int i = 0; i < LEDGER_CAP; i++) {
+		enum rec_state st = word_state(atomic_load(&T.ledger[i].word));
+
+		if (st == REC_ON_LIST) {
+			on_list++;
+			if (T.ledger[i].seen != 1)
+				diagnose_record(&T.ledger[i]), violation("%s: object %u is ON_LIST but seen %u times on the lists",
+					  when, i, T.ledger[i].seen);
+		} else if (st != REC_FREE) {
+			violation("%s: record %u in transient state %d at a quiescent point", when, i,
+				  st);
+		}
+	}
+	if (ctx.seen != on_list || counted != on_list)
+		violation("%s: ledger has %lu objects on lists, walk saw %lu, counts say %lu", when,
+			  on_list, ctx.seen, counted);
+	if (on_list + T.nr_free != LEDGER_CAP)
+		violation("%s: %lu on lists + %u free records != %u", when, on_list, T.nr_free,
+			  LEDGER_CAP);
+	T.checks++;
+}
+
+/* Deferred work @memcg holds, all mounts and nodes. Quiescent. */
+static long deferred_total(struct shr_mem_cgroup *memcg)
+{
+	long sum = 0;
+
+	for (int s = 0; s < MAX_MOUNTS; s++)
+		if (T.mounts[s].sb)
+			for (int n = 0; n < T.cfg.params.nr_nodes; n++)
+				sum += shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, memcg, n);
+	return sum;
+}
+
+/* The untried ONLINE slot holding the most deferred work (random among
+ * equals), or -1. */
+static int pick_deferred_candidate(uint64_t *rng, const bool *tried)
+{
+	int best = -1;
+	long best_sum = -1;
+	unsigned int start = rng_below(rng, MAX_CGROUPS);
+
+	for (unsigned int k = 0; k < MAX_CGROUPS; k++) {
+		int i = (int)((start + k) % MAX_CGROUPS);
+		long sum;
+
+		if (tried[i] || T.cgs[i].state != CG_ONLINE)
+			continue;
+		sum = deferred_total(T.cgs[i].memcg);
+		if (sum > best_sum) {
+			best = i;
+			best_sum = sum;
+		}
+	}
+	return best;
+}
+
+/* Offline one ONLINE cgroup (preferably one holding deferred work); its
+ * deferred work must land in its parent. */
+static void check_deferred_reparent(uint64_t *rng)
+{
+	long before_child[MAX_MOUNTS][SHR_MAX_NUMNODES], before_parent[MAX_MOUNTS][SHR_MAX_NUMNODES];
+	int nodes = T.cfg.params.nr_nodes;
+
+	bool tried[MAX_CGROUPS] = { false };
+
+	for (int tries = 0; tries < MAX_CGROUPS; tries++) {
+		int i = pick_deferred_candidate(rng, tried);
+		struct shr_mem_cgroup *memcg, *parent;
+		int ret;
+
+		if (i < 0)
+			return;
+		tried[i] = true;
+		memcg = T.cgs[i].memcg;
+		parent = shr_mem_cgroup_parent(memcg);
+		for (int s = 0; s < MAX_MOUNTS; s++) {
+			if (!T.mounts[s].sb)
+				continue;
+			for (int n = 0; n < nodes; n++) {
+				before_child[s][n] =
+					shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, memcg, n);
+				before_parent[s][n] =
+					shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, parent, n);
+				if (before_child[s][n] < 0 || before_parent[s][n] < 0)
+					violation("nr_deferred: %ld %ld", before_child[s][n],
+						  before_parent[s][n]);
+			}
+		}
+		ret = cg_offline_slot(i);
+		if (ret == -EBUSY)
+			continue;
+		if (ret)
+			violation("quiescent offline: %d", ret);
+		count_op(OP_CG_OFFLINE);
+		for (int s = 0; s < MAX_MOUNTS; s++) {
+			if (!T.mounts[s].sb)
+				continue;
+			for (int n = 0; n < nodes; n++) {
+				long after = shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, parent, n);
+
+				if (before_child[s][n])
+					T.deferred_moved++;
+				if (after != before_parent[s][n] + before_child[s][n])
+					violation("deferred not conserved offlining cgroup %lu (node %d, "
+						  "shrinker %d): child %ld + parent %ld -> parent %ld",
+						  shr_mem_cgroup_ino(memcg), n,
+						  shr_shrinker_id(T.mounts[s].sb->shrinker),
+						  before_child[s][n], before_parent[s][n], after);
+			}
+		}
+		T.checks++;
+		return;
+	}
+}
+
+/* Tell a missing bit from a reclaim that merely fell short. */
+static void diagnose_stranded(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg)
+{
+	unsigned long before = lab_sb_count(sb, nid, memcg), freed = 0;
+	struct shr_shrinker_stats st0, st1;
+	int ret;
+
+	shr_shrinker_get_stats(sb->shrinker, &st0);
+	ret = shr_shrink_slab(T.host, nid, memcg, 0, &freed);
+	shr_shrinker_get_stats(sb->shrinker, &st1);
+	fprintf(stderr, "torture: diagnosis: shrinker calls %lu -> %lu, scanned %lu -> %lu, "
+			"deferred %ld -> %ld; nr_deferred(here) %ld\n",
+		st0.calls, st1.calls, st0.scanned, st1.scanned, st0.deferred, st1.deferred,
+		shr_shrinker_nr_deferred(sb->shrinker, memcg, nid));
+
+	fprintf(stderr,
+		"torture: diagnosis: cgroup %lu (id %d, %s) node %d holds %lu objects of "
+		"shrinker %d; shrink_slab(prio 0) -> %d, freed %lu, left %lu%s\n",
+		shr_mem_cgroup_ino(memcg), shr_mem_cgroup_id(memcg),
+		shr_mem_cgroup_is_online(memcg) ? "online" : "offline", nid, before,
+		shr_shrinker_id(sb->shrinker), ret, freed, lab_sb_count(sb, nid, memcg),
+		freed ? "" : " (the shrinker was not called: its bit is missing)");
+	for (int k = 0; k < 2; k++) {
+		unsigned long budget = ~0UL;
+
+		shr_list_lru_walk_one(k ? sb->inode_lru : sb->dentry_lru, nid, memcg, walk_print,
+				      NULL, &budget);
+	}
+}
+
+static void check_lists_empty(const char *when, bool all)
+{
+	for (int s = 0; s < MAX_MOUNTS; s++) {
+		struct lab_sb *sb = T.mounts[s].sb;
+
+		if (!sb)
+			continue;
+		for (int i = -1; i < MAX_CGROUPS; i++) {
+			struct shr_mem_cgroup *memcg =
+				i < 0 ? shr_host_root_mem_cgroup(T.host) : T.cgs[i].memcg;
+
+			if (i >= 0 && T.cgs[i].state != CG_ONLINE)
+				continue;
+			for (int n = 0; n < T.cfg.params.nr_nodes; n++)
+				if (lab_sb_count(sb, n, memcg) &&
+				    !check_stranded(sb, n, i, &T.stranded_known))
+					diagnose_stranded(sb, n, memcg), violation("%s: %lu objects left on (cgroup %lu, node %d) of "
+						  "shrinker %d after drop_caches",
+						  when, lab_sb_count(sb, n, memcg),
+						  shr_mem_cgroup_ino(memcg), n,
+						  shr_shrinker_id(sb->shrinker));
+		}
+		if (all && lab_sb_count_all(sb))
+			violation("%s: %lu objects left on lists of shrinker %d after drop_caches",
+				  when, lab_sb_count_all(sb), shr_shrinker_id(sb->shrinker));
+	}
+	check_ledger(when);
+	T.checks++;
+}
+
+static void quiescent_check(uint64_t *rng)
+{
+	atomic_store(&T.pause, true);
+	pthread_barrier_wait(&T.stopped);
+	atomic_store(&T.pause, false);
+	check_ledger("quiescent");
+	check_deferred_reparent(rng);
+	check_ledger("after reparent");
+	pthread_barrier_wait(&T.resume);
+}
+
+/* ---- one run ------------------------------------------------------------ */
+
+static void shrink_cache(struct shr_kmem_cache *cache, void *arg)
+{
+	(void)arg;
+	shr_kmem_cache_shrink(cache);
+}
+
+static bool totals_equal(const struct shr_slab_totals *a, const struct shr_slab_totals *b)
+{
+	if (a->sunreclaim_bytes != b->sunreclaim_bytes ||
+	    a->sreclaimable_bytes != b->sreclaimable_bytes ||
+	    a->large_kmalloc_bytes != b->large_kmalloc_bytes || a->vmalloc_bytes != b->vmalloc_bytes)
+		return false;
+	for (int n = 0; n < SHR_MAX_NUMNODES; n++)
+		if (a->node_pages[n] != b->node_pages[n])
+			return false;
+	return true;
+}
+
+static void offline_everything(void)
+{
+	bool progress = true;
+
+	while (progress) {
+		progress = false;
+		for (int i = 0; i < MAX_CGROUPS; i++) {
+			if (T.cgs[i].state == CG_ONLINE && cg_offline_slot(i) == 0) {
+				count_op(OP_CG_OFFLINE);
+				progress = true;
+			}
+		}
+	}
+	for (int i = 0; i < MAX_CGROUPS; i++) {
+		if (T.cgs[i].state == CG_ONLINE)
+			violation("cgroup in slot %d cannot be taken offline", i);
+	}
+}
+
+static void release_everything(void)
+{
+	for (int i = 0; i < MAX_CGROUPS; i++) {
+		if (T.cgs[i].state == CG_DYING) {
+			shr_mem_cgroup_put(T.cgs[i].memcg);
+			T.cgs[i].memcg = NULL;
+			T.cgs[i].state = CG_EMPTY;
+			count_op(OP_CG_RELEASE);
+		}
+	}
+}
+
+static void final_checks_and_teardown(struct shr_slab_allocator *sa,
+				      const struct shr_slab_totals *snap)
+{
+	struct shr_slab_totals now;
+	int ret;
+
+	check_ledger("end");
+	/* Quiescent host, cgroups still online: nothing may escape reclaim. */
+	op_drop_caches();
+	check_lists_empty("end, cgroups online", false);
+	/* Everything offline: all objects now sit on ancestors' lists. */
+	offline_everything();
+	op_drop_caches();
+	check_lists_empty("end, cgroups offline", true);
+	release_everything();
+	for (int s = 0; s < MAX_MOUNTS; s++) {
+		if (T.mounts[s].sb) {
+			lab_sb_umount(T.mounts[s].sb);
+			T.mounts[s].sb = NULL;
+		}
+	}
+	if (T.nr_free != LEDGER_CAP)
+		violation("%u ledger records still held after unmount", LEDGER_CAP - T.nr_free);
+	if (atomic_load(&T.fs.nr_alive))
+		violation("%ld lab objects alive after unmount", atomic_load(&T.fs.nr_alive));
+	lab_fs_destroy(&T.fs);
+	shr_rcu_barrier();
+	ret = shr_host_destroy(T.host);
+	if (ret)
+		violation("shr_host_destroy: %d (cgroups or shrinkers left behind)", ret);
+	T.host = NULL;
+	shr_rcu_barrier();
+	shr_slab_for_each_cache(sa, shrink_cache, NULL);
+	shr_slab_totals(sa, &now);
+	if (!totals_equal(&now, snap))
+		violation("slab totals after teardown differ from before the host: unreclaimable "
+			  "%lu -> %lu, reclaimable %lu -> %lu, large %lu -> %lu, vmalloc %lu -> %lu",
+			  snap->sunreclaim_bytes, now.sunreclaim_bytes, snap->sreclaimable_bytes,
+			  now.sreclaimable_bytes, snap->large_kmalloc_bytes,
+			  now.large_kmalloc_bytes, snap->vmalloc_bytes, now.vmalloc_bytes);
+	T.checks++;
+}
+
+static void reset_state(void)
+{
+	memset(T.ops, 0, sizeof(T.ops));
+	T.checks = 0;
+	T.stranded_known = 0;
+	T.deferred_moved = 0;
+	atomic_store(&T.pause, false);
+	atomic_store(&T.stop, false);
+	for (unsigned int i = 0; i < LEDGER_CAP; i++) {
+		atomic_store(&T.ledger[i].word, mkword(0, REC_FREE));
+		T.ledger[i].obj = NULL;
+		T.free_stack[i] = LEDGER_CAP - 1 - i;
+	}
+	T.nr_free = LEDGER_CAP;
+	memset(T.cgs, 0, sizeof(T.cgs));
+	for (int s = 0; s < MAX_MOUNTS; s++) {
+		T.mounts[s].sb = NULL;
+		T.mounts[s].gen = 0;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { .tv_sec = (time_t)s,
+			       .tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Run one design; returns 0, or 1 when it is not in this build (skipped). */
+static int run_design(enum shr_design design)
+{
+	struct shr_slab_params sp = { .nr_nodes = T.cfg.params.nr_nodes };
+	struct shr_host_params params = T.cfg.params;
+	struct shr_slab_allocator *sa;
+	struct shr_slab_totals snap;
+	pthread_t tids[MAX_THREADS];
+	uint64_t rng = T.cfg.seed ^ 0x5eedULL;
+	const char *why = NULL;
+	double start, elapsed, interval, next;
+	int ret;
+
+	T.design = shr_design_name(design);
+	params.design = design;
+	if (shr_host_params_check(&params, &why)) {
+		printf("torture: design %s: skipped (%s)\n", T.design,
+		       strcmp(why, "design not available in this build") ?
+			       why : "not in this build");
+		return 1;
+	}
+	reset_state();
+	ret = shr_slab_allocator_create(&sp, &sa);
+	if (ret)
+		violation("shr_slab_allocator_create: %d", ret);
+	shr_slab_totals(sa, &snap);
+	params.slab = sa;
+	ret = shr_host_create(&params, &T.host);
+	if (ret)
+		violation("shr_host_create: %d", ret);
+	ret = lab_fs_init(&T.fs, T.host);
+	if (ret)
+		violation("lab_fs_init: %d", ret);
+	T.fs.may_isolate = ledger_may_isolate;
+	T.fs.on_free = ledger_on_free;
+	/* With kmem off, non-root cgroups see only NONSLAB shrinkers. */
+	if (!params.kmem)
+		T.fs.extra_shrinker_flags = SHR_SHRINKER_NONSLAB;
+
+	pthread_barrier_init(&T.stopped, NULL, (unsigned int)T.cfg.threads + 1);
+	pthread_barrier_init(&T.resume, NULL, (unsigned int)T.cfg.threads + 1);
+	for (int t = 0; t < T.cfg.threads; t++)
+		if (pthread_create(&tids[t], NULL, worker, (void *)(uintptr_t)(t + 1)))
+			violation("pthread_create failed");
+	start = now_s();
+	/* About eight quiescent checks per run, at least every 3 s. */
+	interval = T.cfg.seconds / 8.0;
+	interval = interval < 0.5 ? 0.5 : interval > 3.0 ? 3.0 : interval;
+	next = start + interval;
+	while (now_s() - start < T.cfg.seconds) {
+		double left = start + T.cfg.seconds - now_s();
+		double wait = next - now_s();
+
+		sleep_s(wait < left ? (wait > 0 ? wait : 0) : (left > 0 ? left : 0));
+		if (now_s() >= next && now_s() - start < T.cfg.seconds) {
+			quiescent_check(&rng);
+			next = now_s() + interval;
+		}
+	}
+	atomic_store(&T.stop, true);
+	for (int t = 0; t < T.cfg.threads; t++)
+		pthread_join(tids[t], NULL);
+	elapsed = now_s() - start;
+	pthread_barrier_destroy(&T.stopped);
+	pthread_barrier_destroy(&T.resume);
+
+	final_checks_and_teardown(sa, &snap);
+	shr_slab_allocator_destroy(sa);
+
+	printf("torture: design %s: %.1f s, %d threads, %d nodes, seed %" PRIu64 "\n", T.design,
+	       elapsed, T.cfg.threads, T.cfg.params.nr_nodes, T.cfg.seed);
+	for (int k = 0; k < OP_NR; k++)
+		printf("  %-36s %lu\n", op_names[k], atomic_load(&T.ops[k]));
+	printf("  checks passed                        %lu\n", T.checks);
+	printf("  deferred counters moved by checked reparents: %lu\n", T.deferred_moved);
+	printf("  stranded by add through a dying cgroup (kernel behaviour): %lu objects\n",
+	       T.stranded_known);
+	fflush(stdout);
+	return 0;
+}
+
+/* ---- command line ------------------------------------------------------- */
+
+static void usage(const char *msg, const char *arg)
+{
+	fprintf(stderr, "torture: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	fprintf(stderr, "usage: torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc] "
+			"[--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N] [--nodes N] "
+			"[--strict-bits]\n");
+	exit(2);
+}
+
+static long parse_num(const char *s, long min, long max, const char *what)
+{
+	char *end;
+	long v;
+
+	if (!s)
+		usage("missing value for", what);
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max)
+		usage("bad value for", what);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *design = NULL;
+	int skipped = 0, ran = 0;
+
+	shr_host_params_init(&T.cfg.params);
+	T.cfg.params.nr_nodes = 2;
+	T.cfg.seconds = 5;
+	T.cfg.seed = (uint64_t)time(NULL);
+	T.cfg.threads = 4;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-t")) {
+			T.cfg.seconds = (int)parse_num(v, 1, 86400, a);
+			i++;
+		} else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) {
+			char *end;
+
+			if (!v)
+				usage("missing value for", a);
+			errno = 0;
+			T.cfg.seed = strtoull(v, &end, 10);
+			if (errno || *end || end == v || *v == '-')
+				usage("bad value for", a);
+			i++;
+		} else if (!strcmp(a, "-d") || !strcmp(a, "--design")) {
+			if (!v)
+				usage("missing value for", a);
+			design = v;
+			i++;
+		} else if (!strcmp(a, "--units")) {
+			if (v && !strcmp(v, "kmalloc"))
+				T.cfg.params.units = SHR_UNITS_KMALLOC;
+			else if (v && !strcmp(v, "cache"))
+				T.cfg.params.units = SHR_UNITS_CACHE;
+			else
+				usage("--units takes cache or kmalloc", v);
+			i++;
+		} else if (!strcmp(a, "--expand-batch")) {
+			T.cfg.params.expand_batch = (unsigned int)parse_num(v, 1, 65536, a);
+			i++;
+		} else if (!strcmp(a, "--strict-bits")) {
+			T.strict_bits = true;
+		} else if (!strcmp(a, "--nokmem")) {
+			T.cfg.params.kmem = false;
+		} else if (!strcmp(a, "--nonslab-ids")) {
+			T.cfg.params.kmem = false;
+			T.cfg.params.nonslab_ids = true;
+		} else if (!strcmp(a, "--threads")) {
+			T.cfg.threads = (int)parse_num(v, 1, MAX_THREADS, a);
+			i++;
+		} else if (!strcmp(a, "--nodes")) {
+			T.cfg.params.nr_nodes = (int)parse_num(v, 1, SHR_MAX_NUMNODES, a);
+			i++;
+		} else {
+			usage("unknown argument", a);
+		}
+	}
+	if (!design)
+		usage("-d DESIGN is required (a design name or all)", NULL);
+	pthread_mutex_init(&T.free_lock, NULL);
+	pthread_mutex_init(&T.cg_lock, NULL);
+	for (int s = 0; s < MAX_MOUNTS; s++)
+		pthread_rwlock_init(&T.mounts[s].lock, NULL);
+
+	shr_thread_register();
+	printf("torture: seed %" PRIu64 "\n", T.cfg.seed);
+	fflush(stdout);
+	if (!strcmp(design, "all")) {
+		for (int d = 0; d < SHR_NR_DESIGNS; d++) {
+			if (run_design((enum shr_design)d))
+				skipped++;
+			else
+				ran++;
+		}
+	} else {
+		enum shr_design d;
+		struct shr_host_params p = T.cfg.params;
+		const char *why = NULL;
+
+		if (shr_design_parse(design, &d))
+			usage("unknown design", design);
+		p.design = d;
+		if (shr_host_params_check(&p, &why) && strcmp(why, "design not available in this build"))
+			usage("bad parameters", why);
+		if (run_design(d))
+			skipped++;
+		else
+			ran++;
+	}
+	printf("torture: %d design(s) passed, %d skipped, seed %" PRIu64 "\n", ran, skipped,
+	       T.cfg.seed);
+	shr_thread_unregister();
+	/* 77: Meson's "skipped", for a named design not in this build. */
+	return ran ? 0 : 77;
+}
