@@ -13,6 +13,8 @@ const struct shr_info_ops *shr_info_ops_for(enum shr_design design)
 	switch (design) {
 	case SHR_DESIGN_XARRAY:
 		return &shr_info_xarray_ops;
+	case SHR_DESIGN_INDEXED:
+		return &shr_info_indexed_ops;
 	default:
 		return NULL;
 	}

@@ -105,6 +105,7 @@ const struct shr_info_ops *shr_info_ops_for(enum shr_design design);
 
 /* Designs. */
 extern const struct shr_info_ops shr_info_xarray_ops;
+extern const struct shr_info_ops shr_info_indexed_ops;
 
 /* Helpers shared by the designs (shrinker_info.c). */
 
