@@ -235,14 +235,37 @@ static bool ix_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 	return true;
 }
 
+/*
+ * Walk only the marked units. A marked unit whose whole map is 0 carries a
+ * stale mark (a set_bit marked it after a clear emptied it): run the clear
+ * path on it, so an emptied cgroup leaves the subtree counts after one walk.
+ * Context: RCU read lock held by the caller (xa_lock may be taken inside).
+ */
 static int ix_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 		       struct shr_walk_counts *wc)
 {
 	struct ix_units *cont = ix_units_of(memcg, nid);
+	unsigned long index = (unsigned long)pos / SHR_UNIT_BITS;
+	unsigned long first = index;
+	struct shr_info_unit *unit;
 
 	if (!cont)
 		return -1;
-	return shr_units_next_bit(&cont->xa, pos, SHR_XA_MARK_0, wc);
+	for (unit = shr_xa_find(&cont->xa, &index, ~0UL, SHR_XA_MARK_0); unit;
+	     unit = shr_xa_find_after(&cont->xa, &index, ~0UL, SHR_XA_MARK_0)) {
+		unsigned long map = atomic_load_explicit(&unit->map, memory_order_relaxed);
+		unsigned long bits = map;
+
+		wc->units++;
+		wc->words++;
+		if (index == first)
+			bits &= ~0UL << (pos % SHR_UNIT_BITS);
+		if (bits)
+			return (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(bits);
+		if (!map)
+			ix_unmark_unit(memcg, nid, cont, index, unit);
+	}
+	return -1;
 }
 
 static struct shr_shrinker_impl *ix_lookup(struct shr_mem_cgroup *memcg, int id)
