@@ -70,6 +70,12 @@
  *  subtree_empty() reads with a relaxed load: it only prunes walks that
  *  would find no bit; a set_bit racing with the pass is ordered after the
  *  pass's read (the pass could equally have visited before the add).
+ *  A stale mark (all bits gone) is removed by the next walk (ix_next_bit).
+ *
+ * Unit life vs readers: a unit leaves the XArray under xa_lock (with the
+ * counted update) and is freed after a grace period; a reader that found it
+ * under RCU keeps valid memory, and what it writes is lost with the unit,
+ * which no list of its 64 ids needs any more. Diagram in docs/INDEXED.md.
  */
 #include <string.h>
 
