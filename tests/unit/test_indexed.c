@@ -453,6 +453,126 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 	assert_int_equal(shr_host_destroy(r.host), 0);
 }
 
+/* ---- a clear of one id vs set_bit of another id in the same unit --------- */
+
+struct gate {
+	struct shr_host *host;
+	struct shr_mem_cgroup *cg;
+	struct shr_shrinker *slab_s;    /* not NONSLAB: the kmem gate clears its bit */
+	struct shr_shrinker *nonslab_s; /* its objects are counted in @objects */
+	atomic_long objects;
+	atomic_int stop;
+	/* Spin handshake (futex wake-ups would keep the threads apart). */
+	atomic_int round, done;
+};
+
+static unsigned long gate_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct gate *g = s->private_data;
+	long n;
+
+	if (shr_mem_cgroup_is_root(sc->memcg))
+		return SHR_SHRINK_EMPTY;
+	n = atomic_load(&g->objects);
+	return n > 0 ? (unsigned long)n : SHR_SHRINK_EMPTY;
+}
+
+static unsigned long gate_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct gate *g = s->private_data;
+	long n = atomic_load(&g->objects);
+
+	while (n > 0 && !atomic_compare_exchange_weak(&g->objects, &n, 0))
+		;
+	(void)sc;
+	return n > 0 ? (unsigned long)n : 0;
+}
+
+static struct shr_shrinker *gate_shrinker(struct gate *g, unsigned int extra)
+{
+	struct shr_shrinker *s;
+
+	assert_int_equal(shr_shrinker_alloc(g->host, SHR_SHRINKER_MEMCG_AWARE | extra, "gate",
+					    &s), 0);
+	s->count_objects = gate_count;
+	s->scan_objects = gate_scan;
+	s->private_data = g;
+	s->batch = 1;
+	assert_int_equal(shr_shrinker_register(s), 0);
+	return s;
+}
+
+/* Each round: set the slab shrinker's bit and walk; the walk clears that bit
+ * through the kmem gate (no recount follows such a clear), often emptying the
+ * unit's map while the main thread sets the NONSLAB shrinker's bit. */
+static void *gate_clearer(void *arg)
+{
+	struct gate *g = arg;
+	unsigned long freed;
+
+	shr_thread_register();
+	for (int r = 1;; r++) {
+		while (atomic_load(&g->round) < r)
+			;
+		if (atomic_load(&g->stop))
+			break;
+		assert_int_equal(shr_set_shrinker_bit(g->cg, 0, g->slab_s), 0);
+		assert_int_equal(shr_shrink_slab(g->host, 0, g->cg, 0, &freed), 0);
+		atomic_store(&g->done, r);
+	}
+	shr_thread_unregister();
+	return NULL;
+}
+
+/* With kmem off, the kmem gate clears a slab shrinker's bit without the
+ * SHRINK_EMPTY recount, racing with a NONSLAB shrinker of the same unit
+ * getting an object and its bit: the mark protocol alone must keep the unit
+ * marked. After each round a walk (that sets no bit itself) must find the
+ * object; a bit left in an unmarked unit would strand it. */
+static void test_gate_clear_races_set_bit_same_unit(void **state)
+{
+	struct shr_host_params p;
+	struct gate g = { 0 };
+	struct shr_rng rng;
+	pthread_t t;
+	unsigned long freed;
+
+	(void)state;
+	shr_host_params_init(&p);
+	p.design = SHR_DESIGN_INDEXED;
+	p.nr_nodes = 1;
+	p.kmem = false;
+	assert_int_equal(shr_host_create(&p, &g.host), 0);
+	g.cg = mkcg(shr_host_root_mem_cgroup(g.host));
+	g.slab_s = gate_shrinker(&g, 0);
+	g.nonslab_s = gate_shrinker(&g, SHR_SHRINKER_NONSLAB);
+	assert_int_equal(pthread_create(&t, NULL, gate_clearer, &g), 0);
+	shr_rng_init(&rng, 1);
+	for (int i = 0; i < 20000; i++) {
+		unsigned long spin = shr_rng_below(&rng, 3000);
+
+		atomic_store(&g.round, i + 1);
+		/* Land anywhere in the clearer's round. */
+		for (volatile unsigned long k = 0; k < spin; k++)
+			;
+		/* An object, then its bit (list_lru_add's order). */
+		atomic_fetch_add(&g.objects, 1);
+		assert_int_equal(shr_set_shrinker_bit(g.cg, 0, g.nonslab_s), 0);
+		while (atomic_load(&g.done) < i + 1)
+			;
+		assert_int_equal(shr_shrink_slab(g.host, 0, g.cg, 0, &freed), 0);
+		assert_int_equal(atomic_load(&g.objects), 0);
+	}
+	atomic_store(&g.stop, 1);
+	atomic_store(&g.round, 20001);
+	pthread_join(t, NULL);
+	assert_int_equal(shr_drop_caches(g.host, &freed, NULL), 0);
+	shr_shrinker_free(g.slab_s);
+	shr_shrinker_free(g.nonslab_s);
+	assert_int_equal(shr_mem_cgroup_offline(g.cg), 0);
+	assert_int_equal(shr_host_destroy(g.host), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +584,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_offline_of_empty_cgroup_visits_no_lru),
 		cmocka_unit_test(test_id_reuse_leaves_nothing),
 		cmocka_unit_test(test_set_bit_races_clear_nothing_stranded),
+		cmocka_unit_test(test_gate_clear_races_set_bit_same_unit),
 	};
 
 	shr_test_init(argc, argv);
