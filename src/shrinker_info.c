@@ -21,6 +21,8 @@ const struct shr_info_ops *shr_info_ops_for(enum shr_design design)
 		return &shr_info_array_ondemand_ops;
 	case SHR_DESIGN_FLAT:
 		return &shr_info_flat_ops;
+	case SHR_DESIGN_INDEXED:
+		return &shr_info_indexed_ops;
 	default:
 		return NULL;
 	}

@@ -114,6 +114,7 @@ extern const struct shr_info_ops shr_info_nobitmap_ops;
 extern const struct shr_info_ops shr_info_prealloc_ops;
 extern const struct shr_info_ops shr_info_array_ondemand_ops;
 extern const struct shr_info_ops shr_info_flat_ops;
+extern const struct shr_info_ops shr_info_indexed_ops;
 
 /* Helpers shared by the designs (shrinker_info.c). */
 

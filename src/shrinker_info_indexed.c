@@ -1,0 +1,801 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Design "indexed": costs follow only what cgroups hold. See docs/INDEXED.md.
+ *
+ * Data
+ *  - Per (cgroup, node), inline (struct ix_node, 16 bytes): a pointer to a
+ *    lazily allocated container (struct ix_units) and `subtree`, the number
+ *    of cgroups in this cgroup's subtree (itself included) that are counted
+ *    on this node (see "counted" below).
+ *  - The container: an XArray unit index -> unit (the shared 520-byte unit),
+ *    XArray mark 0 on a unit while its map word is non-zero (protocol below),
+ *    `counted`, and refs[i] = lists (installs) holding unit i.
+ *  - Per shrinker (s->info_data, struct ix_shrinker): the root's deferred
+ *    counters (one per node) and `users`, an XArray ino -> cgroup of the
+ *    cgroups that installed the shrinker's id.
+ *
+ * Invariants (at every release of the locks named)
+ *  I1 refs[i] > 0 <=> unit i present, except in a dying cgroup (units kept
+ *     until memcg_free, so reparent_deferred still sees them). No unit left
+ *     <=> no container (its pointer NULL) for a cgroup that is not dying.
+ *  I2 Mark: once a set_bit has returned, its unit is marked for as long as
+ *     the bit stays set. A mark may outlive the bits (harmless: one visit).
+ *  I3 counted == (the container has a marked unit && the cgroup is not
+ *     dying), updated under the container's xa_lock with every mark change;
+ *     subtree(c) == number of counted cgroups in c's subtree once the
+ *     updates in flight have finished. Dying cgroups are never counted:
+ *     reclaim of an offline cgroup frees nothing (shrink_slab_memcg step 1).
+ *  I4 A cgroup appears in users of every live shrinker whose id it holds a
+ *     unit for (inserted at install, erased when the unit goes).
+ *  I5 The root has no container; its deferred counters live in
+ *     ix_shrinker.root_deferred; registration touches no cgroup.
+ *
+ * Locking
+ *  - host->shrinker_mutex serialises unit and container life (install,
+ *    uninstall, memcg_free, reparent_deferred, shrinker_remove) and users.
+ *    install() and memcg_free() take it; uninstall() takes it under
+ *    list_lrus_mutex (rank 2 -> 3); the others run under it already.
+ *  - The container's xa_lock serialises marks and `counted` (I3).
+ *  - Readers (set_bit, clear_bit, next_bit, deferred access) find the
+ *    container and units under RCU; units and containers are freed after a
+ *    grace period (memcg_free, which no reader can reach, frees at once).
+ *
+ * Ordering (set_bit vs the clear path; store buffering on two locations)
+ *
+ *      set_bit (any thread)               clear path (reclaim's clear_bit)
+ *      --------------------               --------------------------------
+ *      (A) fence                          fetch_and(map, ~bit) -> map now 0
+ *      (M1) fetch_or(map, bit) seq_cst    lock xa_lock
+ *      (M2) load mark of the unit         clear mark
+ *        not marked: lock xa_lock,        (C2) v = fetch_or(map, 0) seq_cst
+ *        set mark, update counted         v != 0: set the mark again
+ *                                         update counted; unlock
+ *
+ *  M1 and C2 are read-modify-writes of the same word, so one precedes the
+ *  other in its modification order. If M1 is first, C2 reads the bit (RMWs
+ *  read the latest value) and re-marks. If C2 is first, M1 reads from C2's
+ *  release sequence, so C2 (release) synchronises with M1 (acquire) and the
+ *  mark clear, sequenced before C2, happens before M2: M2 sees the mark
+ *  cleared (or a later set) and marks it itself. Either way the bit is never
+ *  left set in an unmarked unit (I2). Pairs: M1 <-> C2; (A) <-> reclaim's
+ *  (B) in recheck_empty() (the SHRINK_EMPTY protocol, unchanged).
+ *
+ *  counted/subtree: updated inside the same xa_lock section as the mark, so
+ *  a completed set_bit has made its cgroup and every ancestor count >= 1,
+ *  and a clear path subtracts only after its C2 found the map empty. The
+ *  count can be transiently high (a mark left on an emptied unit, or an
+ *  increment landing before a decrement of another cgroup) which costs a
+ *  visit; it is 0 for a subtree only when no counted cgroup is in it, and by
+ *  I2/I3 a bit set by a completed set_bit in a live cgroup keeps it counted.
+ *  subtree_empty() reads with a relaxed load: it only prunes walks that
+ *  would find no bit; a set_bit racing with the pass is ordered after the
+ *  pass's read (the pass could equally have visited before the add).
+ *  A stale mark (all bits gone) is removed by the next walk (ix_next_bit).
+ *
+ * Unit life vs readers: a unit leaves the XArray under xa_lock (with the
+ * counted update) and is freed after a grace period; a reader that found it
+ * under RCU keeps valid memory, and what it writes is lost with the unit,
+ * which no list of its 64 ids needs any more. Diagram in docs/INDEXED.md.
+ */
+#include <string.h>
+
+#include "shrinker_info_units.h"
+
+/* Per (cgroup, node), inline in the cgroup. */
+struct ix_node {
+	/* Sync: RCU; written under shrinker_mutex. */
+	struct ix_units *SHR_RCU units;
+	/* Counted cgroups in the subtree on this node. Sync: atomic. */
+	atomic_long subtree;
+};
+
+struct ix_units {
+	/* index -> unit, mark 0 per I2. Sync: the XArray's. */
+	struct shr_xarray xa;
+	/* I3. Sync: written under xa.xa_lock; read there. */
+	bool counted;
+	/* Capacity of refs. Sync: shrinker_mutex. */
+	unsigned int nr_refs;
+	/* Installs per unit index. Sync: shrinker_mutex. */
+	unsigned int *refs;
+	/* Sync: immutable. */
+	struct shr_host *host;
+	struct rcu_head rcu;
+};
+
+struct ix_shrinker {
+	/* ino -> memcg (I4). Sync: writers hold shrinker_mutex. */
+	struct shr_xarray users;
+	/* The root's deferred work per node. Sync: atomic. */
+	atomic_long root_deferred[];
+};
+
+/* A unit waiting for its grace period. */
+struct ix_unit_retire {
+	struct rcu_head rcu;
+	struct shr_host *host;
+	struct shr_info_unit *unit;
+};
+
+_Static_assert(sizeof(struct ix_node) <= 64, "at most 64 bytes per node in the cgroup");
+
+static struct ix_node *ix_node_of(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_memcg_info_area(memcg, nid);
+}
+
+/* Context: RCU read lock or shrinker_mutex. */
+static struct ix_units *ix_units_of(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_rcu_dereference(ix_node_of(memcg, nid)->units);
+}
+
+static struct ix_shrinker *ix_shrinker_of(struct shr_shrinker_impl *s)
+{
+	return s->info_data;
+}
+
+static int ix_host_init(struct shr_host *host)
+{
+	return shr_info_units_init(host);
+}
+
+static void ix_host_exit(struct shr_host *host)
+{
+	shr_info_units_exit(host);
+}
+
+static int ix_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	/* Nothing to allocate: the inline areas are zeroed at alloc. */
+	(void)host;
+	(void)memcg;
+	return 0;
+}
+
+/*
+ * ix_sync_counted() - bring cont->counted in line with I3 and propagate a
+ * change to @memcg and every ancestor.
+ * Context: cont->xa's xa_lock held.
+ */
+static void ix_sync_counted(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont)
+{
+	bool want = shr_xa_marked(&cont->xa, SHR_XA_MARK_0) && !shr_memcg_dying(memcg);
+	long delta;
+
+	if (want == cont->counted)
+		return;
+	cont->counted = want;
+	delta = want ? 1 : -1;
+	for (struct shr_mem_cgroup *c = memcg; c; c = c->parent)
+		atomic_fetch_add_explicit(&ix_node_of(c, nid)->subtree, delta,
+					  memory_order_relaxed);
+}
+
+/* ---- the mark protocol (see the top of the file) ---------------------- */
+
+static void ix_mark_unit(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont,
+			 unsigned long index)
+{
+	shr_xa_lock(&cont->xa);
+	shr_xa_set_mark_locked(&cont->xa, index, SHR_XA_MARK_0);
+	ix_sync_counted(memcg, nid, cont);
+	shr_xa_unlock(&cont->xa);
+}
+
+/* The clear path once a unit's map was seen 0. Context: RCU read lock. */
+static void ix_unmark_unit(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont,
+			   unsigned long index, struct shr_info_unit *unit)
+{
+	shr_xa_lock(&cont->xa);
+	shr_xa_clear_mark_locked(&cont->xa, index, SHR_XA_MARK_0);
+	/* (C2): pairs with (M1) in ix_set_bit(). */
+	if (atomic_fetch_or_explicit(&unit->map, 0UL, memory_order_seq_cst))
+		shr_xa_set_mark_locked(&cont->xa, index, SHR_XA_MARK_0);
+	ix_sync_counted(memcg, nid, cont);
+	shr_xa_unlock(&cont->xa);
+}
+
+static void ix_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	unsigned long index = (unsigned long)id / SHR_UNIT_BITS;
+	struct shr_info_unit *unit;
+	struct ix_units *cont;
+
+	if (id < 0 || shr_memcg_is_root(memcg))
+		return;
+	shr_rcu_read_lock();
+	cont = ix_units_of(memcg, nid);
+	unit = cont ? shr_xa_load(&cont->xa, index) : NULL;
+	if (unit) {
+		/* (A): pairs with (B) in reclaim's recheck_empty(). */
+		atomic_thread_fence(memory_order_seq_cst);
+		/* (M1): pairs with (C2) in ix_unmark_unit(). */
+		atomic_fetch_or_explicit(&unit->map, 1UL << (id % SHR_UNIT_BITS),
+					 memory_order_seq_cst);
+		/* (M2) */
+		if (!shr_xa_get_mark(&cont->xa, index, SHR_XA_MARK_0))
+			ix_mark_unit(memcg, nid, cont, index);
+	}
+	shr_rcu_read_unlock();
+}
+
+static bool ix_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	unsigned long index = (unsigned long)id / SHR_UNIT_BITS;
+	unsigned long bit = 1UL << (id % SHR_UNIT_BITS);
+	struct shr_info_unit *unit;
+	struct ix_units *cont;
+
+	shr_rcu_read_lock();
+	cont = ix_units_of(memcg, nid);
+	unit = cont ? shr_xa_load(&cont->xa, index) : NULL;
+	if (unit) {
+		unsigned long old = atomic_fetch_and_explicit(&unit->map, ~bit,
+							      memory_order_seq_cst);
+
+		if (!(old & ~bit) && shr_xa_get_mark(&cont->xa, index, SHR_XA_MARK_0))
+			ix_unmark_unit(memcg, nid, cont, index, unit);
+	}
+	shr_rcu_read_unlock();
+	return true;
+}
+
+/*
+ * Walk only the marked units. A marked unit whose whole map is 0 carries a
+ * stale mark (a set_bit marked it after a clear emptied it): run the clear
+ * path on it, so an emptied cgroup leaves the subtree counts after one walk.
+ * Context: RCU read lock held by the caller (xa_lock may be taken inside).
+ */
+static int ix_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
+		       struct shr_walk_counts *wc)
+{
+	struct ix_units *cont = ix_units_of(memcg, nid);
+	unsigned long index = (unsigned long)pos / SHR_UNIT_BITS;
+	unsigned long first = index;
+	struct shr_info_unit *unit;
+
+	if (!cont)
+		return -1;
+	for (unit = shr_xa_find(&cont->xa, &index, ~0UL, SHR_XA_MARK_0); unit;
+	     unit = shr_xa_find_after(&cont->xa, &index, ~0UL, SHR_XA_MARK_0)) {
+		unsigned long map = atomic_load_explicit(&unit->map, memory_order_relaxed);
+		unsigned long bits = map;
+
+		wc->units++;
+		wc->words++;
+		if (index == first)
+			bits &= ~0UL << (pos % SHR_UNIT_BITS);
+		if (bits)
+			return (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(bits);
+		if (!map)
+			ix_unmark_unit(memcg, nid, cont, index, unit);
+	}
+	return -1;
+}
+
+static struct shr_shrinker_impl *ix_lookup(struct shr_mem_cgroup *memcg, int id)
+{
+	return shr_idr_find(&memcg->host->shrinker_idr, (unsigned long)id);
+}
+
+static bool ix_subtree_empty(struct shr_mem_cgroup *memcg, int nid)
+{
+	return atomic_load_explicit(&ix_node_of(memcg, nid)->subtree, memory_order_relaxed) == 0;
+}
+
+/* ---- unit and container life (shrinker_mutex held) --------------------- */
+
+static void ix_unit_retire_rcu(struct rcu_head *head)
+{
+	struct ix_unit_retire *r = shr_container_of(head, struct ix_unit_retire, rcu);
+	struct shr_host *host = r->host;
+
+	shr_rcu_callback_enter(head);
+	shr_info_unit_free(host, r->unit);
+	shr_kfree(host->slab, r);
+}
+
+/* Free @unit once no RCU reader can hold it. */
+static void ix_unit_free_rcu(struct shr_host *host, struct shr_info_unit *unit)
+{
+	struct ix_unit_retire *r = shr_kmalloc_node(host->slab, sizeof(*r), SHR_GFP_KERNEL,
+						    SHR_NUMA_NO_NODE);
+
+	if (!r) {
+		/* No memory for the record: wait for the readers instead. */
+		shr_synchronize_rcu();
+		shr_info_unit_free(host, unit);
+		return;
+	}
+	r->host = host;
+	r->unit = unit;
+	shr_call_rcu(&r->rcu, ix_unit_retire_rcu);
+}
+
+static void ix_units_free_now(struct ix_units *cont)
+{
+	struct shr_host *host = cont->host;
+
+	shr_xa_destroy(&cont->xa);
+	pthread_mutex_destroy(&cont->xa.xa_lock);
+	shr_kfree(host->slab, cont->refs);
+	shr_kfree(host->slab, cont);
+}
+
+static void ix_units_free_rcu(struct rcu_head *head)
+{
+	struct ix_units *cont = shr_container_of(head, struct ix_units, rcu);
+
+	shr_rcu_callback_enter(head);
+	ix_units_free_now(cont);
+}
+
+/* Unpublish @memcg's empty container on @nid; free it after a grace period. */
+static void ix_units_retire(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont)
+{
+	shr_rcu_assign_pointer(ix_node_of(memcg, nid)->units, NULL);
+	shr_kfree(cont->host->slab, cont->refs);
+	cont->refs = NULL;
+	cont->nr_refs = 0;
+	shr_call_rcu(&cont->rcu, ix_units_free_rcu);
+}
+
+/* The container of (memcg, nid), allocated and published if missing. */
+static struct ix_units *ix_units_get(struct shr_mem_cgroup *memcg, int nid, shr_gfp_t gfp)
+{
+	struct shr_host *host = memcg->host;
+	struct ix_units *cont = ix_units_of(memcg, nid);
+
+	if (cont)
+		return cont;
+	cont = shr_kzalloc_node(host->slab, sizeof(*cont), gfp, nid);
+	if (!cont)
+		return NULL;
+	shr_xa_init(&cont->xa, host->xa_node_cache, nid, 0);
+	cont->host = host;
+	/* Publish initialised: pairs with shr_rcu_dereference in ix_units_of(). */
+	shr_rcu_assign_pointer(ix_node_of(memcg, nid)->units, cont);
+	return cont;
+}
+
+/* Make refs[] hold @index. 0 or -ENOMEM (unchanged). */
+static int ix_refs_reserve(struct ix_units *cont, unsigned long index, int nid, shr_gfp_t gfp)
+{
+	struct shr_host *host = cont->host;
+	unsigned int cap = cont->nr_refs ? cont->nr_refs : 4;
+	unsigned int *refs;
+
+	if (index < cont->nr_refs)
+		return 0;
+	while (cap <= index)
+		cap *= 2;
+	refs = shr_kzalloc_node(host->slab, cap * sizeof(*refs), gfp, nid);
+	if (!refs)
+		return -ENOMEM;
+	if (cont->refs)
+		memcpy(refs, cont->refs, cont->nr_refs * sizeof(*refs));
+	shr_kfree(host->slab, cont->refs);
+	cont->refs = refs;
+	cont->nr_refs = cap;
+	return 0;
+}
+
+/* Retire the container if it holds no unit (I1). */
+static void ix_units_maybe_retire(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont)
+{
+	if (shr_xa_empty(&cont->xa))
+		ix_units_retire(memcg, nid, cont);
+}
+
+/* One more install of unit @index on (memcg, nid). 0 or -ENOMEM (unchanged). */
+static int ix_ref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long index, shr_gfp_t gfp)
+{
+	struct shr_host *host = memcg->host;
+	struct shr_info_unit *unit;
+	struct ix_units *cont;
+
+	cont = ix_units_get(memcg, nid, gfp);
+	if (!cont)
+		return -ENOMEM;
+	if (ix_refs_reserve(cont, index, nid, gfp))
+		goto fail;
+	if (!shr_xa_load(&cont->xa, index)) {
+		unit = shr_info_unit_alloc(host, nid, gfp);
+		if (!unit)
+			goto fail;
+		if (shr_xa_insert(&cont->xa, index, unit, gfp)) {
+			shr_info_unit_free(host, unit);
+			goto fail;
+		}
+	}
+	cont->refs[index]++;
+	return 0;
+fail:
+	ix_units_maybe_retire(memcg, nid, cont);
+	return -ENOMEM;
+}
+
+/*
+ * Remove unit @index of (memcg, nid) and free it after a grace period.
+ * Context: shrinker_mutex held.
+ */
+static void ix_unit_remove(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont,
+			   unsigned long index)
+{
+	struct shr_info_unit *unit;
+
+	shr_xa_lock(&cont->xa);
+	unit = shr_xa_erase_locked(&cont->xa, index);
+	ix_sync_counted(memcg, nid, cont);
+	shr_xa_unlock(&cont->xa);
+	if (unit)
+		ix_unit_free_rcu(memcg->host, unit);
+}
+
+/* One install fewer; frees the unit when @free_empty and none is left.
+ * Return: whether the unit went. */
+static bool ix_unref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long index,
+			  bool free_empty)
+{
+	struct ix_units *cont = ix_units_of(memcg, nid);
+
+	if (!cont || index >= cont->nr_refs || !cont->refs[index])
+		SHR_BUG("uninstall without install");
+	if (--cont->refs[index] || !free_empty)
+		return false;
+	ix_unit_remove(memcg, nid, cont, index);
+	ix_units_maybe_retire(memcg, nid, cont);
+	return true;
+}
+
+/* Drop @memcg from the users of every live shrinker with an id in unit @index. */
+static void ix_users_forget_unit(struct shr_mem_cgroup *memcg, unsigned long index)
+{
+	struct shr_host *host = memcg->host;
+
+	for (int i = 0; i < SHR_UNIT_BITS; i++) {
+		unsigned long id = index * SHR_UNIT_BITS + (unsigned long)i;
+		struct shr_shrinker_impl *s = shr_idr_find(&host->shrinker_idr, id);
+
+		if (s && ix_shrinker_of(s))
+			shr_xa_erase(&ix_shrinker_of(s)->users, memcg->ino);
+	}
+}
+
+/*
+ * @memcg now holds counters of the ids of unit @index that are non-zero in
+ * @src (reparented): make it a user of their shrinkers (I4), so the id-reuse
+ * scrub finds it. Failure to record leaves at worst stale counts (-ENOMEM in
+ * offline, which cannot fail), reported nowhere else.
+ */
+static void ix_users_add_unit(struct shr_mem_cgroup *memcg, unsigned long index,
+			      struct shr_info_unit *src)
+{
+	struct shr_host *host = memcg->host;
+
+	for (int i = 0; i < SHR_UNIT_BITS; i++) {
+		unsigned long id = index * SHR_UNIT_BITS + (unsigned long)i;
+		struct shr_shrinker_impl *s;
+
+		if (!atomic_load(&src->nr_deferred[i]))
+			continue;
+		s = shr_idr_find(&host->shrinker_idr, id);
+		if (s && ix_shrinker_of(s) && !shr_xa_load(&ix_shrinker_of(s)->users, memcg->ino))
+			(void)shr_xa_store(&ix_shrinker_of(s)->users, memcg->ino, memcg,
+					   SHR_GFP_KERNEL);
+	}
+}
+
+static int ix_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
+{
+	struct shr_host *host = memcg->host;
+	unsigned long index = (unsigned long)id / SHR_UNIT_BITS;
+	struct shr_shrinker_impl *s;
+	int nid, ret = -ENOMEM;
+
+	if (id < 0 || shr_memcg_is_root(memcg))
+		return 0;
+	pthread_mutex_lock(&host->shrinker_mutex);
+	for (nid = 0; nid < host->nr_nodes; nid++)
+		if (ix_ref_node(memcg, nid, index, gfp))
+			goto undo;
+	s = shr_idr_find(&host->shrinker_idr, (unsigned long)id);
+	if (s && ix_shrinker_of(s)) {
+		struct shr_xarray *users = &ix_shrinker_of(s)->users;
+
+		if (!shr_xa_load(users, memcg->ino) &&
+		    shr_xa_insert(users, memcg->ino, memcg, gfp))
+			goto undo;
+	}
+	pthread_mutex_unlock(&host->shrinker_mutex);
+	return 0;
+undo:
+	/* Leave everything as it was: the units this call created go again. */
+	while (nid-- > 0)
+		ix_unref_node(memcg, nid, index, true);
+	pthread_mutex_unlock(&host->shrinker_mutex);
+	return ret;
+}
+
+static void ix_uninstall(struct shr_mem_cgroup *memcg, int id)
+{
+	struct shr_host *host = memcg->host;
+	unsigned long index = (unsigned long)id / SHR_UNIT_BITS;
+	/* A dying cgroup keeps its units until memcg_free: offline uninstalls
+	 * (list_lru reparenting) before reparent_deferred reads the counters. */
+	bool free_empty;
+	bool gone = false;
+
+	if (id < 0 || shr_memcg_is_root(memcg))
+		return;
+	pthread_mutex_lock(&host->shrinker_mutex);
+	free_empty = !shr_memcg_dying(memcg);
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		gone |= ix_unref_node(memcg, nid, index, free_empty);
+	if (gone)
+		ix_users_forget_unit(memcg, index);
+	pthread_mutex_unlock(&host->shrinker_mutex);
+}
+
+static bool ix_has_units(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		if (__atomic_load_n(&ix_node_of(memcg, nid)->units, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+static void ix_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	/* An empty cgroup costs nothing here, not even the lock. */
+	if (!ix_has_units(host, memcg))
+		return;
+	pthread_mutex_lock(&host->shrinker_mutex);
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct ix_units *cont = ix_units_of(memcg, nid);
+		struct shr_info_unit *unit;
+		unsigned long index;
+
+		if (!cont)
+			continue;
+		/* Counted only if offline never ran (a cgroup never onlined got
+		 * a bit through shr_set_shrinker_bit()); its ancestors are still
+		 * allocated: each is freed after this callback (queued later). */
+		if (cont->counted) {
+			for (struct shr_mem_cgroup *c = memcg; c; c = c->parent)
+				atomic_fetch_sub(&ix_node_of(c, nid)->subtree, 1);
+		}
+		shr_xa_for_each(&cont->xa, index, unit) {
+			if (nid == 0)
+				ix_users_forget_unit(memcg, index);
+			/* No reader can reach the cgroup any more. */
+			shr_info_unit_free(host, unit);
+		}
+		SHR_RCU_INIT_POINTER(ix_node_of(memcg, nid)->units, NULL);
+		ix_units_free_now(cont);
+	}
+	pthread_mutex_unlock(&host->shrinker_mutex);
+}
+
+/* ---- deferred work ------------------------------------------------------ */
+
+/* The counter of @s for (memcg, nid), or NULL. Context: RCU read lock. */
+static atomic_long *ix_counter(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	struct ix_units *cont;
+	struct shr_info_unit *unit;
+
+	if (shr_memcg_is_root(memcg))
+		return &ix_shrinker_of(s)->root_deferred[nid];
+	cont = ix_units_of(memcg, nid);
+	unit = cont ? shr_units_unit_of(&cont->xa, s->id) : NULL;
+	return unit ? shr_unit_counter(unit, s->id) : NULL;
+}
+
+static long ix_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = ix_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_exchange(c, 0);
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+static long ix_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
+			    long nr)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	/* No unit: no list of the shrinker in the cgroup; nowhere to keep the
+	 * work (as in the xarray design). */
+	shr_rcu_read_lock();
+	c = ix_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_fetch_add(c, nr) + nr;
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+static long ix_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = ix_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_load(c);
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+/* The root's counters += @unit's (ids without a live shrinker were zeroed
+ * when their shrinker went). */
+static void ix_reparent_to_root(struct shr_host *host, int nid, unsigned long index,
+				struct shr_info_unit *unit)
+{
+	for (int i = 0; i < SHR_UNIT_BITS; i++) {
+		long nr = atomic_load(&unit->nr_deferred[i]);
+		struct shr_shrinker_impl *s;
+
+		if (!nr)
+			continue;
+		s = shr_idr_find(&host->shrinker_idr, index * SHR_UNIT_BITS + (unsigned long)i);
+		if (s && ix_shrinker_of(s))
+			atomic_fetch_add(&ix_shrinker_of(s)->root_deferred[nid], nr);
+	}
+}
+
+static void ix_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
+				 struct shr_mem_cgroup *parent)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct ix_units *cont = ix_units_of(memcg, nid);
+		struct shr_info_unit *unit;
+		unsigned long index;
+
+		if (!cont)
+			continue;
+		/* Dying now: leave the subtree counts (I3). */
+		shr_xa_lock(&cont->xa);
+		ix_sync_counted(memcg, nid, cont);
+		shr_xa_unlock(&cont->xa);
+		shr_xa_for_each(&cont->xa, index, unit) {
+			struct ix_units *pcont;
+
+			if (!shr_unit_has_deferred(unit))
+				continue;
+			if (shr_memcg_is_root(parent)) {
+				ix_reparent_to_root(host, nid, index, unit);
+				continue;
+			}
+			/* The parent has lists wherever the child had (list_lru's
+			 * ancestors-first rule), so it has the unit; a unit made
+			 * by shr_set_shrinker_bit() alone is installed here and
+			 * stays until the parent is freed. */
+			pcont = ix_units_of(parent, nid);
+			if (!pcont || !shr_xa_load(&pcont->xa, index)) {
+				if (ix_ref_node(parent, nid, index, SHR_GFP_KERNEL))
+					continue;
+				pcont = ix_units_of(parent, nid);
+			}
+			shr_unit_add_counters(shr_xa_load(&pcont->xa, index), unit);
+			ix_users_add_unit(parent, index, unit);
+		}
+	}
+}
+
+/* ---- registration --------------------------------------------------------- */
+
+static int ix_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+{
+	struct ix_shrinker *ixs;
+	int new_max;
+
+	ixs = shr_kzalloc_node(host->slab,
+			       sizeof(*ixs) + (size_t)host->nr_nodes * sizeof(atomic_long),
+			       SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
+	if (!ixs)
+		return -ENOMEM;
+	shr_xa_init(&ixs->users, host->xa_node_cache, SHR_NUMA_NO_NODE, 0);
+	s->info_data = ixs;
+	new_max = (s->id / SHR_UNIT_BITS + 1) * SHR_UNIT_BITS;
+	if (new_max > host->shrinker_nr_max)
+		__atomic_store_n(&host->shrinker_nr_max, new_max, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Zero @id's counter and clear its bit in (memcg, every node). */
+static void ix_scrub(struct shr_mem_cgroup *memcg, int id)
+{
+	for (int nid = 0; nid < memcg->host->nr_nodes; nid++) {
+		struct ix_units *cont = ix_units_of(memcg, nid);
+		struct shr_info_unit *unit = cont ? shr_units_unit_of(&cont->xa, id) : NULL;
+
+		if (!unit)
+			continue;
+		atomic_store(shr_unit_counter(unit, id), 0);
+		ix_clear_bit(memcg, nid, id);
+	}
+}
+
+/*
+ * The id-reuse fix: the next shrinker that gets this id starts with no bit
+ * and no deferred work anywhere. Visits only the cgroups that installed the
+ * id (users); memcg_free cannot free one meanwhile (it takes shrinker_mutex,
+ * which we hold), so the pointers are valid. No reclaimer holds @s.
+ */
+static void ix_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
+{
+	struct ix_shrinker *ixs = ix_shrinker_of(s);
+	struct shr_mem_cgroup *memcg;
+	unsigned long ino;
+
+	if (!ixs)
+		return;
+	shr_xa_for_each(&ixs->users, ino, memcg)
+		ix_scrub(memcg, s->id);
+	shr_xa_destroy(&ixs->users);
+	pthread_mutex_destroy(&ixs->users.xa_lock);
+	/* Readers of root_deferred pin @s (reclaim, debugfs) or own it (the
+	 * API); none is left, so no grace period is needed. */
+	s->info_data = NULL;
+	shr_kfree(host->slab, ixs);
+}
+
+/* ---- attribution --------------------------------------------------------- */
+
+static unsigned long ix_slot_bytes(struct shr_host *host, size_t size)
+{
+	struct shr_slab_geometry geo;
+
+	shr_kmem_cache_geometry(shr_kmalloc_cache_for(host->slab, size), &geo);
+	return geo.object_size;
+}
+
+static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc)
+{
+	struct shr_host *host = memcg->host;
+	struct ix_units *cont;
+
+	acc->inline_bytes += host->info_node_size;
+	pthread_mutex_lock(&host->shrinker_mutex);
+	cont = ix_units_of(memcg, nid);
+	if (cont) {
+		acc->container_bytes += ix_slot_bytes(host, sizeof(*cont));
+		if (cont->nr_refs)
+			acc->container_bytes +=
+				ix_slot_bytes(host, cont->nr_refs * sizeof(*cont->refs));
+		shr_units_bytes(host, &cont->xa, acc);
+	}
+	pthread_mutex_unlock(&host->shrinker_mutex);
+}
+
+const struct shr_info_ops shr_info_indexed_ops = {
+	.name = "indexed",
+	.memcg_node_size = sizeof(struct ix_node),
+	.host_init = ix_host_init,
+	.host_exit = ix_host_exit,
+	.memcg_online = ix_memcg_online,
+	.memcg_free = ix_memcg_free,
+	.reparent_deferred = ix_reparent_deferred,
+	.shrinker_add = ix_shrinker_add,
+	.shrinker_remove = ix_shrinker_remove,
+	.install = ix_install,
+	.uninstall = ix_uninstall,
+	.set_bit = ix_set_bit,
+	.next_bit = ix_next_bit,
+	.clear_bit = ix_clear_bit,
+	.lookup = ix_lookup,
+	.xchg_deferred = ix_xchg_deferred,
+	.add_deferred = ix_add_deferred,
+	.read_deferred = ix_read_deferred,
+	.bytes = ix_bytes,
+	.subtree_empty = ix_subtree_empty,
+};
