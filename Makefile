@@ -4,7 +4,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 MESON      ?= meson
 
-.PHONY: all deps build build-asan demo check test test-asan clean
+.PHONY: all deps build build-asan demo check test test-asan clean check-fuzz
 
 all: build
 
@@ -31,6 +31,21 @@ test-asan: build-asan
 	$(MESON) test -C $(ASAN_BUILD) --print-errorlogs
 
 check: test test-asan
+
+# Differential fuzzing (clang + libFuzzer) for FUZZ_TIME seconds over a copy
+# of tests/fuzz/corpus (the source tree is never written).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME  ?= 60
+
+check-fuzz: deps
+	@test -f $(FUZZ_BUILD)/build.ninja || \
+		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_lundef=false
+	ninja -C $(FUZZ_BUILD)
+	rm -rf $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
+	mkdir -p $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
+	cp tests/fuzz/corpus/* $(FUZZ_BUILD)/fuzz-corpus/
+	./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops -max_total_time=$(FUZZ_TIME) -max_len=600 \
+		-artifact_prefix=$(FUZZ_BUILD)/fuzz-artifacts/ $(FUZZ_BUILD)/fuzz-corpus
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
