@@ -280,6 +280,14 @@ struct fz_host {
 };
 
 static int fz_op_index;
+/* FUZZ_OPS_TRACE=1: print each operation and the model's answer. */
+static bool fz_trace;
+
+#define TRACE(...) \
+	do { \
+		if (fz_trace) \
+			fprintf(stderr, __VA_ARGS__); \
+	} while (0)
 
 static void fz_fail(const struct fz_host *h, const char *what, long want, long got)
 {
@@ -577,6 +585,8 @@ static void op_mount(unsigned int b)
 	model.id[slot] = id;
 	model.batch[slot] = fz_batches[b & 3];
 	model.seeks[slot] = fz_seeks[(b >> 2) & 3];
+	TRACE("%d: mount %d id %d batch %ld seeks %d\n", fz_op_index, slot, id, model.batch[slot],
+	      model.seeks[slot]);
 	for (int i = 0; i < nr_hosts; i++)
 		h_mount(&hosts[i], slot, model.batch[slot], model.seeks[slot], id);
 }
@@ -587,6 +597,7 @@ static void op_umount(unsigned int b)
 
 	if (mt < 0)
 		return;
+	TRACE("%d: umount %d\n", fz_op_index, mt);
 	for (int i = 0; i < nr_hosts; i++)
 		h_umount(&hosts[i], mt, &model);
 	for (int f = 0; f < model.nr_files; f++)
@@ -607,6 +618,7 @@ static void op_create_cgroup(unsigned int b)
 	model.parent[c] = parent;
 	model.online[c] = true;
 	model.nr_cg++;
+	TRACE("%d: create cgroup %d under %d\n", fz_op_index, c, parent);
 	for (int i = 0; i < nr_hosts; i++)
 		fz_check(&hosts[i], "mem_cgroup_create", 0,
 			 shr_mem_cgroup_create(hosts[i].cg[parent], &hosts[i].cg[c]));
@@ -620,6 +632,7 @@ static void op_offline(unsigned int b)
 	if (c < 0)
 		return;
 	want = m_offline(&model, c);
+	TRACE("%d: offline cgroup %d -> %d\n", fz_op_index, c, want);
 	for (int i = 0; i < nr_hosts; i++) {
 		fz_check(&hosts[i], "mem_cgroup_offline", want,
 			 shr_mem_cgroup_offline(hosts[i].cg[c]));
@@ -638,6 +651,7 @@ static void op_create_files(struct fz_input *in)
 
 	if (mt < 0)
 		return;
+	TRACE("%d: create %d files mount %d cgroup %d node %d\n", fz_op_index, count, mt, cg, nid);
 	for (int k = 0; k < count && model.nr_files < FZ_FILES; k++) {
 		int f = model.nr_files++;
 
@@ -660,6 +674,7 @@ static void op_delete_file(unsigned int b)
 	if (!n)
 		return;
 	f = cand[b % (unsigned int)n];
+	TRACE("%d: delete file %d\n", fz_op_index, f);
 	for (int i = 0; i < nr_hosts; i++)
 		h_delete_file(&hosts[i], model.obj[f][0].mount, f);
 	model.obj[f][0].alive = model.obj[f][1].alive = false;
@@ -670,8 +685,12 @@ static void op_shrink_slab(struct fz_input *in)
 	int cg = pick_online(&model, next_byte(in), true);
 	unsigned int b = next_byte(in);
 	int nid = (int)(b & 1) % model.nr_nodes;
-	int prio = (int)(b >> 1) % 13;
+	/* 0..12, low priorities (the ones that free with few objects) twice as likely. */
+	int prio = (int)(b >> 1) % 16 > 12 ? (int)(b >> 1) % 16 - 13 : (int)(b >> 1) % 16;
 	long want = m_shrink_slab(&model, nid, cg, prio);
+
+	TRACE("%d: shrink_slab node %d cgroup %d prio %d -> %ld\n", fz_op_index, nid, cg, prio,
+	      want);
 
 	for (int i = 0; i < nr_hosts; i++) {
 		unsigned long freed = 0;
@@ -689,6 +708,9 @@ static void op_reclaim(struct fz_input *in)
 	long want_freed;
 	int want = m_reclaim(&model, cg, target, &want_freed);
 
+	TRACE("%d: reclaim cgroup %d target %ld -> %d freed %ld\n", fz_op_index, cg, target, want,
+	      want_freed);
+
 	for (int i = 0; i < nr_hosts; i++) {
 		unsigned long freed = 0;
 
@@ -701,6 +723,8 @@ static void op_reclaim(struct fz_input *in)
 static void op_drop_caches(void)
 {
 	long want = m_drop_caches(&model);
+
+	TRACE("%d: drop_caches -> %ld\n", fz_op_index, want);
 
 	for (int i = 0; i < nr_hosts; i++) {
 		unsigned long freed = 0;
@@ -757,6 +781,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_input in = { data, size };
 
 	if (!registered) {
+		const char *t = getenv("FUZZ_OPS_TRACE");
+
+		fz_trace = t && *t == '1';
 		shr_thread_register();
 		registered = true;
 	}
