@@ -704,7 +704,7 @@ static void op_shrink_slab(struct fz_input *in)
 static void op_reclaim(struct fz_input *in)
 {
 	int cg = pick_online(&model, next_byte(in), true);
-	long target = 1 + (long)next_byte(in) * 2;
+	long target = 1 + (long)next_byte(in);
 	long want_freed;
 	int want = m_reclaim(&model, cg, target, &want_freed);
 
