@@ -9,7 +9,8 @@ TORTURE_SECONDS ?= 60
 TORTURE_SEED ?= $(shell date +%s)
 MESON      ?= meson
 
-.PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan torture clean
+.PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan check-fuzz \
+	torture clean
 
 all: build
 
@@ -35,7 +36,10 @@ test: build
 test-asan: build-asan
 	$(MESON) test -C $(ASAN_BUILD) --print-errorlogs
 
-check: test test-asan
+# Everything CI runs: plain and ASan+UBSan suites (unit, semantics per design,
+# differential, fuzz corpus replay, short torture per design), the TSan
+# build, and a bounded libFuzzer run.
+check: test test-asan check-tsan check-fuzz
 
 # ThreadSanitizer (gcc): the multi-threaded unit and semantic suites, then a
 # short torture run of every design (designs not in this build are reported
@@ -59,6 +63,21 @@ torture: build
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+
+# Differential fuzzing (clang + libFuzzer) for FUZZ_TIME seconds over a copy
+# of tests/fuzz/corpus (the source tree is never written).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME  ?= 60
+
+check-fuzz: deps
+	@test -f $(FUZZ_BUILD)/build.ninja || \
+		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_lundef=false
+	ninja -C $(FUZZ_BUILD)
+	rm -rf $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
+	mkdir -p $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
+	cp tests/fuzz/corpus/* $(FUZZ_BUILD)/fuzz-corpus/
+	./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops -max_total_time=$(FUZZ_TIME) -max_len=600 \
+		-artifact_prefix=$(FUZZ_BUILD)/fuzz-artifacts/ $(FUZZ_BUILD)/fuzz-corpus
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

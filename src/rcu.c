@@ -29,8 +29,21 @@ void shr_synchronize_rcu(void)
 
 void shr_rcu_barrier(void)
 {
-	do {
+	/*
+	 * shr_rcu_callback_enter() drops shr_rcu_pending when a callback
+	 * starts, so 0 can be read while the last callback is still running
+	 * (it may still free, count down, or queue another callback). After a
+	 * 0, one more barrier waits for that callback; a 0 read after it
+	 * proves every callback finished (one that queued more raised the
+	 * count before finishing).
+	 */
+	for (;;) {
 		urcu_memb_barrier();
-	} while (atomic_load_explicit(&shr_rcu_pending, memory_order_relaxed) != 0);
+		if (atomic_load_explicit(&shr_rcu_pending, memory_order_relaxed) != 0)
+			continue;
+		urcu_memb_barrier();
+		if (atomic_load_explicit(&shr_rcu_pending, memory_order_relaxed) == 0)
+			break;
+	}
 	SHR_TSAN_ACQUIRE(&shr_rcu_gp_token);
 }

@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Differential fuzz target: bytes -> a sequence of operations, run against a
+ * host of every design this build has (plus xarray with kmalloc units) and
+ * against a reference model written here from the reference's semantics
+ * (plain arrays and counters: no bitmaps, no XArray, no library internals).
+ *
+ * The consumer is a superblock-like file system owned by this file (like
+ * lab/superblock.c: a dentry and an inode list_lru per mount, the
+ * proportional split of nr_to_scan, share + 1 per list, lists walked from
+ * the head) that also remembers each object so a file can be deleted. The
+ * batch and seeks of each mount come from the input.
+ *
+ * The model knows, per (mount, list, cgroup, node), which objects are on the
+ * list and in which order (a sequence number: adds go to the tail, offline
+ * splices a cgroup's items onto the head of its parent's lists), the
+ * deferred counter of every (cgroup, shrinker id, node) (ids are the lowest
+ * free; counters of a freed id stay, as in the kernel, and move to the parent
+ * at offline), and applies reference §4's do_shrink_slab arithmetic.
+ *
+ * Checked after every operation, per host: return codes, freed counts,
+ * shrinker ids, shr_list_lru_count_one() of every list of every online
+ * cgroup and node, shr_shrinker_nr_deferred() of every (mount, cgroup, node).
+ * Any difference abort()s with the operation index and both values.
+ *
+ * Bounds: <= 8 mounts, <= 16 cgroups (root included), <= 2 nodes, <= 250
+ * files (500 objects), <= 256 operations.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shrinker/host.h>
+#include <shrinker/list_lru.h>
+#include <shrinker/memcg.h>
+#include <shrinker/rcu.h>
+#include <shrinker/reclaim.h>
+#include <shrinker/shrinker.h>
+
+#include "fuzz_ops.h"
+
+#define FZ_MOUNTS 8
+#define FZ_CGROUPS 16
+#define FZ_NODES 2
+#define FZ_FILES 250
+#define FZ_OPS 256
+#define FZ_HOSTS (SHR_NR_DESIGNS + 1)
+#define FZ_DENTRY 0
+#define FZ_INODE 1
+
+static const long fz_batches[4] = { 1024, 0, 7, 32 };
+static const int fz_seeks[4] = { 2, 1, 0, 4 };
+
+/* ---------------------------------------------------------------- model */
+
+struct m_obj {
+	bool alive;
+	int mount;
+	int cg;   /* owner of the list it is on */
+	int node;
+	long seq; /* position: smaller is nearer the head */
+};
+
+struct model {
+	int nr_nodes;
+	int nr_cg;
+	int parent[FZ_CGROUPS];
+	bool online[FZ_CGROUPS];
+	bool mounted[FZ_MOUNTS];
+	int id[FZ_MOUNTS];
+	long batch[FZ_MOUNTS];
+	int seeks[FZ_MOUNTS];
+	bool id_used[FZ_MOUNTS];
+	long def[FZ_CGROUPS][FZ_MOUNTS][FZ_NODES];
+	struct m_obj obj[FZ_FILES][2];
+	int orig_cg[FZ_FILES];
+	int nr_files;
+	long head_seq, tail_seq;
+};
+
+static long m_count(const struct model *m, int mt, int type, int cg, int nid)
+{
+	long n = 0;
+
+	for (int f = 0; f < m->nr_files; f++) {
+		const struct m_obj *o = &m->obj[f][type];
+
+		n += o->alive && o->mount == mt && o->cg == cg && o->node == nid;
+	}
+	return n;
+}
+
+/* Free up to @n objects from the head of one list. */
+static long m_free_head(struct model *m, int mt, int type, int cg, int nid, long n)
+{
+	long done = 0;
+
+	while (done < n) {
+		struct m_obj *best = NULL;
+
+		for (int f = 0; f < m->nr_files; f++) {
+			struct m_obj *o = &m->obj[f][type];
+
+			if (o->alive && o->mount == mt && o->cg == cg && o->node == nid &&
+			    (!best || o->seq < best->seq))
+				best = o;
+		}
+		if (!best)
+			break;
+		best->alive = false;
+		done++;
+	}
+	return done;
+}
+
+static long m_mult_frac(long x, long num, long den)
+{
+	return (x / den) * num + ((x % den) * num) / den;
+}
+
+/* The consumer's scan: proportional split, share + 1 per list. */
+static long m_scan(struct model *m, int mt, int cg, int nid, long nr_to_scan)
+{
+	long d = m_count(m, mt, FZ_DENTRY, cg, nid);
+	long i = m_count(m, mt, FZ_INODE, cg, nid);
+	long total = d + i ? d + i : 1;
+	long ds = m_mult_frac(nr_to_scan, d, total);
+	long is = m_mult_frac(nr_to_scan, i, total);
+
+	return m_free_head(m, mt, FZ_DENTRY, cg, nid, ds + 1) +
+	       m_free_head(m, mt, FZ_INODE, cg, nid, is + 1);
+}
+
+/* Reference §4, written out again from the text. */
+static long m_do_shrink(struct model *m, int mt, int cg, int nid, int prio)
+{
+	long freeable = m_count(m, mt, FZ_DENTRY, cg, nid) + m_count(m, mt, FZ_INODE, cg, nid);
+	long *slot = &m->def[cg][m->id[mt]][nid];
+	long batch = m->batch[mt] ? m->batch[mt] : 128;
+	long nr, delta, total, scanned = 0, freed = 0, next;
+
+	if (!freeable)
+		return 0;
+	nr = *slot;
+	*slot = 0;
+	delta = m->seeks[mt] ? ((freeable >> prio) * 4) / m->seeks[mt] : freeable / 2;
+	total = (nr >> prio) + delta;
+	if (total > 2 * freeable)
+		total = 2 * freeable;
+	while (total >= batch || total >= freeable) {
+		long k = batch < total ? batch : total;
+
+		freed += m_scan(m, mt, cg, nid, k);
+		total -= k;
+		scanned += k;
+	}
+	next = nr + delta - scanned;
+	if (next < 0)
+		next = 0;
+	if (next > 2 * freeable)
+		next = 2 * freeable;
+	*slot += next;
+	return freed;
+}
+
+static long m_shrink_slab(struct model *m, int nid, int cg, int prio)
+{
+	long freed = 0;
+
+	if (!m->online[cg])
+		return 0;
+	for (int mt = 0; mt < FZ_MOUNTS; mt++)
+		if (m->mounted[mt])
+			freed += m_do_shrink(m, mt, cg, nid, prio);
+	return freed;
+}
+
+/* Pre-order of @cg's subtree: children in creation (= index) order. */
+static int m_preorder(const struct model *m, int cg, int *out, int n)
+{
+	out[n++] = cg;
+	for (int c = cg + 1; c < m->nr_cg; c++)
+		if (m->parent[c] == cg)
+			n = m_preorder(m, c, out, n);
+	return n;
+}
+
+static int m_reclaim(struct model *m, int cg, long target, long *freed)
+{
+	int order[FZ_CGROUPS];
+	int n = m_preorder(m, cg, order, 0);
+
+	*freed = 0;
+	for (int prio = 12; prio >= 0; prio--)
+		for (int nid = 0; nid < m->nr_nodes; nid++)
+			for (int k = 0; k < n; k++) {
+				*freed += m_shrink_slab(m, nid, order[k], prio);
+				if (*freed >= target)
+					return 0;
+			}
+	return -EAGAIN;
+}
+
+static long m_drop_caches(struct model *m)
+{
+	int order[FZ_CGROUPS];
+	int n = m_preorder(m, 0, order, 0);
+	long total = 0, pass;
+	unsigned int shift = 0;
+
+	do {
+		pass = 0;
+		for (int nid = 0; nid < m->nr_nodes; nid++)
+			for (int k = 0; k < n; k++)
+				pass += m_shrink_slab(m, nid, order[k], 0);
+		total += pass;
+	} while ((pass >> shift++) > 1);
+	return total;
+}
+
+static int m_offline(struct model *m, int cg)
+{
+	int p = m->parent[cg];
+	long n = 0;
+
+	for (int c = 0; c < m->nr_cg; c++)
+		if (m->parent[c] == cg && m->online[c])
+			return -EBUSY;
+	/* Splice onto the parents' heads, keeping the child's order. */
+	for (int f = 0; f < m->nr_files; f++)
+		for (int t = 0; t < 2; t++)
+			n += m->obj[f][t].alive && m->obj[f][t].cg == cg;
+	for (long k = 0; k < n; k++) {
+		struct m_obj *best = NULL;
+
+		for (int f = 0; f < m->nr_files; f++)
+			for (int t = 0; t < 2; t++) {
+				struct m_obj *o = &m->obj[f][t];
+
+				if (o->alive && o->cg == cg && (!best || o->seq < best->seq))
+					best = o;
+			}
+		best->cg = p;
+		best->seq = m->head_seq - n + k;
+	}
+	m->head_seq -= n;
+	for (int id = 0; id < FZ_MOUNTS; id++)
+		for (int nid = 0; nid < FZ_NODES; nid++)
+			m->def[p][id][nid] += m->def[cg][id][nid];
+	m->online[cg] = false;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- hosts */
+
+struct fz_host;
+
+struct fz_obj {
+	struct shr_list_head lru; /* first: the list item is the object */
+	struct fz_host *h;
+	int file;
+	int type;
+	int node;
+	struct shr_mem_cgroup *memcg; /* pinned while the object lives */
+};
+
+struct fz_mount {
+	struct fz_host *h;
+	struct shr_shrinker *shrinker;
+	struct shr_list_lru *lru[2];
+};
+
+struct fz_host {
+	char name[48];
+	struct shr_host *host;
+	struct shr_mem_cgroup *cg[FZ_CGROUPS]; /* valid while online */
+	struct fz_mount mnt[FZ_MOUNTS];
+	struct fz_obj *obj[FZ_FILES][2];
+};
+
+static int fz_op_index;
+/* FUZZ_OPS_TRACE=1: print each operation and the model's answer. */
+static bool fz_trace;
+
+#define TRACE(...) \
+	do { \
+		if (fz_trace) \
+			fprintf(stderr, __VA_ARGS__); \
+	} while (0)
+
+static void fz_fail(const struct fz_host *h, const char *what, long want, long got)
+{
+	fprintf(stderr, "fuzz_ops: op %d, host %s: %s: model %ld, library %ld\n", fz_op_index,
+		h ? h->name : "-", what, want, got);
+	abort();
+}
+
+static void fz_check(const struct fz_host *h, const char *what, long want, long got)
+{
+	if (want != got)
+		fz_fail(h, what, want, got);
+}
+
+static void obj_free(struct fz_obj *o)
+{
+	o->h->obj[o->file][o->type] = NULL;
+	shr_mem_cgroup_put(o->memcg);
+	free(o);
+}
+
+static enum shr_lru_status isolate_dispose(struct shr_list_head *item,
+					   struct shr_list_lru_one *list, void *arg)
+{
+	shr_list_lru_isolate_move(list, item, arg);
+	return SHR_LRU_REMOVED;
+}
+
+static unsigned long prune(struct shr_list_lru *lru, struct shr_shrink_control *sc)
+{
+	struct shr_list_head disp;
+	unsigned long n = 0;
+
+	shr_list_head_init(&disp);
+	shr_list_lru_shrink_walk(lru, sc, isolate_dispose, &disp);
+	while (!shr_list_head_empty(&disp)) {
+		struct shr_list_head *item = disp.next;
+
+		item->prev->next = item->next;
+		item->next->prev = item->prev;
+		obj_free((struct fz_obj *)(void *)item);
+		n++;
+	}
+	return n;
+}
+
+static unsigned long fz_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct fz_mount *mt = s->private_data;
+	unsigned long n = shr_list_lru_shrink_count(mt->lru[FZ_DENTRY], sc) +
+			  shr_list_lru_shrink_count(mt->lru[FZ_INODE], sc);
+
+	return n ? n : SHR_SHRINK_EMPTY;
+}
+
+static unsigned long fz_mult_frac(unsigned long x, unsigned long num, unsigned long den)
+{
+	return (x / den) * num + ((x % den) * num) / den;
+}
+
+static unsigned long fz_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct fz_mount *mt = s->private_data;
+	unsigned long d = shr_list_lru_shrink_count(mt->lru[FZ_DENTRY], sc);
+	unsigned long i = shr_list_lru_shrink_count(mt->lru[FZ_INODE], sc);
+	unsigned long total = d + i ? d + i : 1;
+	unsigned long ds = fz_mult_frac(sc->nr_to_scan, d, total);
+	unsigned long is = fz_mult_frac(sc->nr_to_scan, i, total);
+	unsigned long freed;
+
+	sc->nr_to_scan = ds + 1;
+	freed = prune(mt->lru[FZ_DENTRY], sc);
+	sc->nr_to_scan = is + 1;
+	return freed + prune(mt->lru[FZ_INODE], sc);
+}
+
+static void h_mount(struct fz_host *h, int slot, long batch, int seeks, int want_id)
+{
+	struct fz_mount *mt = &h->mnt[slot];
+	int ret;
+
+	mt->h = h;
+	ret = shr_shrinker_alloc(h->host, SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE,
+				 "fz", &mt->shrinker);
+	fz_check(h, "shrinker_alloc", 0, ret);
+	mt->shrinker->count_objects = fz_count;
+	mt->shrinker->scan_objects = fz_scan;
+	mt->shrinker->batch = batch;
+	mt->shrinker->seeks = seeks;
+	mt->shrinker->private_data = mt;
+	for (int t = 0; t < 2; t++) {
+		ret = shr_list_lru_init_memcg(h->host, mt->shrinker, &mt->lru[t]);
+		fz_check(h, "list_lru_init_memcg", 0, ret);
+	}
+	ret = shr_shrinker_register(mt->shrinker);
+	fz_check(h, "shrinker_register", 0, ret);
+	fz_check(h, "shrinker id", want_id, shr_shrinker_id(mt->shrinker));
+}
+
+static void h_umount(struct fz_host *h, int slot, const struct model *m)
+{
+	struct fz_mount *mt = &h->mnt[slot];
+
+	shr_shrinker_free(mt->shrinker);
+	for (int f = 0; f < m->nr_files; f++)
+		for (int t = 0; t < 2; t++) {
+			struct fz_obj *o = h->obj[f][t];
+
+			if (o && m->obj[f][t].mount == slot) {
+				fz_check(h, "list_lru_del at umount", 1,
+					 shr_list_lru_del(mt->lru[t], &o->lru, o->node, o->memcg));
+				obj_free(o);
+			}
+		}
+	for (int t = 0; t < 2; t++) {
+		fz_check(h, "list not empty at umount", 0, (long)shr_list_lru_count(mt->lru[t]));
+		shr_list_lru_destroy(mt->lru[t]);
+	}
+	memset(mt, 0, sizeof(*mt));
+}
+
+static void h_create_file(struct fz_host *h, int mt, int f, int cg, int nid)
+{
+	for (int t = 0; t < 2; t++) {
+		struct fz_obj *o = calloc(1, sizeof(*o));
+
+		if (!o)
+			abort();
+		shr_list_head_init(&o->lru);
+		o->h = h;
+		o->file = f;
+		o->type = t;
+		o->node = nid;
+		o->memcg = h->cg[cg];
+		shr_mem_cgroup_get(o->memcg);
+		h->obj[f][t] = o;
+		fz_check(h, "list_lru_add", 1,
+			 shr_list_lru_add(h->mnt[mt].lru[t], &o->lru, nid, o->memcg));
+	}
+}
+
+static void h_delete_file(struct fz_host *h, int mt, int f)
+{
+	for (int t = 0; t < 2; t++) {
+		struct fz_obj *o = h->obj[f][t];
+
+		if (!o)
+			continue;
+		fz_check(h, "list_lru_del", 1,
+			 shr_list_lru_del(h->mnt[mt].lru[t], &o->lru, o->node, o->memcg));
+		obj_free(o);
+	}
+}
+
+/* Every observable count against the model. */
+static void h_compare(struct fz_host *h, const struct model *m)
+{
+	static long cnt[FZ_MOUNTS][2][FZ_CGROUPS][FZ_NODES];
+	char what[96];
+
+	memset(cnt, 0, sizeof(cnt));
+	for (int f = 0; f < m->nr_files; f++)
+		for (int t = 0; t < 2; t++) {
+			const struct m_obj *o = &m->obj[f][t];
+
+			if (o->alive)
+				cnt[o->mount][t][o->cg][o->node]++;
+			if (o->alive != (h->obj[f][t] != NULL)) {
+				snprintf(what, sizeof(what), "file %d %s alive", f,
+					 t ? "inode" : "dentry");
+				fz_fail(h, what, o->alive, h->obj[f][t] != NULL);
+			}
+		}
+	for (int mt = 0; mt < FZ_MOUNTS; mt++) {
+		if (!m->mounted[mt])
+			continue;
+		for (int cg = 0; cg < m->nr_cg; cg++) {
+			if (!m->online[cg])
+				continue;
+			for (int nid = 0; nid < m->nr_nodes; nid++) {
+				for (int t = 0; t < 2; t++) {
+					long got = (long)shr_list_lru_count_one(h->mnt[mt].lru[t], nid,
+										h->cg[cg]);
+
+					if (got == cnt[mt][t][cg][nid])
+						continue;
+					snprintf(what, sizeof(what),
+						 "count_one(mount %d, %s, cgroup %d, node %d)", mt,
+						 t ? "inode" : "dentry", cg, nid);
+					fz_fail(h, what, cnt[mt][t][cg][nid], got);
+				}
+				snprintf(what, sizeof(what),
+					 "nr_deferred(mount %d, cgroup %d, node %d)", mt, cg, nid);
+				fz_check(h, what, m->def[cg][m->id[mt]][nid],
+					 shr_shrinker_nr_deferred(h->mnt[mt].shrinker, h->cg[cg],
+								  nid));
+			}
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- driver */
+
+struct fz_input {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned int next_byte(struct fz_input *in)
+{
+	if (!in->n)
+		return 0;
+	in->n--;
+	return *in->p++;
+}
+
+static int pick_online(const struct model *m, unsigned int b, bool allow_root)
+{
+	int cand[FZ_CGROUPS], n = 0;
+
+	for (int c = allow_root ? 0 : 1; c < m->nr_cg; c++)
+		if (m->online[c])
+			cand[n++] = c;
+	return n ? cand[b % (unsigned int)n] : -1;
+}
+
+static int pick_mount(const struct model *m, unsigned int b)
+{
+	int cand[FZ_MOUNTS], n = 0;
+
+	for (int i = 0; i < FZ_MOUNTS; i++)
+		if (m->mounted[i])
+			cand[n++] = i;
+	return n ? cand[b % (unsigned int)n] : -1;
+}
+
+static int nr_hosts;
+static struct fz_host hosts[FZ_HOSTS];
+static struct model model;
+
+static void setup_hosts(int nr_nodes)
+{
+	nr_hosts = 0;
+	for (int d = 0; d <= SHR_NR_DESIGNS; d++) {
+		struct shr_host_params p;
+		struct fz_host *h = &hosts[nr_hosts];
+		const char *why = NULL;
+
+		shr_host_params_init(&p);
+		p.nr_nodes = nr_nodes;
+		p.geometry_cpus = 2;
+		p.design = d < SHR_NR_DESIGNS ? (enum shr_design)d : SHR_DESIGN_XARRAY;
+		if (d == SHR_NR_DESIGNS)
+			p.units = SHR_UNITS_KMALLOC;
+		if (shr_host_params_check(&p, &why))
+			continue;
+		memset(h, 0, sizeof(*h));
+		snprintf(h->name, sizeof(h->name), "%s%s", shr_design_name(p.design),
+			 d == SHR_NR_DESIGNS ? "+units=kmalloc" : "");
+		fz_check(h, "host_create", 0, shr_host_create(&p, &h->host));
+		h->cg[0] = shr_host_root_mem_cgroup(h->host);
+		nr_hosts++;
+	}
+}
+
+static void teardown_hosts(void)
+{
+	for (int i = 0; i < nr_hosts; i++) {
+		struct fz_host *h = &hosts[i];
+
+		for (int mt = 0; mt < FZ_MOUNTS; mt++)
+			if (model.mounted[mt])
+				h_umount(h, mt, &model);
+		/* Children before parents: offline in reverse creation order. */
+		for (int c = model.nr_cg - 1; c > 0; c--)
+			if (model.online[c])
+				fz_check(h, "teardown offline", 0, shr_mem_cgroup_offline(h->cg[c]));
+		fz_check(h, "host_destroy", 0, shr_host_destroy(h->host));
+	}
+}
+
+static void op_mount(unsigned int b)
+{
+	int slot = -1, id = 0;
+
+	for (int i = 0; i < FZ_MOUNTS && slot < 0; i++)
+		if (!model.mounted[i])
+			slot = i;
+	if (slot < 0)
+		return;
+	while (model.id_used[id])
+		id++;
+	model.id_used[id] = true;
+	model.mounted[slot] = true;
+	model.id[slot] = id;
+	model.batch[slot] = fz_batches[b & 3];
+	model.seeks[slot] = fz_seeks[(b >> 2) & 3];
+	TRACE("%d: mount %d id %d batch %ld seeks %d\n", fz_op_index, slot, id, model.batch[slot],
+	      model.seeks[slot]);
+	for (int i = 0; i < nr_hosts; i++)
+		h_mount(&hosts[i], slot, model.batch[slot], model.seeks[slot], id);
+}
+
+static void op_umount(unsigned int b)
+{
+	int mt = pick_mount(&model, b);
+
+	if (mt < 0)
+		return;
+	TRACE("%d: umount %d\n", fz_op_index, mt);
+	for (int i = 0; i < nr_hosts; i++)
+		h_umount(&hosts[i], mt, &model);
+	for (int f = 0; f < model.nr_files; f++)
+		for (int t = 0; t < 2; t++)
+			if (model.obj[f][t].mount == mt)
+				model.obj[f][t].alive = false;
+	model.mounted[mt] = false;
+	model.id_used[model.id[mt]] = false;
+}
+
+static void op_create_cgroup(unsigned int b)
+{
+	int parent = pick_online(&model, b, true);
+	int c = model.nr_cg;
+
+	if (c >= FZ_CGROUPS)
+		return;
+	model.parent[c] = parent;
+	model.online[c] = true;
+	model.nr_cg++;
+	TRACE("%d: create cgroup %d under %d\n", fz_op_index, c, parent);
+	for (int i = 0; i < nr_hosts; i++)
+		fz_check(&hosts[i], "mem_cgroup_create", 0,
+			 shr_mem_cgroup_create(hosts[i].cg[parent], &hosts[i].cg[c]));
+}
+
+static void op_offline(unsigned int b)
+{
+	int c = pick_online(&model, b, false);
+	int want;
+
+	if (c < 0)
+		return;
+	want = m_offline(&model, c);
+	TRACE("%d: offline cgroup %d -> %d\n", fz_op_index, c, want);
+	for (int i = 0; i < nr_hosts; i++) {
+		fz_check(&hosts[i], "mem_cgroup_offline", want,
+			 shr_mem_cgroup_offline(hosts[i].cg[c]));
+		if (!want)
+			hosts[i].cg[c] = NULL;
+	}
+}
+
+static void op_create_files(struct fz_input *in)
+{
+	int mt = pick_mount(&model, next_byte(in));
+	int cg = pick_online(&model, next_byte(in), true);
+	unsigned int b = next_byte(in);
+	int nid = (int)(b & 1) % model.nr_nodes;
+	int count = 1 + (int)((b >> 1) & 15);
+
+	if (mt < 0)
+		return;
+	TRACE("%d: create %d files mount %d cgroup %d node %d\n", fz_op_index, count, mt, cg, nid);
+	for (int k = 0; k < count && model.nr_files < FZ_FILES; k++) {
+		int f = model.nr_files++;
+
+		for (int t = 0; t < 2; t++) {
+			model.obj[f][t] = (struct m_obj){ true, mt, cg, nid, model.tail_seq++ };
+		}
+		model.orig_cg[f] = cg;
+		for (int i = 0; i < nr_hosts; i++)
+			h_create_file(&hosts[i], mt, f, cg, nid);
+	}
+}
+
+static void op_delete_file(unsigned int b)
+{
+	int cand[FZ_FILES], n = 0, f;
+
+	for (int i = 0; i < model.nr_files; i++)
+		if (model.obj[i][0].alive || model.obj[i][1].alive)
+			cand[n++] = i;
+	if (!n)
+		return;
+	f = cand[b % (unsigned int)n];
+	TRACE("%d: delete file %d\n", fz_op_index, f);
+	for (int i = 0; i < nr_hosts; i++)
+		h_delete_file(&hosts[i], model.obj[f][0].mount, f);
+	model.obj[f][0].alive = model.obj[f][1].alive = false;
+}
+
+static void op_shrink_slab(struct fz_input *in)
+{
+	int cg = pick_online(&model, next_byte(in), true);
+	unsigned int b = next_byte(in);
+	int nid = (int)(b & 1) % model.nr_nodes;
+	/* 0..12, low priorities (the ones that free with few objects) twice as likely. */
+	int prio = (int)(b >> 1) % 16 > 12 ? (int)(b >> 1) % 16 - 13 : (int)(b >> 1) % 16;
+	long want = m_shrink_slab(&model, nid, cg, prio);
+
+	TRACE("%d: shrink_slab node %d cgroup %d prio %d -> %ld\n", fz_op_index, nid, cg, prio,
+	      want);
+
+	for (int i = 0; i < nr_hosts; i++) {
+		unsigned long freed = 0;
+
+		fz_check(&hosts[i], "shrink_slab ret", 0,
+			 shr_shrink_slab(hosts[i].host, nid, hosts[i].cg[cg], prio, &freed));
+		fz_check(&hosts[i], "shrink_slab freed", want, (long)freed);
+	}
+}
+
+static void op_reclaim(struct fz_input *in)
+{
+	int cg = pick_online(&model, next_byte(in), true);
+	long target = 1 + (long)next_byte(in);
+	long want_freed;
+	int want = m_reclaim(&model, cg, target, &want_freed);
+
+	TRACE("%d: reclaim cgroup %d target %ld -> %d freed %ld\n", fz_op_index, cg, target, want,
+	      want_freed);
+
+	for (int i = 0; i < nr_hosts; i++) {
+		unsigned long freed = 0;
+
+		fz_check(&hosts[i], "mem_cgroup_reclaim ret", want,
+			 shr_mem_cgroup_reclaim(hosts[i].cg[cg], (unsigned long)target, &freed));
+		fz_check(&hosts[i], "mem_cgroup_reclaim freed", want_freed, (long)freed);
+	}
+}
+
+static void op_drop_caches(void)
+{
+	long want = m_drop_caches(&model);
+
+	TRACE("%d: drop_caches -> %ld\n", fz_op_index, want);
+
+	for (int i = 0; i < nr_hosts; i++) {
+		unsigned long freed = 0;
+
+		fz_check(&hosts[i], "drop_caches ret", 0,
+			 shr_drop_caches(hosts[i].host, &freed, NULL));
+		fz_check(&hosts[i], "drop_caches freed", want, (long)freed);
+	}
+}
+
+static void run_op(struct fz_input *in)
+{
+	unsigned int op = next_byte(in) % 12;
+
+	switch (op) {
+	case 0:
+		op_mount(next_byte(in));
+		break;
+	case 1:
+		op_umount(next_byte(in));
+		break;
+	case 2:
+		op_create_cgroup(next_byte(in));
+		break;
+	case 3:
+		op_offline(next_byte(in));
+		break;
+	case 4:
+	case 5:
+		op_create_files(in);
+		break;
+	case 6:
+		op_delete_file(next_byte(in));
+		break;
+	case 7:
+	case 8:
+		op_shrink_slab(in);
+		break;
+	case 9:
+		op_reclaim(in);
+		break;
+	case 10:
+		op_drop_caches();
+		break;
+	default:
+		op_create_cgroup(next_byte(in));
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool registered;
+	struct fz_input in = { data, size };
+
+	if (!registered) {
+		const char *t = getenv("FUZZ_OPS_TRACE");
+
+		fz_trace = t && *t == '1';
+		shr_thread_register();
+		registered = true;
+	}
+	memset(&model, 0, sizeof(model));
+	model.nr_nodes = 1 + (int)(next_byte(&in) & 1);
+	model.nr_cg = 1;
+	model.online[0] = true;
+	model.parent[0] = -1;
+	fz_op_index = -1;
+	setup_hosts(model.nr_nodes);
+	for (fz_op_index = 0; in.n && fz_op_index < FZ_OPS; fz_op_index++) {
+		run_op(&in);
+		for (int i = 0; i < nr_hosts; i++)
+			h_compare(&hosts[i], &model);
+	}
+	teardown_hosts();
+	return 0;
+}
