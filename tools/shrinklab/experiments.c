@@ -87,6 +87,47 @@ static void add_samples(struct lab_run *run, const struct lab_bench *b, const ch
 	r->scale = b->used;
 }
 
+static size_t design_index(const struct lab_run *run, const char *label)
+{
+	char l[LAB_LABEL_LEN];
+
+	for (size_t i = 0; i < run->nr_designs; i++) {
+		lab_design_label(&run->designs[i], l, sizeof(l));
+		if (!strcmp(l, label))
+			return i;
+	}
+	return run->nr_designs;
+}
+
+static size_t metric_index(const struct lab_run *run, const char *metric)
+{
+	for (size_t i = 0; i < run->exp->nr_metrics; i++)
+		if (!strcmp(run->exp->metrics[i].name, metric))
+			return i;
+	return run->exp->nr_metrics;
+}
+
+void lab_run_sort(struct lab_run *run)
+{
+	/* Insertion sort: a few dozen rows, and it keeps equal keys in order. */
+	for (size_t i = 1; i < run->nr_rows; i++) {
+		struct lab_result r = run->rows[i];
+		size_t kd = design_index(run, r.design), km = metric_index(run, r.metric);
+		size_t j = i;
+
+		while (j > 0) {
+			const struct lab_result *p = &run->rows[j - 1];
+			size_t pd = design_index(run, p->design), pm = metric_index(run, p->metric);
+
+			if (pd < kd || (pd == kd && pm <= km))
+				break;
+			run->rows[j] = run->rows[j - 1];
+			j--;
+		}
+		run->rows[j] = r;
+	}
+}
+
 /* ---- shared phases ---- */
 
 /* Open every design's bench; rows of unavailable ones are filled here. */
@@ -96,8 +137,9 @@ static void open_benches(struct lab_run *run, struct lab_bench *b, const struct 
 		if (!lab_bench_open(&b[i], &run->designs[i], s))
 			continue;
 		for (size_t m = 0; m < run->exp->nr_metrics; m++) {
-			struct lab_result *r = lab_run_add(run, b[i].label, run->exp->metrics[m],
-							   "");
+			struct lab_result *r = lab_run_add(run, b[i].label,
+							   run->exp->metrics[m].name,
+							   run->exp->metrics[m].unit);
 			r->unavailable = true;
 			r->scale = *s;
 			snprintf(r->scale.note, sizeof(r->scale.note), "unavailable: %s", b[i].why);
@@ -623,23 +665,32 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct lab_design vm_designs[] = { D(PREALLOC), D(XARRAY), D(ARRAY_ONDEMAND) };
-static const char *const vm_metrics[] = {
-	"slab_bytes_per_empty_cgroup", "walk_ns_empty_cgroup", "walk_ns_cgroup_objects_100",
-	"mkdir_rmdir_ns_per_cgroup", "register_ns_per_mount_cgroups_alive",
+static const struct lab_metric vm_metrics[] = {
+	{ "slab_bytes_per_empty_cgroup", "B" },
+	{ "walk_ns_empty_cgroup", "ns" },
+	{ "walk_ns_cgroup_objects_100", "ns" },
+	{ "mkdir_rmdir_ns_per_cgroup", "ns" },
+	{ "register_ns_per_mount_cgroups_alive", "ns" },
 };
 
 static const struct lab_design host_designs[] = { D(PREALLOC), D(ARRAY_ONDEMAND), D(XARRAY) };
-static const char *const host_metrics[] = {
-	"slab_bytes_per_empty_cgroup", "container_bytes_per_empty_cgroup",
-	"register_640_mounts_ns_cgroups_alive", "register_640_mounts_ns_no_cgroups",
-	"drop_caches_ns", "walk_ns_per_cgroup_node",
+static const struct lab_metric host_metrics[] = {
+	{ "slab_bytes_per_empty_cgroup", "B" },
+	{ "container_bytes_per_empty_cgroup", "B" },
+	{ "register_640_mounts_ns_cgroups_alive", "ns" },
+	{ "register_640_mounts_ns_no_cgroups", "ns" },
+	{ "drop_caches_ns", "ns" },
+	{ "walk_ns_per_cgroup_node", "ns" },
 };
 
 static const struct lab_design units_designs[] = {
 	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_KMALLOC },
 	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 };
-static const char *const units_metrics[] = { "slab_bytes_per_empty_cgroup", "units_per_slab" };
+static const struct lab_metric units_metrics[] = {
+	{ "slab_bytes_per_empty_cgroup", "B" },
+	{ "units_per_slab", "count" },
+};
 
 static const struct lab_design pods_designs[] = {
 	D(FLAT),
@@ -650,12 +701,17 @@ static const struct lab_design pods_designs[] = {
 	D(PREALLOC),
 	D(XARRAY),
 };
-static const char *const pods_metrics[] = {
-	"pod_create_ns_total", "registry_mutex_hold_ns_max", "registry_mutex_hold_ns_median",
+static const struct lab_metric pods_metrics[] = {
+	{ "pod_create_ns_total", "ns" },
+	{ "registry_mutex_hold_ns_max", "ns" },
+	{ "registry_mutex_hold_ns_median", "ns" },
 };
 
 static const struct lab_design bitmap_designs[] = { D(NOBITMAP), D(XARRAY) };
-static const char *const bitmap_metrics[] = { "drop_caches_ns_first", "drop_caches_ns_repeat" };
+static const struct lab_metric bitmap_metrics[] = {
+	{ "drop_caches_ns_first", "ns" },
+	{ "drop_caches_ns_repeat", "ns" },
+};
 
 #define SCALE(m, c, nodes_, cpus_, kmem_) \
 	{ .mounts = (m), .cgroups = (c), .nodes = (nodes_), .cpus = (cpus_), .kmem = (kmem_) }

@@ -85,6 +85,12 @@ struct lab_options {
 	int kmem; /* -1 = the experiment's, 0 off, 1 on */
 };
 
+/* A metric of an experiment: fixed name and base unit. */
+struct lab_metric {
+	const char *name;
+	const char *unit; /* "B", "ns" or "count" */
+};
+
 /* An experiment: fixed id, seed scale, design list, metric names, runner. */
 struct lab_experiment {
 	const char *id;
@@ -92,7 +98,7 @@ struct lab_experiment {
 	struct lab_scale seed_scale;
 	const struct lab_design *designs;
 	size_t nr_designs;
-	const char *const *metrics;
+	const struct lab_metric *metrics;
 	size_t nr_metrics;
 	/* Build the benches of run->designs, measure, fill run->rows. */
 	int (*run)(struct lab_run *run, const struct lab_options *opt);
@@ -112,6 +118,8 @@ unsigned long long lab_scale_floor_bytes(const struct lab_scale *scale);
 struct lab_result *lab_run_add(struct lab_run *run, const char *design, const char *metric,
 			       const char *unit);
 void lab_run_free(struct lab_run *run);
+/* Order rows by design (the run's list), then metric (the experiment's). */
+void lab_run_sort(struct lab_run *run);
 
 /* measure.c: clocks and statistics. */
 uint64_t lab_now_ns(void);

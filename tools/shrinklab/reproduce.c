@@ -93,7 +93,7 @@ static int parse(int argc, char **argv, struct cli *c)
 			c->opt.kmem = 0;
 			takes = false;
 		} else if (!v && a[0] == '-' && a[1] == '-') {
-			return bad(prog, a, NULL, "needs a value or is unknown");
+			return bad(prog, a, NULL, "unknown option, or its value is missing");
 		} else if (!strcmp(a, "--scale")) {
 			if (lab_parse_scale(v, &c->opt))
 				return bad(prog, a, v, "expected seed, quick, default or a number in (0, 3]");
@@ -128,8 +128,8 @@ static int parse(int argc, char **argv, struct cli *c)
 				return bad(prog, a, v, "expected a whole number 1..65536");
 			c->design.expand_batch = (unsigned int)n;
 		} else if (c->run_mode && !strcmp(a, "--mounts")) {
-			if (lab_parse_ulong(v, 1, 10000000, &c->opt.mounts))
-				return bad(prog, a, v, "expected a whole number 1..10000000");
+			if (lab_parse_ulong(v, 1, 100000000, &c->opt.mounts))
+				return bad(prog, a, v, "expected a whole number 1..100000000");
 		} else if (c->run_mode && !strcmp(a, "--cgroups")) {
 			if (lab_parse_ulong(v, 1, 60000, &c->opt.cgroups))
 				return bad(prog, a, v, "expected a whole number 1..60000");
@@ -224,6 +224,7 @@ static int run_all(struct cli *c)
 			fprintf(stderr, "%s: %s failed: %s\n", prog, e->id, strerror(-ret));
 			break;
 		}
+		lab_run_sort(r);
 		lab_seeds_attach(&seeds, r);
 		lab_report_run(stdout, r);
 		fflush(stdout);
