@@ -167,9 +167,12 @@ static int populate(struct lab_bench *b, size_t n, const struct lab_scale *s,
 {
 	double per_cg[MAX_BENCHES] = { 0 };
 	unsigned long pilot = s->cgroups < PILOT_CGROUPS ? s->cgroups : PILOT_CGROUPS;
+	unsigned long long used = 0;
 	int ret;
 
 	for (size_t i = 0; i < n; i++) {
+		struct shr_slab_totals t;
+
 		if (!lab_bench_ok(&b[i]))
 			continue;
 		lab_progress("%s: %lu mounts", b[i].label, s->mounts);
@@ -181,11 +184,21 @@ static int populate(struct lab_bench *b, size_t n, const struct lab_scale *s,
 		if (ret)
 			return ret;
 		per_cg[i] = pilot ? (double)(lab_bench_sunreclaim(&b[i]) - before[i]) / pilot : 0;
+		shr_slab_totals(shr_host_slab(b[i].host), &t);
+		used += t.sunreclaim_bytes + t.sreclaimable_bytes + t.vmalloc_bytes;
 	}
-	lab_fit_cgroups(b, n, per_cg, s->cgroups, opt->mem_budget);
+	/* The budget covers the whole experiment: what the mounts and pilots
+	 * already took is spent. */
+	lab_fit_cgroups(b, n, per_cg, s->cgroups, opt->mem_budget > used ? opt->mem_budget - used : 0);
 	for (size_t i = 0; i < n; i++) {
-		if (!lab_bench_ok(&b[i]) || b[i].cgroups_target <= b[i].nr_cgs)
+		if (!lab_bench_ok(&b[i]))
 			continue;
+		if (b[i].cgroups_target < b[i].nr_cgs) {
+			ret = lab_bench_rmcg(&b[i], b[i].nr_cgs - b[i].cgroups_target);
+			if (ret)
+				return ret;
+			continue;
+		}
 		lab_progress("%s: %lu cgroups", b[i].label, b[i].cgroups_target);
 		ret = lab_bench_mkcg(&b[i], b[i].cgroups_target - b[i].nr_cgs);
 		if (ret)
@@ -423,70 +436,81 @@ out:
 
 /* ---- seed003-units ---- */
 
-struct cache_pick {
-	struct shr_kmem_cache *named;
+/* objects_in_use of every cache of an allocator, to tell which one grew. */
+struct cache_snapshot {
+	struct shr_kmem_cache *cache[64];
+	unsigned long in_use[64];
+	size_t n;
 };
-
-static void find_unit_cache(struct shr_kmem_cache *cache, void *arg)
-{
-	struct cache_pick *p = arg;
-
-	if (!strcmp(shr_kmem_cache_name(cache), "shrinker_info_unit"))
-		p->named = cache;
-}
 
 static unsigned long in_use(struct shr_kmem_cache *cache)
 {
 	struct shr_kmem_cache_stats st;
 
-	if (!cache)
-		return 0;
 	shr_kmem_cache_stats(cache, -1, &st);
 	return st.objects_in_use;
 }
 
+static void snapshot_one(struct shr_kmem_cache *cache, void *arg)
+{
+	struct cache_snapshot *snap = arg;
+
+	if (snap->n < 64) {
+		snap->cache[snap->n] = cache;
+		snap->in_use[snap->n++] = in_use(cache);
+	}
+}
+
+static unsigned long grown(const struct cache_snapshot *snap, struct shr_kmem_cache *cache)
+{
+	if (!cache)
+		return 0;
+	for (size_t i = 0; i < snap->n; i++)
+		if (snap->cache[i] == cache)
+			return in_use(cache) - snap->in_use[i];
+	return in_use(cache); /* created since the snapshot */
+}
+
+static void find_unit_cache(struct shr_kmem_cache *cache, void *arg)
+{
+	if (!strcmp(shr_kmem_cache_name(cache), "shrinker_info_unit"))
+		*(struct shr_kmem_cache **)arg = cache;
+}
+
 /*
  * The cache the units came from: of the dedicated unit cache and the kmalloc
- * cache of the unit's measured slot size, the one whose objects in use grew
- * since @start_named/@start_kmalloc were read.
+ * cache of the unit's measured slot size (bookkeeping bytes / units of the
+ * root), the one whose objects in use grew most since @snap.
  */
-static struct shr_kmem_cache *unit_source(struct lab_bench *b, unsigned long start_named,
-					  unsigned long start_kmalloc)
+static struct shr_kmem_cache *unit_source(struct lab_bench *b, const struct cache_snapshot *snap)
 {
 	struct shr_slab_allocator *sa = shr_host_slab(b->host);
 	struct shr_memcg_bookkeeping bk;
-	struct cache_pick p = { NULL };
-	struct shr_kmem_cache *km = NULL;
+	struct shr_kmem_cache *named = NULL, *km = NULL;
 
-	shr_slab_for_each_cache(sa, find_unit_cache, &p);
+	shr_slab_for_each_cache(sa, find_unit_cache, &named);
 	if (!shr_mem_cgroup_bookkeeping(shr_host_root_mem_cgroup(b->host), -1, &bk) &&
 	    bk.nr_units)
 		km = shr_kmalloc_cache_for(sa, bk.unit_bytes / bk.nr_units);
-	if (in_use(p.named) - start_named >= in_use(km) - start_kmalloc)
-		return p.named;
-	return km;
+	if (!named && !km)
+		return NULL;
+	return grown(snap, named) >= grown(snap, km) ? (named ? named : km) : km;
 }
 
 static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 {
+	static struct cache_snapshot snap[MAX_BENCHES];
 	struct lab_bench b[MAX_BENCHES];
 	unsigned long before[MAX_BENCHES] = { 0 };
-	unsigned long start_named[MAX_BENCHES] = { 0 }, start_km[MAX_BENCHES] = { 0 };
 	const struct lab_scale *s = &run->scale;
 	size_t n = run->nr_designs;
 	int ret;
 
 	open_benches(run, b, s);
 	for (size_t i = 0; i < n; i++) {
-		struct cache_pick p = { NULL };
-		struct shr_slab_allocator *sa;
-
-		if (!lab_bench_ok(&b[i]))
-			continue;
-		sa = shr_host_slab(b[i].host);
-		shr_slab_for_each_cache(sa, find_unit_cache, &p);
-		start_named[i] = in_use(p.named);
-		start_km[i] = in_use(shr_kmalloc_cache_for(sa, 1024));
+		snap[i].n = 0;
+		if (lab_bench_ok(&b[i]))
+			shr_slab_for_each_cache(shr_host_slab(b[i].host), snapshot_one, &snap[i]);
 	}
 	ret = populate(b, n, s, opt, before);
 	if (ret)
@@ -499,14 +523,15 @@ static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 
 		if (!lab_bench_ok(&b[i]))
 			continue;
-		src = unit_source(&b[i], start_named[i], start_km[i]);
+		src = unit_source(&b[i], &snap[i]);
 		if (!src)
 			continue;
 		shr_kmem_cache_geometry(src, &g);
 		add_value(run, &b[i], "units_per_slab", "count", g.objects_per_slab);
 		r = &run->rows[run->nr_rows - 1];
-		snprintf(r->scale.note, sizeof(r->scale.note), "units came from %s (%u B slots, order %u)",
-			 shr_kmem_cache_name(src), g.object_size, g.order);
+		snprintf(r->scale.note, sizeof(r->scale.note),
+			 "units came from %s (%u B slots, order %u)", shr_kmem_cache_name(src),
+			 g.object_size, g.order);
 	}
 out:
 	close_benches(b, n);

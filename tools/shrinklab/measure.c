@@ -234,11 +234,13 @@ void lab_fit_cgroups(struct lab_bench *b, size_t n, const double *per_cgroup,
 		unsigned long fit = share / cost >= (double)target ? target
 								  : (unsigned long)(share / cost);
 
+		fit = fit ? fit : 1; /* one cgroup is the least a figure needs */
+
 		if (fit < target)
 			snprintf(b[k].used.note, sizeof(b[k].used.note),
-				 "cut to %lu of %lu cgroups: measured %.0f B/cgroup on the pilot, "
-				 "memory budget %.1f GiB shared by %zu designs",
-				 fit, target, per_cgroup[k], (double)budget / (1ull << 30), n);
+				 "cut to %lu of %lu cgroups: measured %.0f B/cgroup on the pilot; "
+				 "%.0f MiB of the memory budget left after the mounts, for %zu designs",
+				 fit, target, per_cgroup[k], (double)budget / (1ull << 20), n);
 		b[k].cgroups_target = fit;
 		b[k].used.cgroups = fit;
 		left -= (double)fit * cost;

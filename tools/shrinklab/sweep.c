@@ -99,18 +99,19 @@ static int measure_point(const struct lab_design *d, const struct series *sr, un
 	return ret;
 }
 
-static void plot(const char *dir, const struct series *sr)
+static void plot(const char *dir, const struct series *sr, const bool *measured)
 {
 	char cmd[4096];
 	int n = snprintf(cmd, sizeof(cmd),
 			 "gnuplot -e \"set terminal pngcairo size 900,600; set output '%s/%s.png';"
-			 " set datafile separator ','; set key left top; set grid;"
+			  " set datafile separator ','; set key left top; set grid; set logscale x 2;"
 			 " set title '%s'; set xlabel '%s'; set ylabel '%s';"
 			 " plot for [d in '",
 			 dir, sr->file, sr->title, sr->xlabel, sr->ylabel);
 
 	for (size_t i = 0; i < NR_DESIGNS && n > 0 && (size_t)n < sizeof(cmd); i++)
-		n += snprintf(cmd + n, sizeof(cmd) - (size_t)n, "%s ",
+		if (measured[i])
+			n += snprintf(cmd + n, sizeof(cmd) - (size_t)n, "%s ",
 			      shr_design_name(sweep_designs[i]));
 	if (n > 0 && (size_t)n < sizeof(cmd))
 		snprintf(cmd + n, sizeof(cmd) - (size_t)n,
@@ -121,7 +122,8 @@ static void plot(const char *dir, const struct series *sr)
 		fprintf(stderr, "shrinklab sweep: gnuplot failed for %s\n", sr->file);
 }
 
-static int sweep_series(const char *dir, const struct series *sr, const struct lab_options *opt)
+static int sweep_series(const char *dir, const struct series *sr, const struct lab_options *opt,
+			bool *measured)
 {
 	char path[1024];
 	FILE *f;
@@ -151,6 +153,7 @@ static int sweep_series(const char *dir, const struct series *sr, const struct l
 				avail = false;
 				ret = 0;
 			} else if (!ret) {
+				measured[di] = true;
 				fprintf(f, "%s,%lu,%.1f\n", shr_design_name(d.design), x, value);
 			}
 		}
@@ -214,9 +217,11 @@ int shrinklab_sweep(int argc, char **argv)
 	}
 	lab_progress_enable(!opt.quiet);
 	for (size_t s = 0; s < sizeof(series) / sizeof(series[0]) && !ret; s++) {
-		ret = sweep_series(dir, &series[s], &opt);
+		bool measured[NR_DESIGNS] = { false };
+
+		ret = sweep_series(dir, &series[s], &opt, measured);
 		if (!ret && have_gnuplot())
-			plot(dir, &series[s]);
+			plot(dir, &series[s], measured);
 	}
 	return ret ? 1 : 0;
 }
