@@ -529,9 +529,11 @@ static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 		shr_kmem_cache_geometry(src, &g);
 		add_value(run, &b[i], "units_per_slab", "count", g.objects_per_slab);
 		r = &run->rows[run->nr_rows - 1];
-		snprintf(r->scale.note, sizeof(r->scale.note),
-			 "units came from %s (%u B slots, order %u)", shr_kmem_cache_name(src),
-			 g.object_size, g.order);
+		size_t used = strlen(r->scale.note);
+
+		snprintf(r->scale.note + used, sizeof(r->scale.note) - used,
+			 "%sunits came from %s (%u B slots, order %u)", used ? "; " : "",
+			 shr_kmem_cache_name(src), g.object_size, g.order);
 	}
 out:
 	close_benches(b, n);

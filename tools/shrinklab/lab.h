@@ -69,6 +69,7 @@ struct lab_run {
 	size_t nr_designs;
 	struct lab_result *rows;
 	size_t nr_rows, cap_rows;
+	uint64_t elapsed_ns; /* wall time of the whole experiment */
 };
 
 /* How big to run: a multiplier of the seed scale, plus limits. */

@@ -108,6 +108,7 @@ void lab_report_run(FILE *out, const struct lab_run *run)
 			fprintf(out, " (%s)", r->scale.note);
 		fputc('\n', out);
 	}
+	fprintf(out, "   (experiment took %.1f s)\n", (double)run->elapsed_ns / 1e9);
 }
 
 static int direction(double ratio)

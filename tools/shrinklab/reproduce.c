@@ -46,7 +46,7 @@ static void usage(FILE *out, bool run_mode)
 			"  --experiment ID   only this experiment\n");
 	fprintf(out,
 		"\ncommon options:\n"
-		"  --scale S         seed (the seeds' scale), quick (seconds), default (x0.1,\n"
+		"  --scale S         seed (the seeds' scale), quick (seconds), default (x0.2,\n"
 		"                    about 3 minutes for everything), or a multiplier of the\n"
 		"                    seeds' mounts and cgroups in (0, 3]\n"
 		"  --samples N       timed samples after one warm-up, 5..64 (default 5)\n"
@@ -217,7 +217,10 @@ static int run_all(struct cli *c)
 			memcpy(r->designs, e->designs, e->nr_designs * sizeof(*e->designs));
 			r->nr_designs = e->nr_designs;
 		}
+		uint64_t t0 = lab_now_ns();
+
 		ret = e->run(r, &c->opt);
+		r->elapsed_ns = lab_now_ns() - t0;
 		lab_progress_done();
 		nr++;
 		if (ret) {

@@ -24,7 +24,7 @@
 
 static const enum shr_design sweep_designs[] = {
 	SHR_DESIGN_PREALLOC, SHR_DESIGN_ARRAY_ONDEMAND, SHR_DESIGN_XARRAY, SHR_DESIGN_FLAT,
-	SHR_DESIGN_NOBITMAP,
+	SHR_DESIGN_NOBITMAP, SHR_DESIGN_INDEXED,
 };
 #define NR_DESIGNS (sizeof(sweep_designs) / sizeof(sweep_designs[0]))
 
