@@ -307,6 +307,8 @@ static int sample_mkdir_rmdir(struct lab_bench *b, void *ctx, double *value)
 	return ret;
 }
 
+#define POD_MOUNTS 4
+
 /* ---- seed000-vm ---- */
 
 static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
@@ -542,7 +544,6 @@ out:
 
 /* ---- seed001-pods ---- */
 
-#define POD_MOUNTS 4
 
 static int cmp_ull(const void *a, const void *b)
 {
@@ -594,7 +595,7 @@ static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 					continue;
 				ret = lab_bench_mkcg(&b[i], 1);
 				if (!ret)
-					ret = lab_bench_mount(&b[i], POD_MOUNTS);
+					ret = lab_bench_mount(&b[i], run->exp->mounts_per_cgroup);
 				total[i] += (double)(lab_now_ns() - t0);
 			}
 		}
@@ -688,10 +689,9 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 
 /* ---- the table ---- */
 
-#define D(design_) { .design = SHR_DESIGN_##design_ }
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct lab_design vm_designs[] = { D(PREALLOC), D(XARRAY), D(ARRAY_ONDEMAND) };
+static const struct lab_design vm_designs[] = { { .design = SHR_DESIGN_PREALLOC }, { .design = SHR_DESIGN_XARRAY }, { .design = SHR_DESIGN_ARRAY_ONDEMAND } };
 static const struct lab_metric vm_metrics[] = {
 	{ "slab_bytes_per_empty_cgroup", "B" },
 	{ "walk_ns_empty_cgroup", "ns" },
@@ -700,7 +700,7 @@ static const struct lab_metric vm_metrics[] = {
 	{ "register_ns_per_mount_cgroups_alive", "ns" },
 };
 
-static const struct lab_design host_designs[] = { D(PREALLOC), D(ARRAY_ONDEMAND), D(XARRAY) };
+static const struct lab_design host_designs[] = { { .design = SHR_DESIGN_PREALLOC }, { .design = SHR_DESIGN_ARRAY_ONDEMAND }, { .design = SHR_DESIGN_XARRAY } };
 static const struct lab_metric host_metrics[] = {
 	{ "slab_bytes_per_empty_cgroup", "B" },
 	{ "container_bytes_per_empty_cgroup", "B" },
@@ -720,13 +720,13 @@ static const struct lab_metric units_metrics[] = {
 };
 
 static const struct lab_design pods_designs[] = {
-	D(FLAT),
+	{ .design = SHR_DESIGN_FLAT },
 	{ .design = SHR_DESIGN_FLAT, .expand_batch = 8 },
 	{ .design = SHR_DESIGN_FLAT, .expand_batch = 32 },
 	{ .design = SHR_DESIGN_FLAT, .expand_batch = 64 },
 	{ .design = SHR_DESIGN_FLAT, .nonslab_ids = true },
-	D(PREALLOC),
-	D(XARRAY),
+	{ .design = SHR_DESIGN_PREALLOC },
+	{ .design = SHR_DESIGN_XARRAY },
 };
 static const struct lab_metric pods_metrics[] = {
 	{ "pod_create_ns_total", "ns" },
@@ -734,7 +734,7 @@ static const struct lab_metric pods_metrics[] = {
 	{ "registry_mutex_hold_ns_median", "ns" },
 };
 
-static const struct lab_design bitmap_designs[] = { D(NOBITMAP), D(XARRAY) };
+static const struct lab_design bitmap_designs[] = { { .design = SHR_DESIGN_NOBITMAP }, { .design = SHR_DESIGN_XARRAY } };
 static const struct lab_metric bitmap_metrics[] = {
 	{ "drop_caches_ns_first", "ns" },
 	{ "drop_caches_ns_repeat", "ns" },
@@ -745,20 +745,20 @@ static const struct lab_metric bitmap_metrics[] = {
 
 const struct lab_experiment lab_experiments[] = {
 	{ "seed000-vm", "4-CPU 1-node VM: 20000 mounts, 2000 cgroups",
-	  SCALE(20000, 2000, 1, 4, true), vm_designs, COUNT(vm_designs), vm_metrics,
+	  SCALE(20000, 2000, 1, 4, true), 0, vm_designs, COUNT(vm_designs), vm_metrics,
 	  COUNT(vm_metrics), run_seed000_vm },
 	{ "seed000-host", "48-CPU 4-node host: 50000 mounts, 20000 empty cgroups",
-	  SCALE(50000, 20000, 4, 48, true), host_designs, COUNT(host_designs), host_metrics,
+	  SCALE(50000, 20000, 4, 48, true), 0, host_designs, COUNT(host_designs), host_metrics,
 	  COUNT(host_metrics), run_seed000_host },
 	{ "seed003-units", "4-CPU 1-node VM: 8000 mounts, 2000 empty cgroups, unit source",
-	  SCALE(8000, 2000, 1, 4, true), units_designs, COUNT(units_designs), units_metrics,
+	  SCALE(8000, 2000, 1, 4, true), 0, units_designs, COUNT(units_designs), units_metrics,
 	  COUNT(units_metrics), run_seed003_units },
 	/* The seed gives no pod count; 2000 pods of 4 mounts is our seed scale. */
 	{ "seed001-pods", "pods (a cgroup + 4 mounts) one after another, kmem off",
-	  SCALE(2000 * POD_MOUNTS, 2000, 1, 4, false), pods_designs, COUNT(pods_designs),
+	  SCALE(2000 * POD_MOUNTS, 2000, 1, 4, false), POD_MOUNTS, pods_designs, COUNT(pods_designs),
 	  pods_metrics, COUNT(pods_metrics), run_seed001_pods },
 	{ "seed004-bitmap", "4000 cgroups, each with its own mount holding one file",
-	  SCALE(4000, 4000, 1, 4, true), bitmap_designs, COUNT(bitmap_designs), bitmap_metrics,
+	  SCALE(4000, 4000, 1, 4, true), 1, bitmap_designs, COUNT(bitmap_designs), bitmap_metrics,
 	  COUNT(bitmap_metrics), run_seed004_bitmap },
 };
 const size_t lab_nr_experiments = COUNT(lab_experiments);
@@ -782,21 +782,17 @@ void lab_experiment_scale(const struct lab_experiment *exp, const struct lab_opt
 			  struct lab_scale *out)
 {
 	const struct lab_scale *seed = &exp->seed_scale;
-	bool one_each = seed->mounts == seed->cgroups; /* seed004: a mount per cgroup */
-	bool pods = exp->run == run_seed001_pods;
 
 	*out = *seed;
 	out->note[0] = '\0';
 	out->cgroups = scaled(seed->cgroups, opt->factor, 4);
-	out->mounts = scaled(seed->mounts, opt->factor, pods || one_each ? 1 : 128);
+	out->mounts = scaled(seed->mounts, opt->factor, 128);
 	if (opt->cgroups)
 		out->cgroups = opt->cgroups;
 	if (opt->mounts)
 		out->mounts = opt->mounts;
-	if (one_each)
-		out->mounts = out->cgroups;
-	if (pods)
-		out->mounts = out->cgroups * POD_MOUNTS;
+	if (exp->mounts_per_cgroup)
+		out->mounts = out->cgroups * exp->mounts_per_cgroup;
 	if (opt->nodes)
 		out->nodes = opt->nodes;
 	if (opt->cpus)

@@ -97,6 +97,9 @@ struct lab_experiment {
 	const char *id;
 	const char *title;
 	struct lab_scale seed_scale;
+	/* Mounts follow cgroups (a pod's 4 mounts, seed004's own mount), or
+	 * 0 when they scale on their own. */
+	unsigned int mounts_per_cgroup;
 	const struct lab_design *designs;
 	size_t nr_designs;
 	const struct lab_metric *metrics;
