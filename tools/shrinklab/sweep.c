@@ -56,6 +56,7 @@ static void usage(FILE *out)
 		SWEEP_CGROUPS, SWEEP_BATCH, SWEEP_MOUNTS, SWEEP_MOUNTS * 8, SWEEP_CGROUPS * 8);
 }
 
+/* 0 and *value, 1 when the design is unavailable, or -errno. */
 static int measure_point(const struct lab_design *d, const struct series *sr, unsigned long x,
 			 const struct lab_options *opt, double *value)
 {
@@ -67,7 +68,7 @@ static int measure_point(const struct lab_design *d, const struct series *sr, un
 
 	ret = lab_bench_open(&b, d, &s);
 	if (ret)
-		return ret;
+		return b.why ? 1 : ret; /* 1: not available in this build */
 	ret = lab_bench_mount(&b, sr->x_is_cgroups ? SWEEP_MOUNTS : x);
 	before = lab_bench_sunreclaim(&b);
 	if (!ret)
@@ -147,7 +148,7 @@ static int sweep_series(const char *dir, const struct series *sr, const struct l
 
 			x = x ? x : 1;
 			ret = measure_point(&d, sr, x, opt, &value);
-			if (ret == -EINVAL) {
+			if (ret == 1) {
 				printf("%s: %s unavailable in this build\n", sr->file,
 				       shr_design_name(d.design));
 				avail = false;
