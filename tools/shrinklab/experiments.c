@@ -544,7 +544,6 @@ out:
 
 /* ---- seed001-pods ---- */
 
-
 static int cmp_ull(const void *a, const void *b)
 {
 	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
@@ -565,14 +564,54 @@ static int collect_holds(struct lab_bench *b, unsigned long long **acc, size_t *
 	return 0;
 }
 
+/* Create the pods one after another on every bench, interleaved; @total
+ * receives each bench's wall time of cgroup creation plus mounts. */
+static int pods_round(struct lab_run *run, struct lab_bench *b, unsigned int rep,
+		      unsigned int reps, double *total)
+{
+	unsigned long pods = run->scale.cgroups;
+	int ret = 0;
+
+	for (unsigned long p = 0; p < pods && !ret; p++) {
+		lab_progress("pods: round %u/%u, pod %lu/%lu", rep, reps, p, pods);
+		for (size_t i = 0; i < run->nr_designs && !ret; i++) {
+			uint64_t t0 = lab_now_ns();
+
+			if (!lab_bench_ok(&b[i]))
+				continue;
+			ret = lab_bench_mkcg(&b[i], 1);
+			if (!ret)
+				ret = lab_bench_mount(&b[i], run->exp->mounts_per_cgroup);
+			total[i] += (double)(lab_now_ns() - t0);
+		}
+	}
+	return ret;
+}
+
+/* Median and max of every registration's registry-mutex hold. */
+static void add_hold_rows(struct lab_run *run, const struct lab_bench *b,
+			  unsigned long long *holds, size_t n)
+{
+	struct lab_result *r;
+
+	if (!n)
+		return;
+	qsort(holds, n, sizeof(*holds), cmp_ull);
+	add_value(run, b, "registry_mutex_hold_ns_max", "ns", (double)holds[n - 1]);
+	add_value(run, b, "registry_mutex_hold_ns_median", "ns", (double)holds[n / 2]);
+	for (r = &run->rows[run->nr_rows - 2]; r < &run->rows[run->nr_rows]; r++) {
+		r->samples = n;
+		r->min = (double)holds[0];
+		r->max = (double)holds[n - 1];
+	}
+}
+
 static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 {
 	static double v[MAX_BENCHES][MAX_SAMPLES];
 	unsigned long long *holds[MAX_BENCHES] = { NULL };
 	size_t nr_holds[MAX_BENCHES] = { 0 };
 	struct lab_bench b[MAX_BENCHES];
-	const struct lab_scale *s = &run->scale;
-	unsigned long pods = s->cgroups;
 	size_t n = run->nr_designs;
 	int ret = 0;
 
@@ -582,46 +621,22 @@ static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 
 		memset(b, 0, sizeof(b));
 		if (rep == 0)
-			open_benches(run, b, s);
+			open_benches(run, b, &run->scale);
 		else
 			for (size_t i = 0; i < n; i++)
-				(void)lab_bench_open(&b[i], &run->designs[i], s);
-		for (unsigned long p = 0; p < pods && !ret; p++) {
-			lab_progress("pods: round %u/%u, pod %lu/%lu", rep, opt->samples, p, pods);
-			for (size_t i = 0; i < n && !ret; i++) {
-				uint64_t t0 = lab_now_ns();
-
-				if (!lab_bench_ok(&b[i]))
-					continue;
-				ret = lab_bench_mkcg(&b[i], 1);
-				if (!ret)
-					ret = lab_bench_mount(&b[i], run->exp->mounts_per_cgroup);
-				total[i] += (double)(lab_now_ns() - t0);
-			}
-		}
-		for (size_t i = 0; i < n && !ret; i++) {
-			if (!lab_bench_ok(&b[i]) || !rep)
+				(void)lab_bench_open(&b[i], &run->designs[i], &run->scale);
+		ret = pods_round(run, b, rep, opt->samples, total);
+		for (size_t i = 0; i < n && rep && !ret; i++) {
+			if (!lab_bench_ok(&b[i]))
 				continue;
 			v[i][rep - 1] = total[i];
 			ret = collect_holds(&b[i], &holds[i], &nr_holds[i]);
 		}
-		if (rep == opt->samples && !ret) {
-			for (size_t i = 0; i < n; i++) {
-				double hmax, hmed;
-
-				if (!lab_bench_ok(&b[i]))
-					continue;
-				add_samples(run, &b[i], "pod_create_ns_total", "ns", v[i], opt->samples);
-				qsort(holds[i], nr_holds[i], sizeof(**holds), cmp_ull);
-				hmax = nr_holds[i] ? (double)holds[i][nr_holds[i] - 1] : 0;
-				hmed = nr_holds[i] ? (double)holds[i][nr_holds[i] / 2] : 0;
-				add_value(run, &b[i], "registry_mutex_hold_ns_max", "ns", hmax);
-				run->rows[run->nr_rows - 1].samples = nr_holds[i];
-				add_value(run, &b[i], "registry_mutex_hold_ns_median", "ns", hmed);
-				run->rows[run->nr_rows - 1].samples = nr_holds[i];
-				run->rows[run->nr_rows - 1].min = nr_holds[i] ? (double)holds[i][0] : 0;
-				run->rows[run->nr_rows - 1].max = hmax;
-			}
+		for (size_t i = 0; i < n && rep == opt->samples && !ret; i++) {
+			if (!lab_bench_ok(&b[i]))
+				continue;
+			add_samples(run, &b[i], "pod_create_ns_total", "ns", v[i], opt->samples);
+			add_hold_rows(run, &b[i], holds[i], nr_holds[i]);
 		}
 		close_benches(b, n);
 	}
