@@ -227,6 +227,12 @@ static int run_all(struct cli *c)
 			fprintf(stderr, "%s: %s failed: %s\n", prog, e->id, strerror(-ret));
 			break;
 		}
+		if (!c->run_mode || !(c->opt.mounts || c->opt.cgroups || c->opt.nodes || c->opt.cpus))
+			snprintf(r->scale.note, sizeof(r->scale.note),
+				 "x%g of the seed scale (%lu mounts, %lu cgroups)", c->opt.factor,
+				 e->seed_scale.mounts, e->seed_scale.cgroups);
+		else
+			snprintf(r->scale.note, sizeof(r->scale.note), "custom scale");
 		lab_run_sort(r);
 		lab_seeds_attach(&seeds, r);
 		lab_report_run(stdout, r);
