@@ -16,7 +16,7 @@
 
 /* Multiplier of the seed scale behind "default": chosen so that reproduce
  * over every experiment and design takes about three minutes on 2 cores. */
-#define LAB_DEFAULT_FACTOR 0.3
+#define LAB_DEFAULT_FACTOR 0.4
 #define LAB_QUICK_FACTOR 0.01
 #define LAB_MAX_FACTOR 3.0
 /* memcg ids run out at 65535; leave room for the churn samples. */

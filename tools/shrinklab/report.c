@@ -5,7 +5,6 @@
  * verdict per seed claim: does our ratio go the same way as the seed's, and
  * is it within 2x of it.
  */
-#include <math.h>
 #include <string.h>
 
 #include "lab.h"
@@ -149,7 +148,15 @@ static void claim(FILE *out, const struct lab_run *run, const struct lab_result 
 	}
 	double seed = r->seed_value / b->seed_value;
 	int dseed = direction(seed), dours = direction(ours);
-	double size = seed > 0 && ours > 0 ? ours / seed : INFINITY;
+
+	if (seed == 0 || ours == 0) {
+		fprintf(out, " = %.3g (seed %.3g): %s\n", ours, seed,
+			seed == ours ? "agrees (both zero)"
+			: seed == 0 ? "DISAGREES: the seed has none, we have some"
+				    : "DISAGREES in size: we measured none");
+		return;
+	}
+	double size = ours / seed;
 
 	fprintf(out, " = %.3g (seed %.3g): %s in direction (ours %s, seed %s); size %s\n", ours,
 		seed, dseed == dours ? "agrees" : "DISAGREES", dir_word(dours), dir_word(dseed),

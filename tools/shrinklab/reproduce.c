@@ -46,7 +46,7 @@ static void usage(FILE *out, bool run_mode)
 			"  --experiment ID   only this experiment\n");
 	fprintf(out,
 		"\ncommon options:\n"
-		"  --scale S         seed (the seeds' scale), quick (seconds), default (x0.3,\n"
+		"  --scale S         seed (the seeds' scale), quick (seconds), default (x0.4,\n"
 		"                    about 3 minutes for everything), or a multiplier of the\n"
 		"                    seeds' mounts and cgroups in (0, 3]\n"
 		"  --samples N       timed samples after one warm-up, 5..64 (default 5)\n"
