@@ -53,7 +53,7 @@ static void fmt_ratio(char *buf, size_t len, bool ok, double num, double den)
 	if (!ok || den == 0)
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.3f", num / den);
+		snprintf(buf, len, "%.3g", num / den);
 }
 
 void lab_report_header(FILE *out, const struct lab_options *opt)
