@@ -27,8 +27,7 @@ build-asan: deps
 	ninja -C $(ASAN_BUILD)
 
 demo: build
-	./$(BUILD)/shrinklab slabinfo --cpus 4 520 192 776 576
-	./$(BUILD)/shrinklab slabinfo --cpus 2 8 16 32 64 96 128 192 256 512 1024 2048 4096 8192
+	./$(BUILD)/shrinklab reproduce
 
 test: build
 	$(MESON) test -C $(BUILD) --print-errorlogs

@@ -18,6 +18,10 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "slabinfo", "the cache, order, objects per slab and waste SLUB picks per size",
 	  shrinklab_slabinfo },
+	{ "reproduce", "every seed experiment, every design, side by side with the seeds",
+	  shrinklab_reproduce },
+	{ "run", "one experiment (or a custom scale) with one design", shrinklab_run },
+	{ "sweep", "CSV (and PNG plots) of how the figures grow with scale", shrinklab_sweep },
 };
 
 static void usage(FILE *out)

@@ -10,5 +10,8 @@
 #define SHRINKLAB_EXIT_USAGE 2
 
 int shrinklab_slabinfo(int argc, char **argv);
+int shrinklab_reproduce(int argc, char **argv);
+int shrinklab_run(int argc, char **argv);
+int shrinklab_sweep(int argc, char **argv);
 
 #endif /* SHRINKLAB_H */

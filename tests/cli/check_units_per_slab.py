@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The unit source the lab reports is the one the units really came from:
+xarray with units=kmalloc reports kmalloc-1k's 16 objects per order-2 slab,
+with the dedicated cache 31 (seed 004's figures, SLUB geometry for 4 CPUs).
+
+usage: check_units_per_slab.py SHRINKLAB OUTDIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def units_per_slab(exe, out, extra):
+    r = subprocess.run([exe, "run", "--design", "xarray", "--experiment", "seed003-units",
+                        "--scale", "quick", "--quiet", "--json", out] + extra,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode:
+        print("FAIL: exit %d: %s" % (r.returncode, r.stderr))
+        sys.exit(1)
+    rows = json.load(open(out))["experiments"][0]["results"]
+    row = [x for x in rows if x["metric"] == "units_per_slab"][0]
+    return row["value"], row["scale"]["note"]
+
+
+exe, outdir = sys.argv[1], sys.argv[2]
+km = units_per_slab(exe, os.path.join(outdir, "units_kmalloc.json"), ["--units", "kmalloc"])
+ca = units_per_slab(exe, os.path.join(outdir, "units_cache.json"), [])
+print("kmalloc:", km, "cache:", ca)
+if km[0] != 16 or "kmalloc-1k" not in km[1] or ca[0] != 31 or "shrinker_info_unit" not in ca[1]:
+    print("FAIL")
+    sys.exit(1)

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinklab measurement helpers: the monotonic clock, sample statistics,
+ * the bench (one host of one design carrying the superblock workload), the
+ * memory-budget fit and the progress line.
+ *
+ * Single-threaded: the lab drives every bench from the main thread, which
+ * main.c registered with the library. A bench owns everything it created
+ * and lab_bench_close() returns it all (umount, rmdir, deferred frees, host
+ * destroy), so consecutive experiments do not add up in memory.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <shrinker/memcg.h>
+#include <shrinker/rcu.h>
+#include <shrinker/reclaim.h>
+#include <shrinker/slab.h>
+
+#include "lab.h"
+
+uint64_t lab_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
+{
+	double *s;
+
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		abort();
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	out->n = n;
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+}
+
+void lab_design_label(const struct lab_design *d, char *buf, size_t len)
+{
+	const char *name = shr_design_name(d->design);
+	int n = snprintf(buf, len, "%s", name ? name : "?");
+
+	if (d->units == SHR_UNITS_KMALLOC && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "+units=kmalloc");
+	if (d->expand_batch && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "+expand_batch=%u", d->expand_batch);
+	if (d->nonslab_ids && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "+nonslab_ids");
+}
+
+/* Grow an array of pointers to hold @need entries. */
+static int reserve(void ***v, size_t *cap, size_t need)
+{
+	size_t c = *cap ? *cap : 64;
+	void **nv;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	nv = realloc(*v, c * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct lab_scale *s)
+{
+	struct shr_host_params p;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->cfg = *d;
+	b->used = *s;
+	lab_design_label(d, b->label, sizeof(b->label));
+	shr_host_params_init(&p);
+	p.design = d->design;
+	p.units = d->units;
+	p.expand_batch = d->expand_batch;
+	p.nonslab_ids = d->nonslab_ids;
+	p.nr_nodes = s->nodes;
+	p.geometry_cpus = s->cpus;
+	p.kmem = s->kmem;
+	if (shr_host_params_check(&p, &b->why))
+		return -EINVAL;
+	ret = shr_host_create(&p, &b->host);
+	if (ret) {
+		b->why = "host creation failed";
+		return ret;
+	}
+	ret = lab_fs_init(&b->fs, b->host);
+	if (ret) {
+		b->why = "cache creation failed";
+		(void)shr_host_destroy(b->host);
+		b->host = NULL;
+		return ret;
+	}
+	b->fs_ready = true;
+	return 0;
+}
+
+bool lab_bench_ok(const struct lab_bench *b)
+{
+	return b->host && !b->why;
+}
+
+int lab_bench_mount(struct lab_bench *b, unsigned long n)
+{
+	int ret = reserve((void ***)&b->sbs, &b->cap_sbs, b->nr_sbs + n);
+
+	for (unsigned long i = 0; !ret && i < n; i++) {
+		ret = lab_sb_mount(&b->fs, "tmpfs", &b->sbs[b->nr_sbs]);
+		if (!ret)
+			b->nr_sbs++;
+	}
+	return ret;
+}
+
+int lab_bench_mkcg(struct lab_bench *b, unsigned long n)
+{
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(b->host);
+	int ret = reserve((void ***)&b->cgs, &b->cap_cgs, b->nr_cgs + n);
+
+	for (unsigned long i = 0; !ret && i < n; i++) {
+		ret = shr_mem_cgroup_create(root, &b->cgs[b->nr_cgs]);
+		if (!ret)
+			b->nr_cgs++;
+	}
+	return ret;
+}
+
+int lab_bench_rmcg(struct lab_bench *b, unsigned long n)
+{
+	int ret = 0;
+
+	while (n-- && b->nr_cgs && !ret)
+		ret = shr_mem_cgroup_offline(b->cgs[--b->nr_cgs]);
+	return ret;
+}
+
+int lab_bench_file(struct lab_bench *b, size_t sb, size_t cg, int nid)
+{
+	if (sb >= b->nr_sbs || cg >= b->nr_cgs)
+		return -EINVAL;
+	return lab_sb_create_file(b->sbs[sb], b->cgs[cg], nid);
+}
+
+unsigned long lab_bench_sunreclaim(struct lab_bench *b)
+{
+	shr_rcu_barrier();
+	return shr_slab_unreclaimable_bytes(shr_host_slab(b->host));
+}
+
+int lab_bench_walk(struct lab_bench *b, int priority, uint64_t *ns)
+{
+	int nodes = shr_host_nr_nodes(b->host);
+	uint64_t t0 = lab_now_ns();
+
+	for (size_t i = 0; i < b->nr_cgs; i++) {
+		for (int nid = 0; nid < nodes; nid++) {
+			unsigned long freed;
+			int ret = shr_shrink_slab(b->host, nid, b->cgs[i], priority, &freed);
+
+			if (ret)
+				return ret;
+		}
+	}
+	*ns = lab_now_ns() - t0;
+	return 0;
+}
+
+void lab_bench_close(struct lab_bench *b)
+{
+	if (b->host) {
+		while (b->nr_sbs)
+			lab_sb_umount(b->sbs[--b->nr_sbs]);
+		(void)lab_bench_rmcg(b, b->nr_cgs);
+		shr_rcu_barrier();
+		if (b->fs_ready)
+			lab_fs_destroy(&b->fs);
+		if (shr_host_destroy(b->host))
+			fprintf(stderr, "shrinklab: host %s still busy at destroy\n", b->label);
+	}
+	free(b->sbs);
+	free(b->cgs);
+	b->sbs = NULL;
+	b->cgs = NULL;
+	b->host = NULL;
+}
+
+void lab_fit_cgroups(struct lab_bench *b, size_t n, const double *per_cgroup,
+		     unsigned long target, unsigned long long budget)
+{
+	bool done[16] = { false };
+	double left = (double)budget;
+	size_t nr_left = 0;
+
+	for (size_t i = 0; i < n && i < 16; i++) {
+		done[i] = !lab_bench_ok(&b[i]);
+		nr_left += !done[i];
+	}
+	while (nr_left) {
+		size_t k = n;
+
+		for (size_t i = 0; i < n && i < 16; i++)
+			if (!done[i] && (k == n || per_cgroup[i] < per_cgroup[k]))
+				k = i;
+		double share = left / (double)nr_left;
+		double cost = per_cgroup[k] > 1 ? per_cgroup[k] : 1;
+		unsigned long fit = share / cost >= (double)target ? target
+								  : (unsigned long)(share / cost);
+
+		fit = fit ? fit : 1; /* one cgroup is the least a figure needs */
+
+		if (fit < target)
+			snprintf(b[k].used.note, sizeof(b[k].used.note),
+				 "cut to %lu of %lu cgroups: measured %.0f B/cgroup on the pilot; "
+				 "%.0f MiB of the memory budget left after the mounts, for %zu designs",
+				 fit, target, per_cgroup[k], (double)budget / (1ull << 20), n);
+		b[k].cgroups_target = fit;
+		b[k].used.cgroups = fit;
+		left -= (double)fit * cost;
+		done[k] = true;
+		nr_left--;
+	}
+}
+
+static bool progress_on;
+static bool progress_dirty;
+
+void lab_progress_enable(bool on)
+{
+	progress_on = on && isatty(STDERR_FILENO);
+}
+
+void lab_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!progress_on)
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	progress_dirty = true;
+}
+
+void lab_progress_done(void)
+{
+	if (progress_on && progress_dirty)
+		fputs("\r\033[K", stderr);
+	progress_dirty = false;
+}
