@@ -239,13 +239,16 @@ static bool lru_memcg_has_lists(struct shr_list_lru *lru, const struct shr_mem_c
  * lru_lock_for() - find and lock the list of (@nid, @memcg).
  * @skip_empty: if the cgroup has no live list, return NULL; otherwise climb
  *              to the nearest ancestor with one (the cgroup is dying, I1).
+ * @owner:      if not NULL, receives the cgroup whose list it is.
  *
  * Context: Takes and releases the RCU read lock; returns with the list's
  *          lock held. @memcg pinned by the caller.
  * Return: the locked, live list, or NULL (only with @skip_empty).
  */
-static struct shr_list_lru_one *lru_lock_for(struct shr_list_lru *lru, int nid,
-					     const struct shr_mem_cgroup *memcg, bool skip_empty)
+static struct shr_list_lru_one *lru_lock_for_owner(struct shr_list_lru *lru, int nid,
+						   const struct shr_mem_cgroup *memcg,
+						   bool skip_empty,
+						   const struct shr_mem_cgroup **owner)
 {
 	struct shr_list_lru_one *l;
 
@@ -271,7 +274,15 @@ static struct shr_list_lru_one *lru_lock_for(struct shr_list_lru *lru, int nid,
 	 * reparenting marks it dead under this lock before queueing its free.
 	 */
 	shr_rcu_read_unlock();
+	if (owner)
+		*owner = memcg;
 	return l;
+}
+
+static struct shr_list_lru_one *lru_lock_for(struct shr_list_lru *lru, int nid,
+					     const struct shr_mem_cgroup *memcg, bool skip_empty)
+{
+	return lru_lock_for_owner(lru, nid, memcg, skip_empty, NULL);
 }
 
 /* Set @memcg's bit for the lru's shrinker on @nid, if that means anything. */
@@ -548,6 +559,7 @@ static struct shr_mem_cgroup *lru_nearest_live(struct shr_mem_cgroup *memcg)
 int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
 		     struct shr_mem_cgroup *memcg)
 {
+	const struct shr_mem_cgroup *owner;
 	struct shr_list_lru_one *l;
 	struct shr_mem_cgroup *live;
 	int err;
@@ -573,14 +585,22 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
 			return err;
 	}
 
-	l = lru_lock_for(lru, nid, memcg, false);
+	l = lru_lock_for_owner(lru, nid, memcg, false, &owner);
 	if (!shr_list_head_empty(item)) {
 		list_one_unlock(l);
 		return 0;
 	}
 	item_link_tail(item, &l->list);
+	/*
+	 * The bit goes to the cgroup whose list took the item. That is the
+	 * caller's cgroup unless it is dying and the item fell back to an
+	 * ancestor: the kernel then sets the dying cgroup's bit, which reclaim
+	 * never reads, and the item can sit unseen on the ancestor's list
+	 * (deliberate difference; the kernel's callers mostly avoid it because
+	 * objcg reparenting hands them the live ancestor in the first place).
+	 */
 	if (list_one_add_count(l, 1) == 0)
-		lru_set_bit(lru, memcg, nid); /* full barrier inside; see the top */
+		lru_set_bit(lru, (struct shr_mem_cgroup *)owner, nid); /* full barrier inside */
 	list_one_unlock(l);
 	lru_node_total_add(lru, nid, 1);
 	return 1;

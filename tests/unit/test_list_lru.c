@@ -313,13 +313,14 @@ static void test_bits(void **state)
 		/* Offline with an empty list: no parent bit. */
 		assert_int_equal(shr_mem_cgroup_offline(b), 0);
 		/* An add through the dying B lands on A's list (0 -> 1) and
-		 * sets B's bit, not A's (the kernel's behaviour): A's reclaim
-		 * does not call the shrinker. */
+		 * sets A's bit, the owner of the list that took it (the kernel
+		 * sets B's, which reclaim never reads, stranding the item:
+		 * deliberate difference). A's reclaim reaches it. */
 		assert_int_equal(shr_list_lru_add(f.ts.lru, &p[0].link, 0, b), 1);
 		assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, a), 1);
-		assert_int_equal(shrink(&f, 0, a, &calls), 0);
-		assert_int_equal(calls, 0);
-		assert_int_equal(shr_list_lru_del(f.ts.lru, &p[0].link, 0, b), 1);
+		assert_int_equal(shrink(&f, 0, a, &calls), 1);
+		assert_true(calls >= 1);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &p[0].link, 0, b), 0);
 		shr_mem_cgroup_put(b);
 	}
 
