@@ -706,7 +706,14 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct lab_design vm_designs[] = { { .design = SHR_DESIGN_PREALLOC }, { .design = SHR_DESIGN_XARRAY }, { .design = SHR_DESIGN_ARRAY_ONDEMAND } };
+/* Each table: the seed's designs in the seed's order (the first is the
+ * base), then ours, indexed. */
+static const struct lab_design vm_designs[] = {
+	{ .design = SHR_DESIGN_PREALLOC },
+	{ .design = SHR_DESIGN_XARRAY },
+	{ .design = SHR_DESIGN_ARRAY_ONDEMAND },
+	{ .design = SHR_DESIGN_INDEXED },
+};
 static const struct lab_metric vm_metrics[] = {
 	{ "slab_bytes_per_empty_cgroup", "B" },
 	{ "walk_ns_empty_cgroup", "ns" },
@@ -715,7 +722,12 @@ static const struct lab_metric vm_metrics[] = {
 	{ "register_ns_per_mount_cgroups_alive", "ns" },
 };
 
-static const struct lab_design host_designs[] = { { .design = SHR_DESIGN_PREALLOC }, { .design = SHR_DESIGN_ARRAY_ONDEMAND }, { .design = SHR_DESIGN_XARRAY } };
+static const struct lab_design host_designs[] = {
+	{ .design = SHR_DESIGN_PREALLOC },
+	{ .design = SHR_DESIGN_ARRAY_ONDEMAND },
+	{ .design = SHR_DESIGN_XARRAY },
+	{ .design = SHR_DESIGN_INDEXED },
+};
 static const struct lab_metric host_metrics[] = {
 	{ "slab_bytes_per_empty_cgroup", "B" },
 	{ "container_bytes_per_empty_cgroup", "B" },
@@ -728,6 +740,7 @@ static const struct lab_metric host_metrics[] = {
 static const struct lab_design units_designs[] = {
 	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_KMALLOC },
 	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
+	{ .design = SHR_DESIGN_INDEXED },
 };
 static const struct lab_metric units_metrics[] = {
 	{ "slab_bytes_per_empty_cgroup", "B" },
@@ -742,6 +755,7 @@ static const struct lab_design pods_designs[] = {
 	{ .design = SHR_DESIGN_FLAT, .nonslab_ids = true },
 	{ .design = SHR_DESIGN_PREALLOC },
 	{ .design = SHR_DESIGN_XARRAY },
+	{ .design = SHR_DESIGN_INDEXED },
 };
 static const struct lab_metric pods_metrics[] = {
 	{ "pod_create_ns_total", "ns" },
@@ -749,7 +763,11 @@ static const struct lab_metric pods_metrics[] = {
 	{ "registry_mutex_hold_ns_median", "ns" },
 };
 
-static const struct lab_design bitmap_designs[] = { { .design = SHR_DESIGN_NOBITMAP }, { .design = SHR_DESIGN_XARRAY } };
+static const struct lab_design bitmap_designs[] = {
+	{ .design = SHR_DESIGN_NOBITMAP },
+	{ .design = SHR_DESIGN_XARRAY },
+	{ .design = SHR_DESIGN_INDEXED },
+};
 static const struct lab_metric bitmap_metrics[] = {
 	{ "drop_caches_ns_first", "ns" },
 	{ "drop_caches_ns_repeat", "ns" },
