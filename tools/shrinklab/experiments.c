@@ -393,9 +393,15 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 	size_t n = run->nr_designs;
 	int prio = 0;
 	unsigned long batch = 640; /* ten 64-id unit boundaries */
+	unsigned long churn = s->cgroups / 100 ? s->cgroups / 100 : 1;
 	int ret;
 
 	open_benches(run, b, s);
+	/* Issue 6 of 6's baselines: cgroup churn before any mount exists. */
+	ret = sample_all(b, n, opt, "mkdir/rmdir, no mounts", sample_mkdir_rmdir, &churn, v);
+	if (ret)
+		goto out;
+	add_all_samples(run, b, n, opt, "mkdir_rmdir_ns_per_cgroup_no_mounts", "ns", v);
 	ret = populate(b, n, s, opt, before);
 	if (ret)
 		goto out;
@@ -403,6 +409,11 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 	for (size_t i = 0; i < n; i++)
 		if (lab_bench_ok(&b[i]))
 			add_container_per_cgroup(run, &b[i]);
+
+	ret = sample_all(b, n, opt, "mkdir/rmdir", sample_mkdir_rmdir, &churn, v);
+	if (ret)
+		goto out;
+	add_all_samples(run, b, n, opt, "mkdir_rmdir_ns_per_cgroup", "ns", v);
 
 	ret = sample_all(b, n, opt, "drop_caches", sample_drop_caches, NULL, v);
 	if (ret)
@@ -427,6 +438,10 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 	for (size_t i = 0; i < n; i++)
 		if (lab_bench_ok(&b[i]))
 			(void)lab_bench_sunreclaim(&b[i]); /* let the cgroups be freed */
+	ret = sample_all(b, n, opt, "drop_caches, no cgroups", sample_drop_caches, NULL, v);
+	if (ret)
+		goto out;
+	add_all_samples(run, b, n, opt, "drop_caches_ns_no_cgroups", "ns", v);
 	ret = sample_all(b, n, opt, "640 mounts, no cgroups", sample_mounts, &batch, v);
 	if (ret)
 		goto out;
@@ -735,6 +750,10 @@ static const struct lab_metric host_metrics[] = {
 	{ "register_640_mounts_ns_no_cgroups", "ns" },
 	{ "drop_caches_ns", "ns" },
 	{ "walk_ns_per_cgroup_node", "ns" },
+	/* Not in the seed: the baselines issue 6 of 6 compares indexed with. */
+	{ "drop_caches_ns_no_cgroups", "ns" },
+	{ "mkdir_rmdir_ns_per_cgroup", "ns" },
+	{ "mkdir_rmdir_ns_per_cgroup_no_mounts", "ns" },
 };
 
 static const struct lab_design units_designs[] = {
