@@ -258,48 +258,9 @@ static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int n
 	return 0;
 }
 
-static bool in_scope(struct shr_mem_cgroup *memcg, enum shr_grow_scope scope)
-{
-	if (scope == SHR_GROW_ALL)
-		return true;
-	return shr_memcg_is_root(memcg) == (scope == SHR_GROW_ROOT);
-}
-
-/* expand_shrinker_info(): every cgroup in @scope, root first. */
-static int arr_grow(struct shr_host *host, int new_nr_max, enum shr_grow_scope scope)
-{
-	struct shr_retire *retire = NULL;
-	struct shr_mem_cgroup *memcg = NULL;
-	int ret = 0;
-
-	while ((memcg = shr_memcg_iter_all(host, memcg))) {
-		bool touched = false;
-
-		if (!in_scope(memcg, scope)) {
-			if (scope == SHR_GROW_ROOT)
-				break; /* the root came first */
-			continue;
-		}
-		for (int nid = 0; nid < host->nr_nodes; nid++) {
-			ret = expand_one(host, memcg, nid, new_nr_max, &retire);
-			if (ret)
-				break;
-			touched = true;
-		}
-		if (touched)
-			atomic_fetch_add(&host->stats.cgroups_visited_by_registration, 1);
-		if (ret < 0)
-			break;
-		ret = 0;
-	}
-	shr_mem_cgroup_iter_break(NULL, memcg);
-	shr_retire_commit(retire);
-	return ret < 0 ? -ENOMEM : 0;
-}
-
 static int arr_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
 {
-	return shr_grow_shrinker_add(host, s, step_of(host), arr_grow);
+	return shr_grow_shrinker_add(host, s, step_of(host), expand_one);
 }
 
 static void arr_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)

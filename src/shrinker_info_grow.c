@@ -49,6 +49,46 @@ void shr_grow_host_exit(struct shr_host *host)
 	host->info_priv = NULL;
 }
 
+static bool in_scope(struct shr_mem_cgroup *memcg, enum shr_grow_scope scope)
+{
+	if (scope == SHR_GROW_ALL)
+		return true;
+	return shr_memcg_is_root(memcg) == (scope == SHR_GROW_ROOT);
+}
+
+/* expand_shrinker_info(): every cgroup in @scope, root first. */
+static int grow(struct shr_host *host, int new_nr_max, enum shr_grow_scope scope,
+		shr_expand_one_fn expand_one)
+{
+	struct shr_retire *retire = NULL;
+	struct shr_mem_cgroup *memcg = NULL;
+	int ret = 0;
+
+	while ((memcg = shr_memcg_iter_all(host, memcg))) {
+		bool touched = false;
+
+		if (!in_scope(memcg, scope)) {
+			if (scope == SHR_GROW_ROOT)
+				break; /* the root came first */
+			continue;
+		}
+		for (int nid = 0; nid < host->nr_nodes; nid++) {
+			ret = expand_one(host, memcg, nid, new_nr_max, &retire);
+			if (ret)
+				break;
+			touched = true;
+		}
+		if (touched)
+			atomic_fetch_add(&host->stats.cgroups_visited_by_registration, 1);
+		if (ret < 0)
+			break;
+		ret = 0;
+	}
+	shr_mem_cgroup_iter_break(NULL, memcg);
+	shr_retire_commit(retire);
+	return ret < 0 ? -ENOMEM : 0;
+}
+
 static int round_up_step(int id, int step)
 {
 	return (id + 1 + step - 1) / step * step;
@@ -62,7 +102,7 @@ static int nonslab_id(const struct shr_shrinker_impl *s)
 }
 
 int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int step,
-			  shr_grow_fn grow)
+			  shr_expand_one_fn expand_one)
 {
 	struct shr_nonslab *ns = host->info_priv;
 	int nsid = -1, new_max;
@@ -78,7 +118,7 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 		 * afterwards, shr_shrinker_nr_max() is still unchanged. */
 		if (nsid >= ns->nr_max) {
 			new_max = round_up_step(nsid, step);
-			if (grow(host, new_max, SHR_GROW_NONROOT))
+			if (grow(host, new_max, SHR_GROW_NONROOT, expand_one))
 				goto undo;
 			__atomic_store_n(&ns->nr_max, new_max, __ATOMIC_RELAXED);
 			grew = true;
@@ -86,7 +126,7 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 	}
 	if (s->id >= host->shrinker_nr_max) {
 		new_max = round_up_step(s->id, step);
-		if (grow(host, new_max, ns ? SHR_GROW_ROOT : SHR_GROW_ALL))
+		if (grow(host, new_max, ns ? SHR_GROW_ROOT : SHR_GROW_ALL, expand_one))
 			goto undo;
 		__atomic_store_n(&host->shrinker_nr_max, new_max, __ATOMIC_RELAXED);
 		grew = true;

@@ -46,11 +46,16 @@ enum shr_grow_scope {
 	SHR_GROW_NONROOT, /* every cgroup but the root (nonslab ids) */
 };
 
+struct shr_retire;
+
 /*
- * Reallocate the bookkeeping of the cgroups in @scope so it holds @new_nr_max
- * ids. shrinker_mutex held. 0 or -ENOMEM (cgroups already grown stay grown).
+ * Reallocate the bookkeeping of (@memcg, @nid) so it holds @new_nr_max ids
+ * (a no-op if it already does or the cgroup is not online yet), queueing the
+ * replaced array on *@retire. shrinker_mutex held. 0, 1 (nothing to do) or
+ * -ENOMEM (nothing changed for this cgroup and node).
  */
-typedef int (*shr_grow_fn)(struct shr_host *host, int new_nr_max, enum shr_grow_scope scope);
+typedef int (*shr_expand_one_fn)(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid,
+				 int new_nr_max, struct shr_retire **retire);
 
 /* host_init/host_exit part: the nonslab IDR when nonslab_ids is on. */
 int shr_grow_host_init(struct shr_host *host);
@@ -64,7 +69,7 @@ void shr_grow_host_exit(struct shr_host *host);
  * nonslab id is held.
  */
 int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int step,
-			  shr_grow_fn grow);
+			  shr_expand_one_fn expand_one);
 /* shrinker_remove: release the nonslab id. shrinker_mutex held. */
 void shr_grow_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s);
 
