@@ -170,7 +170,7 @@ void shr_info_xa_uninstall(struct shr_mem_cgroup *memcg, int id)
 
 static struct shr_info_unit *unit_of(struct shr_mem_cgroup *memcg, int nid, int id)
 {
-	return shr_xa_load(units_of(memcg, nid), (unsigned long)id / SHR_UNIT_BITS);
+	return shr_units_unit_of(units_of(memcg, nid), id);
 }
 
 static void xa_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
@@ -187,23 +187,7 @@ static void xa_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 static int xa_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 		       struct shr_walk_counts *wc)
 {
-	struct shr_xarray *xa = units_of(memcg, nid);
-	unsigned long index = (unsigned long)pos / SHR_UNIT_BITS;
-	unsigned long first = index;
-	struct shr_info_unit *unit;
-
-	for (unit = shr_xa_find(xa, &index, ~0UL, SHR_XA_PRESENT); unit;
-	     unit = shr_xa_find_after(xa, &index, ~0UL, SHR_XA_PRESENT)) {
-		unsigned long bits = atomic_load_explicit(&unit->map, memory_order_relaxed);
-
-		wc->units++;
-		wc->words++;
-		if (index == first)
-			bits &= ~0UL << (pos % SHR_UNIT_BITS);
-		if (bits)
-			return (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(bits);
-	}
-	return -1;
+	return shr_units_next_bit(units_of(memcg, nid), pos, SHR_XA_PRESENT, wc);
 }
 
 static bool xa_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
@@ -251,14 +235,6 @@ long shr_info_xa_read_deferred(struct shr_mem_cgroup *memcg, int nid,
 	return unit ? atomic_load(&unit->nr_deferred[s->id % SHR_UNIT_BITS]) : 0;
 }
 
-static bool unit_has_deferred(struct shr_info_unit *unit)
-{
-	for (int i = 0; i < SHR_UNIT_BITS; i++)
-		if (atomic_load(&unit->nr_deferred[i]))
-			return true;
-	return false;
-}
-
 void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
 				   struct shr_mem_cgroup *parent)
 {
@@ -267,19 +243,14 @@ void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup 
 		unsigned long index;
 
 		shr_xa_for_each(units_of(memcg, nid), index, unit) {
-			if (!unit_has_deferred(unit))
+			if (!shr_unit_has_deferred(unit))
 				continue;
 			/* The parent has lists wherever the child had (ancestors
 			 * first), so it has the unit; install covers the rest. */
 			if (install_one(host, parent, nid, index, SHR_GFP_KERNEL))
 				continue;
 			punit = shr_xa_load(units_of(parent, nid), index);
-			for (int i = 0; i < SHR_UNIT_BITS; i++) {
-				long nr = atomic_load(&unit->nr_deferred[i]);
-
-				if (nr)
-					atomic_fetch_add(&punit->nr_deferred[i], nr);
-			}
+			shr_unit_add_counters(punit, unit);
 		}
 	}
 }
@@ -287,19 +258,8 @@ void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup 
 void shr_info_xa_bytes(struct shr_mem_cgroup *memcg, int nid,
 		       struct shr_memcg_bookkeeping *acc)
 {
-	struct shr_host *host = memcg->host;
-	struct shr_xarray *xa = units_of(memcg, nid);
-	struct shr_slab_geometry geo;
-	struct shr_info_unit *unit;
-	unsigned long index, nr = 0;
-
-	shr_xa_for_each(xa, index, unit)
-		nr++;
-	shr_kmem_cache_geometry(host->xa_node_cache, &geo);
-	acc->nr_units += nr;
-	acc->unit_bytes += nr * shr_info_unit_bytes(host);
-	acc->xa_node_bytes += shr_xa_nr_nodes(xa) * geo.object_size;
-	acc->inline_bytes += host->info_node_size;
+	shr_units_bytes(memcg->host, units_of(memcg, nid), acc);
+	acc->inline_bytes += memcg->host->info_node_size;
 }
 
 const struct shr_info_ops shr_info_xarray_ops = {

@@ -524,16 +524,32 @@ static int pick_mount(const struct model *m, unsigned int b)
 	return n ? cand[b % (unsigned int)n] : -1;
 }
 
-static int nr_hosts;
-static struct fz_host hosts[FZ_HOSTS];
-static struct model model;
+/*
+ * Hosts are split by how they treat a freed shrinker id's per-cgroup
+ * deferred work: the kernel's rule (it stays, and the next shrinker with
+ * that id inherits it: every design but indexed) and indexed's documented
+ * difference (it is dropped when the shrinker is freed). Each group has its
+ * own model; every operation runs once per group, from the same input bytes.
+ */
+struct fz_group {
+	struct model model;
+	struct fz_host hosts[FZ_HOSTS];
+	int nr_hosts;
+	bool reset_on_free;
+};
+
+static struct fz_group groups[2] = { [1] = { .reset_on_free = true } };
+/* The group the operations work on now (see LLVMFuzzerTestOneInput). */
+static struct fz_group *cur = &groups[0];
 
 static void setup_hosts(int nr_nodes)
 {
-	nr_hosts = 0;
+	cur->nr_hosts = 0;
 	for (int d = 0; d <= SHR_NR_DESIGNS; d++) {
+		if ((d == SHR_DESIGN_INDEXED) != cur->reset_on_free)
+			continue;
 		struct shr_host_params p;
-		struct fz_host *h = &hosts[nr_hosts];
+		struct fz_host *h = &cur->hosts[cur->nr_hosts];
 		const char *why = NULL;
 
 		shr_host_params_init(&p);
@@ -549,21 +565,21 @@ static void setup_hosts(int nr_nodes)
 			 d == SHR_NR_DESIGNS ? "+units=kmalloc" : "");
 		fz_check(h, "host_create", 0, shr_host_create(&p, &h->host));
 		h->cg[0] = shr_host_root_mem_cgroup(h->host);
-		nr_hosts++;
+		cur->nr_hosts++;
 	}
 }
 
 static void teardown_hosts(void)
 {
-	for (int i = 0; i < nr_hosts; i++) {
-		struct fz_host *h = &hosts[i];
+	for (int i = 0; i < cur->nr_hosts; i++) {
+		struct fz_host *h = &cur->hosts[i];
 
 		for (int mt = 0; mt < FZ_MOUNTS; mt++)
-			if (model.mounted[mt])
-				h_umount(h, mt, &model);
+			if (cur->model.mounted[mt])
+				h_umount(h, mt, &cur->model);
 		/* Children before parents: offline in reverse creation order. */
-		for (int c = model.nr_cg - 1; c > 0; c--)
-			if (model.online[c])
+		for (int c = cur->model.nr_cg - 1; c > 0; c--)
+			if (cur->model.online[c])
 				fz_check(h, "teardown offline", 0, shr_mem_cgroup_offline(h->cg[c]));
 		fz_check(h, "host_destroy", 0, shr_host_destroy(h->host));
 	}
@@ -574,93 +590,97 @@ static void op_mount(unsigned int b)
 	int slot = -1, id = 0;
 
 	for (int i = 0; i < FZ_MOUNTS && slot < 0; i++)
-		if (!model.mounted[i])
+		if (!cur->model.mounted[i])
 			slot = i;
 	if (slot < 0)
 		return;
-	while (model.id_used[id])
+	while (cur->model.id_used[id])
 		id++;
-	model.id_used[id] = true;
-	model.mounted[slot] = true;
-	model.id[slot] = id;
-	model.batch[slot] = fz_batches[b & 3];
-	model.seeks[slot] = fz_seeks[(b >> 2) & 3];
-	TRACE("%d: mount %d id %d batch %ld seeks %d\n", fz_op_index, slot, id, model.batch[slot],
-	      model.seeks[slot]);
-	for (int i = 0; i < nr_hosts; i++)
-		h_mount(&hosts[i], slot, model.batch[slot], model.seeks[slot], id);
+	cur->model.id_used[id] = true;
+	cur->model.mounted[slot] = true;
+	cur->model.id[slot] = id;
+	cur->model.batch[slot] = fz_batches[b & 3];
+	cur->model.seeks[slot] = fz_seeks[(b >> 2) & 3];
+	TRACE("%d: mount %d id %d batch %ld seeks %d\n", fz_op_index, slot, id, cur->model.batch[slot],
+	      cur->model.seeks[slot]);
+	for (int i = 0; i < cur->nr_hosts; i++)
+		h_mount(&cur->hosts[i], slot, cur->model.batch[slot], cur->model.seeks[slot], id);
 }
 
 static void op_umount(unsigned int b)
 {
-	int mt = pick_mount(&model, b);
+	int mt = pick_mount(&cur->model, b);
 
 	if (mt < 0)
 		return;
 	TRACE("%d: umount %d\n", fz_op_index, mt);
-	for (int i = 0; i < nr_hosts; i++)
-		h_umount(&hosts[i], mt, &model);
-	for (int f = 0; f < model.nr_files; f++)
+	for (int i = 0; i < cur->nr_hosts; i++)
+		h_umount(&cur->hosts[i], mt, &cur->model);
+	for (int f = 0; f < cur->model.nr_files; f++)
 		for (int t = 0; t < 2; t++)
-			if (model.obj[f][t].mount == mt)
-				model.obj[f][t].alive = false;
-	model.mounted[mt] = false;
-	model.id_used[model.id[mt]] = false;
+			if (cur->model.obj[f][t].mount == mt)
+				cur->model.obj[f][t].alive = false;
+	cur->model.mounted[mt] = false;
+	cur->model.id_used[cur->model.id[mt]] = false;
+	if (cur->reset_on_free)
+		for (int c = 0; c < FZ_CGROUPS; c++)
+			for (int n = 0; n < FZ_NODES; n++)
+				cur->model.def[c][cur->model.id[mt]][n] = 0;
 }
 
 static void op_create_cgroup(unsigned int b)
 {
-	int parent = pick_online(&model, b, true);
-	int c = model.nr_cg;
+	int parent = pick_online(&cur->model, b, true);
+	int c = cur->model.nr_cg;
 
 	if (c >= FZ_CGROUPS)
 		return;
-	model.parent[c] = parent;
-	model.online[c] = true;
-	model.nr_cg++;
+	cur->model.parent[c] = parent;
+	cur->model.online[c] = true;
+	cur->model.nr_cg++;
 	TRACE("%d: create cgroup %d under %d\n", fz_op_index, c, parent);
-	for (int i = 0; i < nr_hosts; i++)
-		fz_check(&hosts[i], "mem_cgroup_create", 0,
-			 shr_mem_cgroup_create(hosts[i].cg[parent], &hosts[i].cg[c]));
+	for (int i = 0; i < cur->nr_hosts; i++)
+		fz_check(&cur->hosts[i], "mem_cgroup_create", 0,
+			 shr_mem_cgroup_create(cur->hosts[i].cg[parent], &cur->hosts[i].cg[c]));
 }
 
 static void op_offline(unsigned int b)
 {
-	int c = pick_online(&model, b, false);
+	int c = pick_online(&cur->model, b, false);
 	int want;
 
 	if (c < 0)
 		return;
-	want = m_offline(&model, c);
+	want = m_offline(&cur->model, c);
 	TRACE("%d: offline cgroup %d -> %d\n", fz_op_index, c, want);
-	for (int i = 0; i < nr_hosts; i++) {
-		fz_check(&hosts[i], "mem_cgroup_offline", want,
-			 shr_mem_cgroup_offline(hosts[i].cg[c]));
+	for (int i = 0; i < cur->nr_hosts; i++) {
+		fz_check(&cur->hosts[i], "mem_cgroup_offline", want,
+			 shr_mem_cgroup_offline(cur->hosts[i].cg[c]));
 		if (!want)
-			hosts[i].cg[c] = NULL;
+			cur->hosts[i].cg[c] = NULL;
 	}
 }
 
 static void op_create_files(struct fz_input *in)
 {
-	int mt = pick_mount(&model, next_byte(in));
-	int cg = pick_online(&model, next_byte(in), true);
+	int mt = pick_mount(&cur->model, next_byte(in));
+	int cg = pick_online(&cur->model, next_byte(in), true);
 	unsigned int b = next_byte(in);
-	int nid = (int)(b & 1) % model.nr_nodes;
+	int nid = (int)(b & 1) % cur->model.nr_nodes;
 	int count = 1 + (int)((b >> 1) & 15);
 
 	if (mt < 0)
 		return;
 	TRACE("%d: create %d files mount %d cgroup %d node %d\n", fz_op_index, count, mt, cg, nid);
-	for (int k = 0; k < count && model.nr_files < FZ_FILES; k++) {
-		int f = model.nr_files++;
+	for (int k = 0; k < count && cur->model.nr_files < FZ_FILES; k++) {
+		int f = cur->model.nr_files++;
 
 		for (int t = 0; t < 2; t++) {
-			model.obj[f][t] = (struct m_obj){ true, mt, cg, nid, model.tail_seq++ };
+			cur->model.obj[f][t] = (struct m_obj){ true, mt, cg, nid, cur->model.tail_seq++ };
 		}
-		model.orig_cg[f] = cg;
-		for (int i = 0; i < nr_hosts; i++)
-			h_create_file(&hosts[i], mt, f, cg, nid);
+		cur->model.orig_cg[f] = cg;
+		for (int i = 0; i < cur->nr_hosts; i++)
+			h_create_file(&cur->hosts[i], mt, f, cg, nid);
 	}
 }
 
@@ -668,70 +688,70 @@ static void op_delete_file(unsigned int b)
 {
 	int cand[FZ_FILES], n = 0, f;
 
-	for (int i = 0; i < model.nr_files; i++)
-		if (model.obj[i][0].alive || model.obj[i][1].alive)
+	for (int i = 0; i < cur->model.nr_files; i++)
+		if (cur->model.obj[i][0].alive || cur->model.obj[i][1].alive)
 			cand[n++] = i;
 	if (!n)
 		return;
 	f = cand[b % (unsigned int)n];
 	TRACE("%d: delete file %d\n", fz_op_index, f);
-	for (int i = 0; i < nr_hosts; i++)
-		h_delete_file(&hosts[i], model.obj[f][0].mount, f);
-	model.obj[f][0].alive = model.obj[f][1].alive = false;
+	for (int i = 0; i < cur->nr_hosts; i++)
+		h_delete_file(&cur->hosts[i], cur->model.obj[f][0].mount, f);
+	cur->model.obj[f][0].alive = cur->model.obj[f][1].alive = false;
 }
 
 static void op_shrink_slab(struct fz_input *in)
 {
-	int cg = pick_online(&model, next_byte(in), true);
+	int cg = pick_online(&cur->model, next_byte(in), true);
 	unsigned int b = next_byte(in);
-	int nid = (int)(b & 1) % model.nr_nodes;
+	int nid = (int)(b & 1) % cur->model.nr_nodes;
 	/* 0..12, low priorities (the ones that free with few objects) twice as likely. */
 	int prio = (int)(b >> 1) % 16 > 12 ? (int)(b >> 1) % 16 - 13 : (int)(b >> 1) % 16;
-	long want = m_shrink_slab(&model, nid, cg, prio);
+	long want = m_shrink_slab(&cur->model, nid, cg, prio);
 
 	TRACE("%d: shrink_slab node %d cgroup %d prio %d -> %ld\n", fz_op_index, nid, cg, prio,
 	      want);
 
-	for (int i = 0; i < nr_hosts; i++) {
+	for (int i = 0; i < cur->nr_hosts; i++) {
 		unsigned long freed = 0;
 
-		fz_check(&hosts[i], "shrink_slab ret", 0,
-			 shr_shrink_slab(hosts[i].host, nid, hosts[i].cg[cg], prio, &freed));
-		fz_check(&hosts[i], "shrink_slab freed", want, (long)freed);
+		fz_check(&cur->hosts[i], "shrink_slab ret", 0,
+			 shr_shrink_slab(cur->hosts[i].host, nid, cur->hosts[i].cg[cg], prio, &freed));
+		fz_check(&cur->hosts[i], "shrink_slab freed", want, (long)freed);
 	}
 }
 
 static void op_reclaim(struct fz_input *in)
 {
-	int cg = pick_online(&model, next_byte(in), true);
+	int cg = pick_online(&cur->model, next_byte(in), true);
 	long target = 1 + (long)next_byte(in);
 	long want_freed;
-	int want = m_reclaim(&model, cg, target, &want_freed);
+	int want = m_reclaim(&cur->model, cg, target, &want_freed);
 
 	TRACE("%d: reclaim cgroup %d target %ld -> %d freed %ld\n", fz_op_index, cg, target, want,
 	      want_freed);
 
-	for (int i = 0; i < nr_hosts; i++) {
+	for (int i = 0; i < cur->nr_hosts; i++) {
 		unsigned long freed = 0;
 
-		fz_check(&hosts[i], "mem_cgroup_reclaim ret", want,
-			 shr_mem_cgroup_reclaim(hosts[i].cg[cg], (unsigned long)target, &freed));
-		fz_check(&hosts[i], "mem_cgroup_reclaim freed", want_freed, (long)freed);
+		fz_check(&cur->hosts[i], "mem_cgroup_reclaim ret", want,
+			 shr_mem_cgroup_reclaim(cur->hosts[i].cg[cg], (unsigned long)target, &freed));
+		fz_check(&cur->hosts[i], "mem_cgroup_reclaim freed", want_freed, (long)freed);
 	}
 }
 
 static void op_drop_caches(void)
 {
-	long want = m_drop_caches(&model);
+	long want = m_drop_caches(&cur->model);
 
 	TRACE("%d: drop_caches -> %ld\n", fz_op_index, want);
 
-	for (int i = 0; i < nr_hosts; i++) {
+	for (int i = 0; i < cur->nr_hosts; i++) {
 		unsigned long freed = 0;
 
-		fz_check(&hosts[i], "drop_caches ret", 0,
-			 shr_drop_caches(hosts[i].host, &freed, NULL));
-		fz_check(&hosts[i], "drop_caches freed", want, (long)freed);
+		fz_check(&cur->hosts[i], "drop_caches ret", 0,
+			 shr_drop_caches(cur->hosts[i].host, &freed, NULL));
+		fz_check(&cur->hosts[i], "drop_caches freed", want, (long)freed);
 	}
 }
 
@@ -779,6 +799,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool registered;
 	struct fz_input in = { data, size };
+	int nr_nodes;
 
 	if (!registered) {
 		const char *t = getenv("FUZZ_OPS_TRACE");
@@ -787,18 +808,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		shr_thread_register();
 		registered = true;
 	}
-	memset(&model, 0, sizeof(model));
-	model.nr_nodes = 1 + (int)(next_byte(&in) & 1);
-	model.nr_cg = 1;
-	model.online[0] = true;
-	model.parent[0] = -1;
-	fz_op_index = -1;
-	setup_hosts(model.nr_nodes);
-	for (fz_op_index = 0; in.n && fz_op_index < FZ_OPS; fz_op_index++) {
-		run_op(&in);
-		for (int i = 0; i < nr_hosts; i++)
-			h_compare(&hosts[i], &model);
+	nr_nodes = 1 + (int)(next_byte(&in) & 1);
+	for (int g = 0; g < 2; g++) {
+		cur = &groups[g];
+		memset(&cur->model, 0, sizeof(cur->model));
+		cur->model.nr_nodes = nr_nodes;
+		cur->model.nr_cg = 1;
+		cur->model.online[0] = true;
+		cur->model.parent[0] = -1;
+		fz_op_index = -1;
+		setup_hosts(nr_nodes);
 	}
-	teardown_hosts();
+	for (fz_op_index = 0; in.n && fz_op_index < FZ_OPS; fz_op_index++) {
+		struct fz_input start = in;
+
+		for (int g = 0; g < 2; g++) {
+			cur = &groups[g];
+			if (!cur->nr_hosts)
+				continue;
+			in = start;
+			run_op(&in);
+			for (int i = 0; i < cur->nr_hosts; i++)
+				h_compare(&cur->hosts[i], &cur->model);
+		}
+	}
+	for (int g = 0; g < 2; g++) {
+		cur = &groups[g];
+		teardown_hosts();
+	}
+	cur = &groups[0];
 	return 0;
 }
