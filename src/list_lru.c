@@ -173,6 +173,7 @@ static void memcg_lists_free_rcu_cb(struct rcu_head *head)
 {
 	shr_rcu_callback_enter(head);
 	memcg_lists_free_now(shr_container_of(head, struct shr_list_lru_memcg, rcu));
+	shr_rcu_callback_exit();
 }
 
 /* Free lists once RCU readers that may have looked them up are gone. */

@@ -267,6 +267,7 @@ static void memcg_free_rcu(struct rcu_head *head)
 	host->info_ops->memcg_free(host, memcg);
 	shr_kfree(host->slab, memcg);
 	__atomic_fetch_sub(&host->nr_memcgs, 1, __ATOMIC_RELAXED);
+	shr_rcu_callback_exit();
 }
 
 /*
@@ -291,6 +292,7 @@ static void memcg_release_rcu(struct rcu_head *head)
 	/* The head is ours again once this callback runs. */
 	shr_call_rcu(&memcg->rcu, memcg_free_rcu);
 	shr_mem_cgroup_put(parent);
+	shr_rcu_callback_exit();
 }
 
 void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg)

@@ -55,18 +55,19 @@ static inline void shr_rcu_read_unlock(void)
 }
 
 /*
- * Callbacks queued and not yet entered, process-wide. shr_rcu_barrier()
+ * Callbacks queued and not yet finished, process-wide. shr_rcu_barrier()
  * repeats liburcu's barrier until it is zero, because a callback may queue
  * another one (freeing a cgroup frees XArray nodes after a grace period) and
  * urcu_memb_barrier() waits only for callbacks queued before it was called.
- * The count drops when a callback is entered: a callback that queues more
- * does so before it returns, and the barrier that waited for it sees them.
+ * The count drops when a callback returns (shr_rcu_callback_exit(), its last
+ * statement): a 0 then means nothing is queued or running, and a callback
+ * that queues more raises the count before it lowers its own.
  */
 extern atomic_long shr_rcu_pending;
 
 /*
  * Queue fn(head) after a grace period. The callback must call
- * shr_rcu_callback_enter(head) first.
+ * shr_rcu_callback_enter(head) first and shr_rcu_callback_exit() last.
  */
 static inline void shr_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
 {
@@ -80,7 +81,14 @@ static inline void shr_rcu_callback_enter(struct rcu_head *head)
 	SHR_TSAN_ACQUIRE(&shr_rcu_gp_token);
 	SHR_TSAN_ACQUIRE(head);
 	(void)head;
-	atomic_fetch_sub_explicit(&shr_rcu_pending, 1, memory_order_relaxed);
+}
+
+/* Last statement of every callback queued with shr_call_rcu(). Release:
+ * the callback's work happens before a barrier that reads 0 returns (pairs
+ * with the acquire load in shr_rcu_barrier()). */
+static inline void shr_rcu_callback_exit(void)
+{
+	atomic_fetch_sub_explicit(&shr_rcu_pending, 1, memory_order_release);
 }
 
 #endif /* SHR_RCU_INTERNAL_H */

@@ -226,6 +226,7 @@ static void shrinker_free_rcu(struct rcu_head *head)
 	shr_kfree(slab, s->nr_deferred);
 	shr_kfree(slab, s->name);
 	shr_kfree(slab, s);
+	shr_rcu_callback_exit();
 }
 
 void shr_shrinker_free(struct shr_shrinker *shrinker)

@@ -258,6 +258,7 @@ static void retire_rcu(struct rcu_head *head)
 
 	shr_rcu_callback_enter(head);
 	retire_free(batch->slab, batch);
+	shr_rcu_callback_exit();
 }
 
 void shr_retire_add(struct shr_host *host, struct shr_retire **batchp, void *obj)

@@ -294,6 +294,7 @@ static void ix_unit_retire_rcu(struct rcu_head *head)
 	shr_rcu_callback_enter(head);
 	shr_info_unit_free(host, r->unit);
 	shr_kfree(host->slab, r);
+	shr_rcu_callback_exit();
 }
 
 /* Free @unit once no RCU reader can hold it. */
@@ -329,6 +330,7 @@ static void ix_units_free_rcu(struct rcu_head *head)
 
 	shr_rcu_callback_enter(head);
 	ix_units_free_now(cont);
+	shr_rcu_callback_exit();
 }
 
 /* Unpublish @memcg's empty container on @nid; free it after a grace period. */

@@ -432,6 +432,7 @@ static void node_free_rcu(struct rcu_head *head)
 	shr_rcu_callback_enter(head);
 	node = caa_container_of(head, struct xa_node, rcu);
 	shr_kmem_cache_free(node->free_cache, node);
+	shr_rcu_callback_exit();
 }
 
 /*

@@ -73,6 +73,7 @@ static void obj_dead_rcu(struct rcu_head *head)
 	o->grave_next = graveyard;
 	graveyard = o;
 	pthread_mutex_unlock(&graveyard_lock);
+	shr_rcu_callback_exit();
 }
 
 static void obj_retire(struct obj *o)
