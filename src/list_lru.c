@@ -35,10 +35,12 @@
  *     the publication race is uninstalled at once. Designs may refcount.
  *
  * Bits. When a list goes 0 -> 1 item, list_lru_add sets the shrinker's bit
- * for the cgroup the caller passed (not the ancestor whose list took the
- * item when the caller's was gone): reclaim of that cgroup then calls the
- * shrinker, and count_one for a dying cgroup is never consulted anyway
- * (offline cgroups are not scanned). Bits are never cleared here; reclaim
+ * for the cgroup that owns the list: the caller's cgroup, or, when the
+ * caller's cgroup is dying and its list is gone, the ancestor whose list
+ * took the item. (The kernel sets the dying caller's bit, which reclaim
+ * never reads, since offline cgroups are not scanned: the item could then
+ * sit on the ancestor's list with the ancestor's bit clear. Deliberate
+ * difference, see docs/ARCHITECTURE.md.) Bits are never cleared here; reclaim
  * clears them when count says SHR_SHRINK_EMPTY. The bit is set after the
  * item is on the list, under the list's lock; info_ops->set_bit issues the
  * full barrier that pairs with the one shrink_slab puts between clearing a
