@@ -72,7 +72,7 @@ torture: build
 # Differential fuzzing (clang + libFuzzer) for FUZZ_TIME seconds over a copy
 # of tests/fuzz/corpus (the source tree is never written).
 FUZZ_BUILD ?= build-fuzz
-FUZZ_TIME  ?= 60
+FUZZ_TIME  ?= 150
 
 check-fuzz: deps
 	@test -f $(FUZZ_BUILD)/build.ninja || \

@@ -106,6 +106,7 @@ static void plot(const char *dir, const struct series *sr, const bool *measured)
 	int n = snprintf(cmd, sizeof(cmd),
 			 "gnuplot -e \"set terminal pngcairo size 900,600; set output '%s/%s.png';"
 			  " set datafile separator ','; set key left top; set grid; set logscale x 2;"
+			 " set logscale y 10;"
 			 " set title '%s'; set xlabel '%s'; set ylabel '%s';"
 			 " plot for [d in '",
 			 dir, sr->file, sr->title, sr->xlabel, sr->ylabel);
