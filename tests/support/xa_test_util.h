@@ -47,4 +47,25 @@ static inline void xa_env_teardown(struct xa_env *env)
 	shr_slab_allocator_destroy(env->sa);
 }
 
+/* cmocka setup/teardown: a fresh environment per test in *state. */
+static inline int xa_env_cmocka_setup(void **state)
+{
+	struct xa_env *env = calloc(1, sizeof(*env));
+
+	if (!env)
+		return -1;
+	xa_env_setup(env);
+	*state = env;
+	return 0;
+}
+
+static inline int xa_env_cmocka_teardown(void **state)
+{
+	struct xa_env *env = *state;
+
+	xa_env_teardown(env);
+	free(env);
+	return 0;
+}
+
 #endif /* SHR_XA_TEST_UTIL_H */

@@ -15,26 +15,6 @@
 static _Alignas(8) uint64_t objs[8];
 #define P(i) ((void *)&objs[(i)])
 
-static int setup(void **state)
-{
-	struct xa_env *env = calloc(1, sizeof(*env));
-
-	if (!env)
-		return -1;
-	xa_env_setup(env);
-	*state = env;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct xa_env *env = *state;
-
-	xa_env_teardown(env);
-	free(env);
-	return 0;
-}
-
 static void test_idr_basic(void **state)
 {
 	struct xa_env *env = *state;
@@ -259,11 +239,11 @@ static void test_idr_enomem(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_idr_basic, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ida_basic, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ida_random, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_idr_random, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_idr_enomem, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idr_basic, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_ida_basic, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_ida_random, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_idr_random, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_idr_enomem, xa_env_cmocka_setup, xa_env_cmocka_teardown),
 	};
 
 	shr_test_init(argc, argv);

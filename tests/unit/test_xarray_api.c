@@ -18,26 +18,6 @@
 static _Alignas(8) uint64_t objs[16];
 #define P(i) ((void *)&objs[(i)])
 
-static int setup(void **state)
-{
-	struct xa_env *env = calloc(1, sizeof(*env));
-
-	if (!env)
-		return -1;
-	xa_env_setup(env);
-	*state = env;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct xa_env *env = *state;
-
-	xa_env_teardown(env);
-	free(env);
-	return 0;
-}
-
 static void xa_new(struct xa_env *env, struct shr_xarray *xa, unsigned int flags)
 {
 	shr_xa_init(xa, env->cache, SHR_NUMA_NO_NODE, flags);
@@ -507,16 +487,16 @@ static void test_enomem(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_node_size, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lone_entry, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_value_entries, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_internal_rejected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_insert_cmpxchg, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_marks_and_iteration, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_alloc_flavour, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_destroy_reuse, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rcu_deferred_free, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_enomem, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_size, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_lone_entry, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_value_entries, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_internal_rejected, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_insert_cmpxchg, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_marks_and_iteration, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_flavour, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_reuse, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_rcu_deferred_free, xa_env_cmocka_setup, xa_env_cmocka_teardown),
+		cmocka_unit_test_setup_teardown(test_enomem, xa_env_cmocka_setup, xa_env_cmocka_teardown),
 	};
 
 	shr_test_init(argc, argv);
