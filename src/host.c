@@ -175,6 +175,7 @@ int shr_host_create(const struct shr_host_params *params, struct shr_host **out)
 	pthread_mutex_init(&host->shrinker_mutex, NULL);
 	pthread_mutex_init(&host->list_lrus_mutex, NULL);
 	shr_rcu_list_init(&host->shrinker_list);
+	shr_rcu_list_init(&host->root_walk_list);
 	shr_rcu_list_init(&host->list_lrus);
 	host->next_ino = 1;
 	host->info_ops = shr_info_ops_for(host->params.design);

@@ -103,6 +103,9 @@ struct shr_shrinker_impl {
 	bool ever_registered;
 	/* Link in host->shrinker_list. Sync: RCU; writers hold shrinker_mutex. */
 	struct shr_rcu_list list;
+	/* Link in host->root_walk_list unless the root's bits find it
+	 * (shr_shrinker_root_indexed()). Sync: as @list. */
+	struct shr_rcu_list root_walk;
 	/* Non-memcg-aware deferred work: 1 slot, or nr_nodes if NUMA-aware.
 	 * NULL for memcg-aware shrinkers. Sync: atomic elements. */
 	atomic_long *nr_deferred;
@@ -143,6 +146,10 @@ struct shr_host {
 	/* Shrinker registry. */
 	pthread_mutex_t shrinker_mutex;
 	struct shr_rcu_list shrinker_list; /* Sync: RCU; writers shrinker_mutex */
+	/* The registered shrinkers global reclaim calls on every node: all of
+	 * them, except those the root's bits index (SHR_SHRINKER_ROOT_BITS
+	 * under a design with root bits). Registration order. Sync: as above. */
+	struct shr_rcu_list root_walk_list;
 	struct shr_idr shrinker_idr;       /* id -> shrinker; RCU lookup */
 	struct shr_ida debugfs_ida;        /* Sync: its own xa_lock */
 	int shrinker_nr_max;               /* Sync: shrinker_mutex; read atomically */

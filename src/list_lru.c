@@ -40,7 +40,11 @@
  * took the item. (The kernel sets the dying caller's bit, which reclaim
  * never reads, since offline cgroups are not scanned: the item could then
  * sit on the ancestor's list with the ancestor's bit clear. Deliberate
- * difference, see docs/ARCHITECTURE.md.) Bits are never cleared here; reclaim
+ * difference, see docs/ARCHITECTURE.md.) Under root bits (a
+ * SHR_SHRINKER_ROOT_BITS shrinker and a design that indexes the root), a
+ * root list going 0 -> 1 sets the root's bit too; the root's bookkeeping is
+ * installed once before the first add or cgroup list (lru_root_install())
+ * and uninstalled at destroy. Bits are never cleared here; reclaim
  * clears them when count says SHR_SHRINK_EMPTY. The bit is set after the
  * item is on the list, under the list's lock; info_ops->set_bit issues the
  * full barrier that pairs with the one shrink_slab puts between clearing a
@@ -288,12 +292,51 @@ static struct shr_list_lru_one *lru_lock_for(struct shr_list_lru *lru, int nid,
 	return lru_lock_for_owner(lru, nid, memcg, skip_empty, NULL);
 }
 
-/* Set @memcg's bit for the lru's shrinker on @nid, if that means anything. */
-static void lru_set_bit(struct shr_list_lru *lru, struct shr_mem_cgroup *memcg, int nid)
+/*
+ * A list @l of @memcg on @nid went 0 -> 1: set the bit that lets reclaim find
+ * it, if that means anything: the cgroup's, or the root's for a root list
+ * under root bits (lru_root_install() ran before any item could get there).
+ * Context: @l's lock held.
+ */
+static void lru_set_bit(struct shr_list_lru *lru, struct shr_list_lru_one *l,
+			struct shr_mem_cgroup *memcg, int nid)
 {
-	if (!lru->memcg_aware || lru->shrinker_id < 0 || !memcg || shr_memcg_is_root(memcg))
+	const struct shr_info_ops *ops = lru->host->info_ops;
+
+	if (lru->shrinker_id < 0)
 		return;
-	lru->host->info_ops->set_bit(memcg, nid, lru->shrinker_id);
+	if (l == &lru->node[nid].lru && lru->root_bits)
+		ops->set_bit(lru->host->root, nid, lru->shrinker_id);
+	if (!lru->memcg_aware || !memcg || shr_memcg_is_root(memcg))
+		return;
+	ops->set_bit(memcg, nid, lru->shrinker_id);
+}
+
+/*
+ * lru_root_install() - under root bits, install the root's bookkeeping for
+ * the lru's shrinker once, before the first item can reach a root list:
+ * called by every add and before any cgroup list exists (reparenting moves
+ * items from those to the root lists). Idempotent; undone at destroy.
+ * Context: No lock held; may allocate with @gfp.
+ * Return: 0 or -ENOMEM (nothing installed).
+ */
+static int lru_root_install(struct shr_list_lru *lru, shr_gfp_t gfp)
+{
+	struct shr_host *host = lru->host;
+	int ret = 0;
+
+	/* Acquire: pairs with the release store below, so the bookkeeping is
+	 * visible to this thread's set_bit. */
+	if (!lru->root_bits || atomic_load_explicit(&lru->root_installed, memory_order_acquire))
+		return 0;
+	pthread_mutex_lock(&host->list_lrus_mutex);
+	if (!atomic_load_explicit(&lru->root_installed, memory_order_relaxed)) {
+		ret = host->info_ops->install(host->root, lru->shrinker_id, gfp);
+		if (!ret)
+			atomic_store_explicit(&lru->root_installed, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&host->list_lrus_mutex);
+	return ret;
 }
 
 static void lru_node_total_add(struct shr_list_lru *lru, int nid, long delta)
@@ -305,14 +348,16 @@ static void lru_node_total_add(struct shr_list_lru *lru, int nid, long delta)
  * Init and destroy.
  */
 
-/* The shrinker's id and whether a list_lru bound to it is memcg-aware. */
+/* The shrinker's id, whether a list_lru bound to it is memcg-aware, and
+ * whether its root lists set root bits. */
 static int lru_shrinker_params(struct shr_host *host, struct shr_shrinker *shrinker,
-			       int *id, bool *memcg_aware)
+			       int *id, bool *memcg_aware, bool *root_bits)
 {
 	struct shr_shrinker_impl *impl;
 
 	*id = -1;
 	*memcg_aware = false;
+	*root_bits = false;
 	if (!shrinker)
 		return 0;
 	impl = to_impl(shrinker);
@@ -321,6 +366,7 @@ static int lru_shrinker_params(struct shr_host *host, struct shr_shrinker *shrin
 	*id = impl->id;
 	*memcg_aware = (impl->flags & SHR_SHRINKER_MEMCG_AWARE) && shr_host_kmem(host) &&
 		       impl->id >= 0;
+	*root_bits = shr_shrinker_root_indexed(impl) && impl->id >= 0;
 	return 0;
 }
 
@@ -340,12 +386,12 @@ int shr_list_lru_init_memcg(struct shr_host *host, struct shr_shrinker *shrinker
 			    struct shr_list_lru **out)
 {
 	struct shr_list_lru *lru;
-	bool memcg_aware;
+	bool memcg_aware, root_bits;
 	int id, err;
 
 	if (!host || !out)
 		return -EINVAL;
-	err = lru_shrinker_params(host, shrinker, &id, &memcg_aware);
+	err = lru_shrinker_params(host, shrinker, &id, &memcg_aware, &root_bits);
 	if (err)
 		return err;
 
@@ -365,6 +411,8 @@ int shr_list_lru_init_memcg(struct shr_host *host, struct shr_shrinker *shrinker
 	}
 	lru->memcg_aware = memcg_aware;
 	lru->shrinker_id = id;
+	lru->root_bits = root_bits;
+	atomic_init(&lru->root_installed, false);
 	shr_xa_init(&lru->xa, host->xa_node_cache, SHR_NUMA_NO_NODE, 0);
 	shr_rcu_list_init(&lru->list);
 	lru->magic = SHR_LIST_LRU_MAGIC;
@@ -411,12 +459,14 @@ void shr_list_lru_destroy(struct shr_list_lru *lru)
 	if (!lru_valid(lru))
 		return;
 	host = lru->host;
+	pthread_mutex_lock(&host->list_lrus_mutex);
 	if (lru->memcg_aware) {
-		pthread_mutex_lock(&host->list_lrus_mutex);
 		shr_rcu_list_del(&lru->list);
 		lru_drop_memcg_lists(lru);
-		pthread_mutex_unlock(&host->list_lrus_mutex);
 	}
+	if (atomic_load_explicit(&lru->root_installed, memory_order_relaxed))
+		host->info_ops->uninstall(host->root, lru->shrinker_id);
+	pthread_mutex_unlock(&host->list_lrus_mutex);
 	lru->magic = 0;
 	lru->shrinker_id = -1;
 	/*
@@ -494,6 +544,9 @@ static int lru_alloc_one(struct shr_list_lru *lru, struct shr_mem_cgroup *pos, s
 	struct shr_list_lru_memcg *mlru;
 	int ret;
 
+	ret = lru_root_install(lru, gfp);
+	if (ret)
+		return ret;
 	mlru = memcg_lists_alloc(lru, gfp);
 	if (!mlru)
 		return -ENOMEM;
@@ -581,6 +634,9 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
 	 * del to a list that does not hold the item (it would unlink the item
 	 * under the wrong lock and leave both counts wrong).
 	 */
+	err = lru_root_install(lru, SHR_GFP_KERNEL);
+	if (err)
+		return err;
 	live = lru_nearest_live(memcg);
 	if (lru_add_needs_lists(lru, live)) {
 		err = shr_memcg_list_lru_alloc(live, lru, SHR_GFP_KERNEL);
@@ -603,7 +659,7 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
 	 * objcg reparenting hands them the live ancestor in the first place).
 	 */
 	if (list_one_add_count(l, 1) == 0)
-		lru_set_bit(lru, (struct shr_mem_cgroup *)owner, nid); /* full barrier inside */
+		lru_set_bit(lru, l, (struct shr_mem_cgroup *)owner, nid); /* full barrier inside */
 	list_one_unlock(l);
 	lru_node_total_add(lru, nid, 1);
 	return 1;
@@ -880,7 +936,7 @@ static void lru_reparent_node(struct shr_list_lru *lru, int nid, struct shr_list
 	nr = atomic_load_explicit(&child->nr_items, memory_order_relaxed);
 	if (nr > 0) {
 		list_one_add_count(dst, nr);
-		lru_set_bit(lru, owner, nid);
+		lru_set_bit(lru, dst, owner, nid);
 	}
 	atomic_store_explicit(&child->nr_items, LONG_MIN, memory_order_relaxed);
 	list_one_unlock(dst);

@@ -67,6 +67,15 @@ struct shr_list_lru_memcg {
  * @node:        host->nr_nodes entries. Sync: immutable pointer.
  * @memcg_aware: keeps per-cgroup lists. Sync: immutable.
  * @shrinker_id: the bound shrinker's id, -1 if none. Sync: immutable.
+ * @root_bits:   the bound shrinker is found at the root through the root's
+ *               bits (shr_shrinker_root_indexed()): a root list going
+ *               0 -> 1 sets the root's bit. Sync: immutable.
+ * @root_installed: the root's bookkeeping for @shrinker_id is installed
+ *               (once, before any item can reach a root list; uninstalled
+ *               at destroy). Sync: set under host->list_lrus_mutex with a
+ *               release store, read with acquire (lru_root_install()).
+ *               Not set before the bookkeeping exists, so readers that see
+ *               it may set the root's bit.
  * @xa:          kmemcg id -> struct shr_list_lru_memcg. Sync: RCU readers;
  *               writers take its xa_lock (publication additionally under
  *               host->list_lrus_mutex, see list_lru.c).
@@ -79,6 +88,8 @@ struct shr_list_lru {
 	struct shr_list_lru_node *node;
 	bool memcg_aware;
 	int shrinker_id;
+	bool root_bits;
+	atomic_bool root_installed;
 	struct shr_xarray xa;
 	struct shr_rcu_list list;
 };

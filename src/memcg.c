@@ -334,25 +334,33 @@ static struct shr_mem_cgroup *next_pre(struct shr_mem_cgroup *pos, struct shr_me
 	return next_after_subtree(pos, root);
 }
 
-/* Like next_pre(), but skipping subtrees @skip (if any) says are empty. */
+/*
+ * Like next_pre(), but pruning with the design's counts on @nid (@ops NULL:
+ * prune nothing): @pos's children are not entered when none below it has a
+ * bit (below_empty), and a subtree without any is stepped over
+ * (subtree_empty).
+ */
 static struct shr_mem_cgroup *next_pre_pruned(struct shr_mem_cgroup *pos,
 					      struct shr_mem_cgroup *root, int nid,
-					      bool (*skip)(struct shr_mem_cgroup *, int))
+					      const struct shr_info_ops *ops)
 {
-	pos = next_pre(pos, root);
-	while (pos && skip && skip(pos, nid))
+	if (ops && ops->below_empty && ops->below_empty(pos, nid))
+		pos = next_after_subtree(pos, root);
+	else
+		pos = next_pre(pos, root);
+	while (pos && ops && ops->subtree_empty && ops->subtree_empty(pos, nid))
 		pos = next_after_subtree(pos, root);
 	return pos;
 }
 
 /*
  * One step of a pre-order walk of @root's subtree from @prev (NULL: start),
- * skipping subtrees @skip reports empty on @nid (NULL: skip nothing). Takes a
+ * pruning what @ops reports empty on @nid (NULL: prune nothing). Takes a
  * reference on the result (not on the host root) and drops @prev's.
  */
 static struct shr_mem_cgroup *iter_step(struct shr_host *host, struct shr_mem_cgroup *root,
 					struct shr_mem_cgroup *prev, int nid,
-					bool (*skip)(struct shr_mem_cgroup *, int))
+					const struct shr_info_ops *ops)
 {
 	struct shr_mem_cgroup *pos;
 
@@ -367,9 +375,9 @@ static struct shr_mem_cgroup *iter_step(struct shr_host *host, struct shr_mem_cg
 		if (!shr_memcg_is_root(pos) && !shr_mem_cgroup_tryget(pos))
 			pos = NULL;
 	} else {
-		pos = next_pre_pruned(prev, root, nid, skip);
+		pos = next_pre_pruned(prev, root, nid, ops);
 		while (pos && !shr_mem_cgroup_tryget(pos))
-			pos = next_pre_pruned(pos, root, nid, skip);
+			pos = next_pre_pruned(pos, root, nid, ops);
 	}
 	shr_rcu_read_unlock();
 	/* No-op for the host root, which was returned without a reference. */
@@ -397,7 +405,7 @@ struct shr_mem_cgroup *shr_memcg_iter_all(struct shr_host *host, struct shr_mem_
 struct shr_mem_cgroup *shr_memcg_reclaim_iter(struct shr_host *host, struct shr_mem_cgroup *root,
 					      struct shr_mem_cgroup *prev, int nid)
 {
-	return iter_step(host, root, prev, nid, host->info_ops->subtree_empty);
+	return iter_step(host, root, prev, nid, host ? host->info_ops : NULL);
 }
 
 struct shr_mem_cgroup *shr_mem_cgroup_parent(const struct shr_mem_cgroup *memcg)

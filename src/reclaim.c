@@ -26,6 +26,15 @@
  * sequence and gets exactly the kernel's results; only callees that would
  * hang the kernel are cut short.
  *
+ * Deliberate deviation (root bits): under a design with root bits
+ * (indexed), a SHR_SHRINKER_ROOT_BITS shrinker is called at the root only
+ * on the nodes where the root's bit for it is set, after the other
+ * shrinkers, in id order. Its count there would be 0 or SHRINK_EMPTY
+ * otherwise, which do_shrink_slab() returns without touching deferred work,
+ * so what is freed and deferred is the kernel's; only the calls (and their
+ * order at the root) differ. Every other shrinker is called as the kernel
+ * calls it.
+ *
  * Deferred slots: a memcg-aware shrinker called with a non-NULL sc->memcg
  * (always so in this library, the global walk passes the root) uses the
  * design's per-cgroup counter through host->info_ops (where the root's
@@ -239,15 +248,20 @@ static unsigned long do_shrink_slab(struct shr_shrink_control *sc, struct shr_sh
 	return r.freed;
 }
 
+static unsigned long shrink_slab_bits(struct shr_mem_cgroup *memcg, int nid, int priority);
+
 /**
  * shrink_slab_global() - the root/global walk: every registered shrinker, in
- * registration order, memcg-aware ones with sc->memcg = the root.
+ * registration order, memcg-aware ones with sc->memcg = the root; under a
+ * design with root bits, the SHR_SHRINKER_ROOT_BITS shrinkers come after
+ * the others, in id order, and only those whose root bit is set on @nid.
  * @host: the host.
  * @nid:  node.
  * @priority: priority.
  *
  * Steps:
- *  1. Enter RCU and step along host->shrinker_list.
+ *  1. Enter RCU and step along host->root_walk_list (every registered
+ *     shrinker but those the root's bits index).
  *  2. Pin the shrinker (increment unless zero); one that is not armed yet or
  *     is being freed is skipped.
  *  3. Leave RCU (the pin keeps it alive) and run do_shrink_slab();
@@ -255,19 +269,22 @@ static unsigned long do_shrink_slab(struct shr_shrink_control *sc, struct shr_sh
  *  4. Re-enter RCU, then drop the pin: even if that was the last user and
  *     shr_shrinker_free() unlinks it now, its memory (and its next pointer)
  *     stays valid until we leave RCU, so step 1 can go on from it.
+ *  5. With root bits: the bit-driven walk of shrink_slab_memcg() on the
+ *     root (the same SHRINK_EMPTY protocol keeps the root's bits exact).
  *
  * Context: Registered thread, no RCU section.
  * Return: objects freed.
  */
 static unsigned long shrink_slab_global(struct shr_host *host, int nid, int priority)
 {
-	struct shr_rcu_list *head = &host->shrinker_list;
+	struct shr_rcu_list *head = &host->root_walk_list;
 	struct shr_rcu_list *pos;
 	unsigned long freed = 0;
 
 	shr_rcu_read_lock();
 	for (pos = shr_rcu_list_next(head); pos != head; pos = shr_rcu_list_next(pos)) {
-		struct shr_shrinker_impl *s = shr_container_of(pos, struct shr_shrinker_impl, list);
+		struct shr_shrinker_impl *s =
+			shr_container_of(pos, struct shr_shrinker_impl, root_walk);
 		struct shr_shrink_control sc = {
 			.gfp_mask = SHR_GFP_KERNEL, .nid = nid, .memcg = host->root,
 		};
@@ -284,6 +301,8 @@ static unsigned long shrink_slab_global(struct shr_host *host, int nid, int prio
 		shr_shrinker_put(s);
 	}
 	shr_rcu_read_unlock();
+	if (host->info_ops->root_bits)
+		freed += shrink_slab_bits(host->root, nid, priority);
 	return freed;
 }
 
@@ -333,7 +352,11 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
 
 /**
  * walk_pin_next() - find the next set bit at or after *@pos and pin its
- * shrinker; bits of missing or unpinnable shrinkers are cleared on the way.
+ * shrinker; bits of missing or unpinnable shrinkers are cleared on the way,
+ * except in the root: a root bit is only ever set for a shrinker that
+ * exists (the design scrubs a freed shrinker's root bits), and one not
+ * registered yet must find its bit when it is (the kernel calls every
+ * registered shrinker at the root).
  * @memcg: the cgroup, pinned and online.
  * @nid:   node.
  * @pos:   in: first id to look at; out: the id after the one returned.
@@ -363,44 +386,46 @@ static struct shr_shrinker_impl *walk_pin_next(struct shr_mem_cgroup *memcg, int
 			return s;
 		}
 		/* Freed or not armed: the bit is stale (unregister leaves bits). */
-		ops->clear_bit(memcg, nid, *id);
+		if (!shr_memcg_is_root(memcg))
+			ops->clear_bit(memcg, nid, *id);
 		shr_rcu_read_unlock();
 	}
 }
 
 /**
- * shrink_slab_memcg() - the bit-driven walk for a non-root cgroup.
- * @memcg:    the cgroup, pinned.
+ * shrink_slab_bits() - the bit-driven walk of one cgroup and node: a
+ * non-root cgroup's (shrink_slab_memcg()), or the root's part of the
+ * global walk under a design with root bits.
+ * @memcg:    the cgroup, pinned (online, or the root).
  * @nid:      node.
  * @priority: priority.
  *
  * Steps:
- *  1. A cgroup that is not online frees nothing (iterators hand out dying
- *     cgroups; their objects were reparented).
+ *  1. (shrink_slab_memcg() has returned 0 for a cgroup that is not online.)
  *  2. From id 0 upwards, under RCU: ask the design for the next set bit,
  *     map the id to a shrinker and pin it; a missing or unpinnable shrinker
  *     has its bit cleared and the walk goes on. Leave RCU.
- *  3. kmem gate (the 7.x fix): with kmem accounting off only NONSLAB
- *     shrinkers run; for the others the bit is cleared and the pin dropped.
+ *  3. kmem gate (the 7.x fix), not for the root: with kmem accounting off
+ *     only NONSLAB shrinkers run in a cgroup; for the others the bit is
+ *     cleared and the pin dropped.
  *  4. Run do_shrink_slab(). SHRINK_EMPTY starts the clear / barrier /
  *     recount protocol (recheck_empty()); a count of 0 keeps the bit.
  *  5. Add what was freed, drop the pin, continue after the id (the design
  *     re-reads its structures each step, so growth made meanwhile is seen).
- *  6. Add the walk's counters to the host's once.
+ *  6. Add the walk's counters to the host's once (non-root walks only:
+ *     the host's counters describe cgroup walks).
  *
  * Context: Registered thread, no RCU section.
  * Return: objects freed.
  */
-static unsigned long shrink_slab_memcg(struct shr_mem_cgroup *memcg, int nid, int priority)
+static unsigned long shrink_slab_bits(struct shr_mem_cgroup *memcg, int nid, int priority)
 {
 	struct shr_host *host = memcg->host;
+	bool root = shr_memcg_is_root(memcg);
 	struct shr_walk_counts wc = { 0, 0 };
 	struct shr_shrinker_impl *s;
 	unsigned long freed = 0;
 	int pos = 0, id;
-
-	if (!shr_memcg_online(memcg))
-		return 0;
 
 	while ((s = walk_pin_next(memcg, nid, &pos, &wc, &id))) {
 		struct shr_shrink_control sc = {
@@ -408,7 +433,7 @@ static unsigned long shrink_slab_memcg(struct shr_mem_cgroup *memcg, int nid, in
 		};
 		unsigned long ret;
 
-		if (!shr_host_kmem(host) && !(s->flags & SHR_SHRINKER_NONSLAB)) {
+		if (!root && !shr_host_kmem(host) && !(s->flags & SHR_SHRINKER_NONSLAB)) {
 			host->info_ops->clear_bit(memcg, nid, id);
 			shr_shrinker_put(s);
 			continue;
@@ -420,10 +445,22 @@ static unsigned long shrink_slab_memcg(struct shr_mem_cgroup *memcg, int nid, in
 		shr_shrinker_put(s);
 	}
 
+	if (root)
+		return freed;
 	atomic_fetch_add_explicit(&host->stats.walks, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&host->stats.units_visited, wc.units, memory_order_relaxed);
 	atomic_fetch_add_explicit(&host->stats.words_visited, wc.words, memory_order_relaxed);
 	return freed;
+}
+
+/* The walk for a non-root cgroup: a cgroup that is not online frees nothing
+ * (iterators hand out dying cgroups; their objects were reparented).
+ * Context: Registered thread, no RCU section; @memcg pinned. */
+static unsigned long shrink_slab_memcg(struct shr_mem_cgroup *memcg, int nid, int priority)
+{
+	if (!shr_memcg_online(memcg))
+		return 0;
+	return shrink_slab_bits(memcg, nid, priority);
 }
 
 unsigned long shr_shrink_slab_nocheck(struct shr_host *host, int nid,

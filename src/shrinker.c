@@ -7,7 +7,9 @@
  *   allocated    in the id registry (memcg-aware), not on the list;
  *                refcount 0, so a walker that finds it by id cannot pin it
  *                (and clears the stale bit).
- *   registered   on host->shrinker_list (tail), refcount >= 1; the
+ *   registered   on host->shrinker_list (tail) and, unless the root's
+ *                bits index it (SHR_SHRINKER_ROOT_BITS under a design with
+ *                root bits), on host->root_walk_list; refcount >= 1; the
  *                registration owns one reference.
  *   being freed  refcount dropped to 0 by free's put; no new pins possible
  *                (increment-unless-zero); free waits on `done` until every
@@ -33,8 +35,11 @@
 #include "host_internal.h"
 #include "shrinker_info.h"
 
-#define SHR_SHRINKER_KNOWN_FLAGS \
-	(SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NONSLAB)
+#define SHR_SHRINKER_KNOWN_FLAGS                                                    \
+	(SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NONSLAB | \
+	 SHR_SHRINKER_ROOT_BITS)
+/* Flags that only mean something for a memcg-aware shrinker. */
+#define SHR_SHRINKER_MEMCG_ONLY_FLAGS (SHR_SHRINKER_NONSLAB | SHR_SHRINKER_ROOT_BITS)
 
 static bool shrinker_alive(const struct shr_shrinker *shrinker)
 {
@@ -128,7 +133,7 @@ int shr_shrinker_alloc(struct shr_host *host, unsigned int flags, const char *na
 	int ret;
 
 	if (!host || !out || (flags & ~SHR_SHRINKER_KNOWN_FLAGS) ||
-	    ((flags & SHR_SHRINKER_NONSLAB) && !(flags & SHR_SHRINKER_MEMCG_AWARE)))
+	    ((flags & SHR_SHRINKER_MEMCG_ONLY_FLAGS) && !(flags & SHR_SHRINKER_MEMCG_AWARE)))
 		return -EINVAL;
 	s = shr_kzalloc_node(host->slab, sizeof(*s), SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
 	if (!s)
@@ -181,6 +186,8 @@ int shr_shrinker_register(struct shr_shrinker *shrinker)
 	debugfs_id = shr_ida_alloc_range(&host->debugfs_ida, 0, SHR_IDR_MAX, SHR_GFP_KERNEL);
 	s->debugfs_id = debugfs_id < 0 ? -1 : debugfs_id;
 	shr_rcu_list_add_tail(&s->list, &host->shrinker_list);
+	if (!shr_shrinker_root_indexed(s))
+		shr_rcu_list_add_tail(&s->root_walk, &host->root_walk_list);
 	s->registered = true;
 	s->ever_registered = true;
 	pthread_mutex_unlock(&host->shrinker_mutex);
@@ -254,6 +261,8 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	pthread_mutex_lock(&host->shrinker_mutex);
 	if (s->registered) {
 		shr_rcu_list_del(&s->list);
+		if (!shr_shrinker_root_indexed(s))
+			shr_rcu_list_del(&s->root_walk);
 		s->registered = false;
 	}
 	if (s->debugfs_id >= 0)
@@ -370,7 +379,9 @@ int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrin
 	host = s->host;
 	if (memcg->host != host || nid < 0 || nid >= host->nr_nodes)
 		return -EINVAL;
-	if (!(s->flags & SHR_SHRINKER_MEMCG_AWARE) || shr_memcg_is_root(memcg))
+	if (!(s->flags & SHR_SHRINKER_MEMCG_AWARE))
+		return 0;
+	if (shr_memcg_is_root(memcg) && !shr_shrinker_root_indexed(s))
 		return 0;
 	ret = host->info_ops->install(memcg, s->id, SHR_GFP_KERNEL);
 	if (ret)

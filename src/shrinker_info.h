@@ -7,7 +7,10 @@
  * id, a bit ("this cgroup holds objects of that shrinker on that node") and
  * a deferred-work counter. The root cgroup gets no bits (global reclaim
  * calls every shrinker) but does hold deferred counters for memcg-aware
- * shrinkers (global reclaim uses them).
+ * shrinkers (global reclaim uses them). Exception: a design with root_bits
+ * keeps root bits for the SHR_SHRINKER_ROOT_BITS shrinkers, and global
+ * reclaim finds those through them (install, uninstall, set_bit, clear_bit,
+ * next_bit and lookup then also take the root).
  *
  * Call contexts (each op's comment repeats its own):
  *   host_init/host_exit     host create/destroy, single-threaded.
@@ -103,7 +106,27 @@ struct shr_info_ops {
 	 * Context: RCU read lock held by the caller; @memcg may be dying.
 	 */
 	bool (*subtree_empty)(struct shr_mem_cgroup *memcg, int nid);
+	/*
+	 * Optional, with subtree_empty. Whether no cgroup strictly below
+	 * @memcg has a bit set on @nid, so a pass that visits @memcg need not
+	 * descend (the root holding objects must not cost a look at each of
+	 * its children). Same context and the same racing rules.
+	 */
+	bool (*below_empty)(struct shr_mem_cgroup *memcg, int nid);
+	/*
+	 * Whether the design keeps root bits for SHR_SHRINKER_ROOT_BITS
+	 * shrinkers (see the top of this file). Global reclaim then calls
+	 * those only where the root's bit is set.
+	 */
+	bool root_bits;
 };
+
+/* Whether global reclaim finds @s through the root's bits rather than the
+ * root walk list. Context: any; both inputs are immutable. */
+static inline bool shr_shrinker_root_indexed(const struct shr_shrinker_impl *s)
+{
+	return (s->flags & SHR_SHRINKER_ROOT_BITS) && s->host->info_ops->root_bits;
+}
 
 /* The ops of a design (shrinker_info.c). */
 const struct shr_info_ops *shr_info_ops_for(enum shr_design design);

@@ -87,6 +87,9 @@ struct ix_node {
 	struct ix_units *SHR_RCU units;
 	/* Counted cgroups in the subtree on this node. Sync: atomic. */
 	atomic_long subtree;
+	/* The same without this cgroup: counted cgroups strictly below it.
+	 * Sync: atomic. */
+	atomic_long below;
 };
 
 struct ix_units {
@@ -153,6 +156,20 @@ static int ix_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 	return 0;
 }
 
+/* Add @delta to the subtree counts of @memcg and its ancestors, and to the
+ * below counts of its ancestors. Context: the caller owns the change of
+ * @memcg's counted state (its xa_lock, or memcg_free). */
+static void ix_count_subtree(struct shr_mem_cgroup *memcg, int nid, long delta)
+{
+	atomic_fetch_add_explicit(&ix_node_of(memcg, nid)->subtree, delta, memory_order_relaxed);
+	for (struct shr_mem_cgroup *c = memcg->parent; c; c = c->parent) {
+		atomic_fetch_add_explicit(&ix_node_of(c, nid)->subtree, delta,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&ix_node_of(c, nid)->below, delta,
+					  memory_order_relaxed);
+	}
+}
+
 /*
  * ix_sync_counted() - bring cont->counted in line with I3 and propagate a
  * change to @memcg and every ancestor.
@@ -167,9 +184,7 @@ static void ix_sync_counted(struct shr_mem_cgroup *memcg, int nid, struct ix_uni
 		return;
 	cont->counted = want;
 	delta = want ? 1 : -1;
-	for (struct shr_mem_cgroup *c = memcg; c; c = c->parent)
-		atomic_fetch_add_explicit(&ix_node_of(c, nid)->subtree, delta,
-					  memory_order_relaxed);
+	ix_count_subtree(memcg, nid, delta);
 }
 
 /* ---- the mark protocol (see the top of the file) ---------------------- */
@@ -202,7 +217,7 @@ static void ix_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 	struct shr_info_unit *unit;
 	struct ix_units *cont;
 
-	if (id < 0 || shr_memcg_is_root(memcg))
+	if (id < 0)
 		return;
 	shr_rcu_read_lock();
 	cont = ix_units_of(memcg, nid);
@@ -282,6 +297,11 @@ static struct shr_shrinker_impl *ix_lookup(struct shr_mem_cgroup *memcg, int id)
 static bool ix_subtree_empty(struct shr_mem_cgroup *memcg, int nid)
 {
 	return atomic_load_explicit(&ix_node_of(memcg, nid)->subtree, memory_order_relaxed) == 0;
+}
+
+static bool ix_below_empty(struct shr_mem_cgroup *memcg, int nid)
+{
+	return atomic_load_explicit(&ix_node_of(memcg, nid)->below, memory_order_relaxed) == 0;
 }
 
 /* ---- unit and container life (shrinker_mutex held) --------------------- */
@@ -496,7 +516,7 @@ static int ix_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 	struct shr_shrinker_impl *s;
 	int nid, ret = -ENOMEM;
 
-	if (id < 0 || shr_memcg_is_root(memcg))
+	if (id < 0)
 		return 0;
 	pthread_mutex_lock(&host->shrinker_mutex);
 	for (nid = 0; nid < host->nr_nodes; nid++)
@@ -529,7 +549,7 @@ static void ix_uninstall(struct shr_mem_cgroup *memcg, int id)
 	bool free_empty;
 	bool gone = false;
 
-	if (id < 0 || shr_memcg_is_root(memcg))
+	if (id < 0)
 		return;
 	pthread_mutex_lock(&host->shrinker_mutex);
 	free_empty = !shr_memcg_dying(memcg);
@@ -564,10 +584,8 @@ static void ix_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 		/* Counted only if offline never ran (a cgroup never onlined got
 		 * a bit through shr_set_shrinker_bit()); its ancestors are still
 		 * allocated: each is freed after this callback (queued later). */
-		if (cont->counted) {
-			for (struct shr_mem_cgroup *c = memcg; c; c = c->parent)
-				atomic_fetch_sub(&ix_node_of(c, nid)->subtree, 1);
-		}
+		if (cont->counted)
+			ix_count_subtree(memcg, nid, -1);
 		shr_xa_for_each(&cont->xa, index, unit) {
 			if (nid == 0)
 				ix_users_forget_unit(memcg, index);
@@ -800,4 +818,6 @@ const struct shr_info_ops shr_info_indexed_ops = {
 	.read_deferred = ix_read_deferred,
 	.bytes = ix_bytes,
 	.subtree_empty = ix_subtree_empty,
+	.below_empty = ix_below_empty,
+	.root_bits = true,
 };

@@ -118,7 +118,9 @@ SHR_MUST_CHECK int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg,
  *          mutex: so never call it from inside an isolate callback (a list
  *          lock is held there).
  * Return: 1 added, 0 already on a list, -EINVAL (NULL, node out of range,
- *         foreign cgroup), -ENOMEM (the list could not be allocated).
+ *         foreign cgroup), -ENOMEM (the list, or the root's bookkeeping
+ *         under SHR_SHRINKER_ROOT_BITS, could not be allocated; nothing
+ *         changed).
  */
 int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
 		     struct shr_mem_cgroup *memcg);

@@ -42,6 +42,18 @@ struct shr_mem_cgroup;
 #define SHR_SHRINKER_NUMA_AWARE (1u << 2)
 #define SHR_SHRINKER_MEMCG_AWARE (1u << 3)
 #define SHR_SHRINKER_NONSLAB (1u << 4)
+/*
+ * Ours, not the kernel's: the shrinker reports its root objects through the
+ * root's bits, as it does for every other cgroup (its list_lrus do it on
+ * their own; objects kept elsewhere need shr_set_shrinker_bit() on the
+ * root). Designs that index the root (indexed) then call it in global
+ * reclaim only on the nodes where that bit is set; the others ignore the
+ * flag and call it always, as the kernel does. Requires
+ * SHR_SHRINKER_MEMCG_AWARE. Set it only if count_objects counts nothing
+ * but objects reported that way (a superblock whose filesystem adds
+ * private objects to the count must not).
+ */
+#define SHR_SHRINKER_ROOT_BITS (1u << 8)
 
 /**
  * struct shr_shrink_control - one call's context, built by reclaim.
@@ -174,8 +186,9 @@ long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgro
  * shr_set_shrinker_bit() - record that @memcg holds objects of @shrinker on
  * node @nid, for users that keep objects without a list_lru (the kernel's
  * set_shrinker_bit). Installs the cgroup's bookkeeping for the shrinker when
- * the design allocates it on demand. No-op for the root, for shrinkers that
- * are not memcg-aware, and for designs without bits.
+ * the design allocates it on demand. No-op for shrinkers that are not
+ * memcg-aware, for designs without bits, and for the root unless the
+ * shrinker has SHR_SHRINKER_ROOT_BITS and the design indexes the root.
  *
  * Context: Registered thread; @memcg pinned.
  * Return: 0, -EINVAL (NULL, foreign or unregistered shrinker, bad node),

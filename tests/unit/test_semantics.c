@@ -231,6 +231,102 @@ static void test_root_global_walk_calls_every_registered_shrinker(void **state)
 	host_done(host);
 }
 
+/* Whether the host's design finds SHR_SHRINKER_ROOT_BITS shrinkers at the
+ * root through the root's bits (the deliberate difference of indexed). */
+static bool has_root_bits(struct shr_host *host)
+{
+	struct shr_host_params p;
+
+	shr_host_get_params(host, &p);
+	return p.design == SHR_DESIGN_INDEXED;
+}
+
+/* Root bits (a deliberate difference, docs/INDEXED.md): every design frees
+ * the same; a design with root bits calls a ROOT_BITS shrinker at the root
+ * only on nodes whose root bit is set, clears it by the SHRINK_EMPTY
+ * protocol, and still calls every other shrinker. */
+static void test_root_bits_shrinker_is_called_only_where_the_root_holds_objects(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+	struct fake *f = fake_new(host, MEMCG_NUMA | SHR_SHRINKER_ROOT_BITS, true);
+	struct fake *aware = fake_new(host, MEMCG_NUMA, true);
+	unsigned long rino = shr_mem_cgroup_ino(root);
+	bool bits = has_root_bits(host);
+	int calls;
+
+	(void)state;
+	f->objects[rino][1] = 10;
+	assert_int_equal(shr_set_shrinker_bit(root, 1, f->s), 0);
+	/* Node 0 holds nothing: called only without root bits. */
+	assert_int_equal(shrink(host, 0, NULL, 0), 0);
+	assert_int_equal(f->count_calls, bits ? 0 : 1);
+	assert_int_equal(aware->count_calls, 1);
+	calls = f->count_calls;
+	assert_int_equal(shrink(host, 1, NULL, 0), 10);
+	assert_int_equal(f->count_calls, calls + 1);
+	/* Emptied: SHRINK_EMPTY clears the bit and recounts (2 calls) under
+	 * root bits; the next pass does not call it at all. */
+	calls = f->count_calls;
+	assert_int_equal(shrink(host, 1, NULL, 0), 0);
+	assert_int_equal(f->count_calls, calls + (bits ? 2 : 1));
+	calls = f->count_calls;
+	assert_int_equal(shrink(host, 1, root, 0), 0);
+	assert_int_equal(f->count_calls, calls + (bits ? 0 : 1));
+	/* Deferred work at the root is where it always is. */
+	f->objects[rino][0] = 1000000;
+	assert_int_equal(shr_set_shrinker_bit(root, 0, f->s), 0);
+	shrink(host, 0, root, 12);
+	assert_int_equal(shr_shrinker_nr_deferred(f->s, root, 0), 104);
+	fake_free(f);
+	fake_free(aware);
+	host_done(host);
+}
+
+/* Root bits through list_lru: items that reach a root list by a root add,
+ * by kmem-off charging, or by reparenting are freed by global reclaim in
+ * every design; with nothing left, the root pass calls no superblock
+ * shrinker under root bits. */
+static void test_root_lists_reach_global_reclaim_by_every_path(void **state)
+{
+	for (int kmem = 0; kmem <= 1; kmem++) {
+		struct shr_host *host = host_new_kmem(kmem);
+		struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+		struct shr_mem_cgroup *cg = mkcg(root), *child = mkcg(cg);
+		int nodes = shr_host_nr_nodes(host);
+		struct shr_shrinker_stats st0, st1;
+		unsigned long freed = 0;
+		unsigned int passes = 0;
+		struct lab_fs fs;
+		struct lab_sb *sb[3];
+
+		(void)state;
+		assert_int_equal(lab_fs_init(&fs, host), 0);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb[i]), 0);
+		assert_int_equal(lab_sb_create_file(sb[0], root, nodes - 1), 0);
+		assert_int_equal(lab_sb_create_file(sb[1], child, 0), 0);
+		assert_int_equal(shr_mem_cgroup_offline(child), 0); /* to cg */
+		assert_int_equal(shr_mem_cgroup_offline(cg), 0);    /* to the root */
+		assert_int_equal(lab_sb_count(sb[1], 0, root), 2);
+		assert_int_equal(shrink(host, nodes - 1, NULL, 0), 2);
+		assert_int_equal(shrink(host, 0, root, 0), 2);
+		assert_int_equal(lab_sb_count_all(sb[0]) + lab_sb_count_all(sb[1]), 0);
+		/* Clear the bits (SHRINK_EMPTY), then count the calls of a pass. */
+		assert_int_equal(shr_drop_caches(host, &freed, &passes), 0);
+		assert_int_equal(freed, 0);
+		assert_int_equal(shr_shrinker_get_stats(sb[2]->shrinker, &st0), 0);
+		assert_int_equal(shr_drop_caches(host, NULL, NULL), 0);
+		assert_int_equal(shr_shrinker_get_stats(sb[2]->shrinker, &st1), 0);
+		assert_int_equal(st1.calls - st0.calls,
+				 has_root_bits(host) ? 0 : (unsigned long)nodes);
+		for (int i = 0; i < 3; i++)
+			lab_sb_umount(sb[i]);
+		lab_fs_destroy(&fs);
+		host_done(host);
+	}
+}
+
 /* §14.2: a memcg-aware shrinker's global deferred work lives in the root's
  * per-memcg slot; a plain one's in its own node slot. */
 static void test_global_reclaim_defers_into_root_slots(void **state)
@@ -745,6 +841,7 @@ static void test_api_misuse_returns_errno(void **state)
 	assert_int_equal(shr_shrinker_alloc(NULL, 0, NULL, &s), -EINVAL);
 	assert_int_equal(shr_shrinker_alloc(host, 1u << 9, NULL, &s), -EINVAL);
 	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_NONSLAB, NULL, &s), -EINVAL);
+	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_ROOT_BITS, NULL, &s), -EINVAL);
 	assert_int_equal(shr_shrinker_register(f->s), -EBUSY); /* double register */
 	assert_int_equal(shr_shrinker_register(NULL), -EINVAL);
 	assert_int_equal(shr_shrink_slab(host, shr_host_nr_nodes(host), NULL, 0, &freed), -EINVAL);
@@ -889,6 +986,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_nr_max_is_a_high_water_mark),
 		cmocka_unit_test(test_root_global_walk_calls_every_registered_shrinker),
 		cmocka_unit_test(test_global_reclaim_defers_into_root_slots),
+		cmocka_unit_test(test_root_bits_shrinker_is_called_only_where_the_root_holds_objects),
+		cmocka_unit_test(test_root_lists_reach_global_reclaim_by_every_path),
 		cmocka_unit_test(test_nonroot_walk_calls_only_shrinkers_with_bits),
 		cmocka_unit_test(test_offline_cgroup_frees_nothing),
 		cmocka_unit_test(test_bit_of_unarmed_shrinker_is_cleared),
