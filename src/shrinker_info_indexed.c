@@ -3,10 +3,10 @@
  * Design "indexed": costs follow only what cgroups hold. See docs/INDEXED.md.
  *
  * Data
- *  - Per (cgroup, node), inline (struct ix_node, 16 bytes): a pointer to a
- *    lazily allocated container (struct ix_units) and `subtree`, the number
- *    of cgroups in this cgroup's subtree (itself included) that are counted
- *    on this node (see "counted" below).
+ *  - Per (cgroup, node), inline (struct ix_node, 24 bytes): a pointer to a
+ *    lazily allocated container (struct ix_units), `subtree`, the number of
+ *    cgroups in this cgroup's subtree (itself included) that are counted on
+ *    this node (see "counted" below), and `below`, the same without itself.
  *  - The container: an XArray unit index -> unit (the shared 520-byte unit),
  *    XArray mark 0 on a unit while its map word is non-zero (protocol below),
  *    `counted`, and refs[i] = lists (installs) holding unit i.
@@ -27,8 +27,13 @@
  *     reclaim of an offline cgroup frees nothing (shrink_slab_memcg step 1).
  *  I4 A cgroup appears in users of every live shrinker whose id it holds a
  *     unit for (inserted at install, erased when the unit goes).
- *  I5 The root has no container; its deferred counters live in
- *     ix_shrinker.root_deferred; registration touches no cgroup.
+ *  I5 The root's deferred counters live in ix_shrinker.root_deferred;
+ *     registration touches no cgroup. The root has a container only for
+ *     the bits of SHR_SHRINKER_ROOT_BITS shrinkers (root_bits; installed by
+ *     list_lru before an item can reach a root list, or by
+ *     shr_set_shrinker_bit()); the counters of its units stay unused.
+ *  I6 below(c) == subtree(c) minus c's own count: counted cgroups strictly
+ *     below c, so a pass need not descend into a cgroup with nothing below.
  *
  * Locking
  *  - host->shrinker_mutex serialises unit and container life (install,

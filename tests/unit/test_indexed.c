@@ -100,7 +100,8 @@ static void test_empty_cgroup_walk_visits_no_unit(void **state)
 }
 
 /* drop_caches over a host whose cgroups hold nothing calls shrink_slab for
- * the root only: one call per node per pass. */
+ * the root only: one call per node per pass; once the root is empty too, a
+ * pass calls no superblock shrinker (root bits). */
 static void test_drop_caches_skips_empty_cgroups(void **state)
 {
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
@@ -131,6 +132,21 @@ static void test_drop_caches_skips_empty_cgroups(void **state)
 	assert_int_equal(freed, 20);
 	assert_int_equal(b.reclaim_cgroups_visited - a.reclaim_cgroups_visited,
 			 (unsigned long)NODES * passes);
+	/* The root's bits went with its objects (SHRINK_EMPTY protocol): the
+	 * next pass calls no superblock shrinker at all. */
+	{
+		struct shr_shrinker_stats st0[4], st1[4];
+
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(shr_shrinker_get_stats(sbs[i]->shrinker, &st0[i]), 0);
+		assert_int_equal(shr_drop_caches(host, &freed, &passes), 0);
+		assert_int_equal(freed, 0);
+		assert_int_equal(passes, 1);
+		for (int i = 0; i < 4; i++) {
+			assert_int_equal(shr_shrinker_get_stats(sbs[i]->shrinker, &st1[i]), 0);
+			assert_int_equal(st1[i].calls, st0[i].calls);
+		}
+	}
 	umount_n(sbs, 4);
 	lab_fs_destroy(&fs);
 	for (int i = 59; i >= 0; i--)
