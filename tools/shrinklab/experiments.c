@@ -11,7 +11,11 @@
  *                    cgroups each bench can afford, then the rest.
  *   sample_all()     one warm-up, then opt->samples rounds; each round takes
  *                    one sample of every bench in turn, so designs share
- *                    the machine's noise.
+ *                    the machine's noise. Each sample starts after an RCU
+ *                    barrier: no bench's deferred frees (call_rcu
+ *                    callbacks of an earlier sample, e.g. prealloc's
+ *                    replaced arrays) run on the other core during another
+ *                    bench's sample.
  *
  * Every figure comes from the clock or the slab allocator. Runners never
  * fill a row of a bench that could not run.
@@ -22,6 +26,7 @@
 #include <string.h>
 
 #include <shrinker/memcg.h>
+#include <shrinker/rcu.h>
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
 #include <shrinker/slab.h>
@@ -221,6 +226,7 @@ static int sample_all(struct lab_bench *b, size_t n, const struct lab_options *o
 			if (!lab_bench_ok(&b[i]))
 				continue;
 			lab_progress("%s: %s sample %u/%u", b[i].label, what, s, opt->samples);
+			shr_rcu_barrier();
 			ret = fn(&b[i], ctx, &x);
 			if (ret)
 				return ret;
@@ -698,6 +704,7 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 				continue;
 			lab_progress("%s: drop_caches round %u/%u", b[i].label, rep, opt->samples);
 			ret = one_file_each(&b[i]);
+			shr_rcu_barrier(); /* as in sample_all() */
 			for (int k = 0; k < 5 && !ret; k++)
 				ret = sample_drop_caches(&b[i], NULL, &calls[k]);
 			if (rep && !ret) {
