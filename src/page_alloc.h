@@ -64,12 +64,14 @@ struct shr_page {
 struct shr_page_alloc;
 
 /**
- * shr_page_alloc_create() - create a page allocator with @nr_nodes nodes.
+ * shr_page_alloc_create() - create a page allocator with @nr_nodes nodes;
+ * with @prefault, every chunk's pages are mapped when it is added.
  *
  * Context: Any thread. Blocks.
  * Return: 0, -EINVAL (bad @nr_nodes), -ENOMEM.
  */
-SHR_MUST_CHECK int shr_page_alloc_create(int nr_nodes, struct shr_page_alloc **out);
+SHR_MUST_CHECK int shr_page_alloc_create(int nr_nodes, bool prefault,
+				       struct shr_page_alloc **out);
 
 /**
  * shr_page_alloc_destroy() - unmap every chunk; pages still out are lost.

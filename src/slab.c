@@ -739,7 +739,7 @@ int shr_slab_allocator_create(const struct shr_slab_params *params,
 	pthread_mutex_init(&sa->fault_lock, NULL);
 	pthread_mutex_init(&sa->vm_lock, NULL);
 	CDS_INIT_LIST_HEAD(&sa->caches);
-	ret = shr_page_alloc_create(sa->nr_nodes, &sa->pa);
+	ret = shr_page_alloc_create(sa->nr_nodes, params->prefault, &sa->pa);
 	for (int i = 0; !ret && i < NR_KMALLOC_CACHES; i++)
 		ret = cache_new(sa, kmalloc_names[i], kmalloc_sizes[i], 0, 0, true,
 				&sa->kmalloc[i]);

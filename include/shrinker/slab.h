@@ -56,10 +56,17 @@ struct shr_kmem_cache;
  * @nr_nodes:      logical NUMA nodes, 1..SHR_MAX_NUMNODES.
  * @geometry_cpus: CPU count SLUB's geometry is computed for; 0 means this
  *                 machine's online CPU count.
+ * @prefault:      map every page of a chunk when the chunk is added, so no
+ *                 allocation takes a first-touch page fault (the kernel's
+ *                 slab pages are always mapped). Costs the chunk's memory up
+ *                 front; the lab sets it so timings do not include the
+ *                 environment's page-fault cost, which varies with the
+ *                 process's size.
  */
 struct shr_slab_params {
 	int nr_nodes;
 	unsigned int geometry_cpus;
+	bool prefault;
 };
 
 /**

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -257,6 +259,46 @@ static void test_random_alloc_free_keeps_stats_and_returns_every_page(void **sta
 		assert_int_equal(t.node_pages[nid], 0);
 	free(w.live);
 	shr_slab_allocator_destroy(w.sa);
+}
+
+/* Resident pages of the 64 MiB chunk holding @p (mincore). */
+static size_t resident_pages_of_chunk(const void *p)
+{
+	const size_t chunk = 64UL << 20;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = chunk / page, resident = 0;
+	unsigned char *vec = malloc(n);
+	void *base = (void *)((uintptr_t)p & ~(uintptr_t)(chunk - 1));
+
+	assert_non_null(vec);
+	assert_int_equal(mincore(base, chunk, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	return resident;
+}
+
+/* prefault maps a whole chunk when it is added; without it, pages are
+ * mapped as they are first touched. */
+static void test_prefault_maps_the_whole_chunk(void **state)
+{
+	for (int prefault = 0; prefault <= 1; prefault++) {
+		struct shr_slab_params sp = { .nr_nodes = 1, .geometry_cpus = 4,
+					      .prefault = prefault };
+		struct shr_slab_allocator *sa;
+		size_t chunk_pages = (64UL << 20) / (size_t)sysconf(_SC_PAGESIZE);
+		void *p;
+
+		(void)state;
+		assert_int_equal(shr_slab_allocator_create(&sp, &sa), 0);
+		p = shr_kmalloc(sa, 64, SHR_GFP_KERNEL);
+		assert_non_null(p);
+		if (prefault)
+			assert_int_equal(resident_pages_of_chunk(p), chunk_pages);
+		else
+			assert_true(resident_pages_of_chunk(p) < chunk_pages / 2);
+		shr_kfree(sa, p);
+		shr_slab_allocator_destroy(sa);
+	}
 }
 
 static void test_empty_slabs_kept_up_to_min_partial(void **state)
@@ -820,6 +862,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_gfp_zero_and_ksize),
 		cmocka_unit_test(test_kvmalloc_falls_back_to_vmalloc),
 		cmocka_unit_test(test_fault_injection_nth_persist_site_nowait),
+		cmocka_unit_test(test_prefault_maps_the_whole_chunk),
 		cmocka_unit_test(test_misuse_is_rejected),
 		cmocka_unit_test(test_foreign_pointers_abort),
 #ifdef TEST_ASAN

@@ -139,6 +139,7 @@ struct lab_bench {
 	char label[LAB_LABEL_LEN];
 	const char *why; /* why the design is unavailable, or NULL */
 	struct shr_host *host;
+	struct shr_slab_allocator *slab; /* the host's, prefaulted (lab_bench_open) */
 	struct lab_fs fs;
 	bool fs_ready;
 	struct lab_sb **sbs;
