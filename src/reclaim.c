@@ -404,7 +404,8 @@ static struct shr_shrinker_impl *walk_pin_next(struct shr_mem_cgroup *memcg, int
  *  1. (shrink_slab_memcg() has returned 0 for a cgroup that is not online.)
  *  2. From id 0 upwards, under RCU: ask the design for the next set bit,
  *     map the id to a shrinker and pin it; a missing or unpinnable shrinker
- *     has its bit cleared and the walk goes on. Leave RCU.
+ *     has its bit cleared (not in the root, see walk_pin_next()) and the
+ *     walk goes on. Leave RCU.
  *  3. kmem gate (the 7.x fix), not for the root: with kmem accounting off
  *     only NONSLAB shrinkers run in a cgroup; for the others the bit is
  *     cleared and the pin dropped.
