@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <shrinker/rcu.h>
@@ -819,40 +818,6 @@ static void test_threads_alloc_and_free_concurrently(void **state)
 	shr_slab_allocator_destroy(sa);
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* Not a pass/fail check: prints the cost of alloc+free of a 520-byte object. */
-static void test_alloc_free_520_speed(void **state)
-{
-	struct shr_slab_allocator *sa = new_sa(1, 4);
-	struct shr_kmem_cache *c;
-	enum { BATCH = 1000, ROUNDS = 2000 };
-	void **objs = calloc(BATCH, sizeof(void *));
-	double t0, t1;
-
-	(void)state;
-	assert_non_null(objs);
-	assert_int_equal(shr_kmem_cache_create(sa, "speed520", 520, 0, 0, &c), 0);
-	t0 = now_ns();
-	for (int r = 0; r < ROUNDS; r++) {
-		for (int i = 0; i < BATCH; i++)
-			objs[i] = shr_kmem_cache_alloc_node(c, 0, 0);
-		for (int i = 0; i < BATCH; i++)
-			shr_kmem_cache_free(c, objs[i]);
-	}
-	t1 = now_ns();
-	printf("# alloc+free 520 bytes: %.1f ns per pair\n", (t1 - t0) / ((double)BATCH * ROUNDS));
-	assert_int_equal(shr_kmem_cache_destroy(c), 0);
-	free(objs);
-	shr_slab_allocator_destroy(sa);
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -869,7 +834,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_asan_catches_use_after_free),
 #endif
 		cmocka_unit_test(test_threads_alloc_and_free_concurrently),
-		cmocka_unit_test(test_alloc_free_520_speed),
 	};
 
 	shr_test_init(argc, argv);
