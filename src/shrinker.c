@@ -318,7 +318,7 @@ static long read_deferred(struct shr_shrinker_impl *s, struct shr_mem_cgroup *me
 	int slot = shr_deferred_nid(s, nid);
 
 	if ((s->flags & SHR_SHRINKER_MEMCG_AWARE) && memcg)
-		return s->host->info_ops->read_deferred(memcg, slot, s);
+		return shr_info_read_deferred(memcg, slot, s);
 	return atomic_load(&s->nr_deferred[slot]);
 }
 
@@ -349,7 +349,7 @@ static long total_deferred(struct shr_shrinker_impl *s)
 	}
 	while ((memcg = shr_mem_cgroup_iter(host, NULL, memcg)))
 		for (int n = 0; n < slots; n++)
-			sum += host->info_ops->read_deferred(memcg, n, s);
+			sum += shr_info_read_deferred(memcg, n, s);
 	return sum;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the bookkeeping designs share: the design table and the 520-byte
+ * What the bookkeeping designs share: the design table, access to deferred
+ * counters (the designs only find them), and the 520-byte
  * unit (64 deferred counters + one map word), allocated from a dedicated
  * cache sized to it (seed 003's patch) or from kmalloc (kmalloc-1k, before).
  */
@@ -26,6 +27,49 @@ const struct shr_info_ops *shr_info_ops_for(enum shr_design design)
 	default:
 		return NULL;
 	}
+}
+
+long shr_info_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_exchange(c, 0);
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+long shr_info_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
+			   long nr)
+{
+	const struct shr_info_ops *ops = memcg->host->info_ops;
+	atomic_long *c;
+	long ret = 0;
+
+	if (ops->add_deferred)
+		return ops->add_deferred(memcg, nid, s, nr);
+	shr_rcu_read_lock();
+	c = ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_fetch_add(c, nr) + nr;
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+long shr_info_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_load(c);
+	shr_rcu_read_unlock();
+	return ret;
 }
 
 int shr_info_units_init(struct shr_host *host)

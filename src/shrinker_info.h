@@ -34,7 +34,8 @@
  *   set_bit / clear_bit     any thread, RCU or not; set_bit issues the full
  *                           barrier the SHRINK_EMPTY protocol pairs with.
  *   next_bit / lookup       inside an RCU read-side section (the caller's).
- *   *_deferred              any thread; the cgroup is pinned.
+ *   deferred_counter        any thread, RCU held; the cgroup is pinned.
+ *   add_deferred            any thread; the cgroup is pinned.
  *   bytes                   the cgroup is pinned.
  *
  * Id spaces: install, uninstall and set_bit take the shrinker's own id
@@ -87,12 +88,23 @@ struct shr_info_ops {
 	/* The shrinker behind an id of @memcg's id space. RCU held. */
 	struct shr_shrinker_impl *(*lookup)(struct shr_mem_cgroup *memcg, int id);
 
-	/* Deferred work of a memcg-aware shrinker for (memcg, nid). The node
-	 * index is already reduced (0 for non-NUMA-aware shrinkers). */
-	long (*xchg_deferred)(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
+	/*
+	 * The deferred-work counter of memcg-aware shrinker @s for (memcg,
+	 * nid), or NULL when the design has nowhere to keep it (no unit: the
+	 * cgroup never held objects of @s there; the work is dropped). The
+	 * node index is already reduced (0 for non-NUMA-aware shrinkers).
+	 * RCU read lock held by the caller; the counter is valid inside it.
+	 * Callers go through shr_info_*_deferred() below.
+	 */
+	atomic_long *(*deferred_counter)(struct shr_mem_cgroup *memcg, int nid,
+					 struct shr_shrinker_impl *s);
+	/*
+	 * Optional: adding for a design whose counters can move while work is
+	 * added (flat's superseded maps). NULL: add to deferred_counter's.
+	 * Return: the counter's new value. Context: as *_deferred() below.
+	 */
 	long (*add_deferred)(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
 			     long nr);
-	long (*read_deferred)(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
 
 	/* Bytes of bookkeeping of (memcg, nid), added to @acc. */
 	void (*bytes)(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc);
@@ -138,6 +150,17 @@ extern const struct shr_info_ops shr_info_prealloc_ops;
 extern const struct shr_info_ops shr_info_array_ondemand_ops;
 extern const struct shr_info_ops shr_info_flat_ops;
 extern const struct shr_info_ops shr_info_indexed_ops;
+
+/*
+ * Deferred work of memcg-aware shrinker @s for (memcg, nid), through the
+ * design's counter: take it out (xchg to 0), add @nr (return: the new
+ * value), read it. 0 where the design keeps no counter.
+ * Context: any registered thread; @memcg pinned; @nid already reduced.
+ */
+long shr_info_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
+long shr_info_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
+			   long nr);
+long shr_info_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
 
 /* Helpers shared by the designs (shrinker_info.c). */
 

@@ -406,46 +406,6 @@ static atomic_long *counter_of(struct shr_mem_cgroup *memcg, int nid,
 	return unit ? &unit->nr_deferred[slot % SHR_UNIT_BITS] : NULL;
 }
 
-static long arr_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = counter_of(memcg, nid, s);
-	if (c)
-		ret = atomic_exchange(c, 0);
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-static long arr_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
-			     long nr)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = counter_of(memcg, nid, s);
-	if (c)
-		ret = atomic_fetch_add(c, nr) + nr;
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-static long arr_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = counter_of(memcg, nid, s);
-	if (c)
-		ret = atomic_load(c);
-	shr_rcu_read_unlock();
-	return ret;
-}
-
 /* The parent's unit for @pslot, installing it in array-ondemand. */
 static struct shr_info_unit *parent_unit(struct shr_host *host, struct shr_mem_cgroup *parent,
 					 int nid, int pslot)
@@ -523,9 +483,7 @@ const struct shr_info_ops shr_info_prealloc_ops = {
 	.next_bit = arr_next_bit,
 	.clear_bit = arr_clear_bit,
 	.lookup = arr_lookup,
-	.xchg_deferred = arr_xchg_deferred,
-	.add_deferred = arr_add_deferred,
-	.read_deferred = arr_read_deferred,
+	.deferred_counter = counter_of,
 	.bytes = arr_bytes,
 };
 
@@ -545,8 +503,6 @@ const struct shr_info_ops shr_info_array_ondemand_ops = {
 	.next_bit = arr_next_bit,
 	.clear_bit = arr_clear_bit,
 	.lookup = arr_lookup,
-	.xchg_deferred = arr_xchg_deferred,
-	.add_deferred = arr_add_deferred,
-	.read_deferred = arr_read_deferred,
+	.deferred_counter = counter_of,
 	.bytes = arr_bytes,
 };

@@ -36,9 +36,10 @@
  *  the new map): none is lost or counted twice. A bit cleared in the old
  *  map after the copy can come back in the new one: a spurious bit costs
  *  one extra count call and is cleared by the walk (SHRINK_EMPTY).
- *  xchg_deferred on a stale map returns what is still there; the rest is
- *  (or will be) in the new map. Growths are serialised by shrinker_mutex,
- *  so a fold is complete before the next growth copies the new map.
+ *  An exchange on a stale map's counter returns what is still there; the
+ *  rest is (or will be) in the new map. Growths are serialised by
+ *  shrinker_mutex, so a fold is complete before the next growth copies the
+ *  new map.
  *
  *  set_bit keeps its own full barrier before the or (SHRINK_EMPTY pairing
  *  with reclaim's barrier between clear_bit and the recount).
@@ -285,18 +286,14 @@ static struct shr_shrinker_impl *flat_lookup(struct shr_mem_cgroup *memcg, int i
 	return shr_grow_lookup(memcg, id);
 }
 
-static long flat_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+/* The counter of @s in the current map, or NULL. Context: RCU read lock. */
+static atomic_long *flat_counter(struct shr_mem_cgroup *memcg, int nid,
+				 struct shr_shrinker_impl *s)
 {
 	int slot = shr_grow_slot_of(memcg, s);
-	struct flat_info *info;
-	long ret = 0;
+	struct flat_info *info = map_for(memcg, nid, slot);
 
-	shr_rcu_read_lock();
-	info = map_for(memcg, nid, slot);
-	if (info)
-		ret = atomic_exchange(&deferred(info)[slot], 0);
-	shr_rcu_read_unlock();
-	return ret;
+	return info ? &deferred(info)[slot] : NULL;
 }
 
 static long flat_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
@@ -321,20 +318,6 @@ static long flat_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_
 			info = cur;
 		}
 	}
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-static long flat_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	int slot = shr_grow_slot_of(memcg, s);
-	struct flat_info *info;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	info = map_for(memcg, nid, slot);
-	if (info)
-		ret = atomic_load(&deferred(info)[slot]);
 	shr_rcu_read_unlock();
 	return ret;
 }
@@ -391,8 +374,7 @@ const struct shr_info_ops shr_info_flat_ops = {
 	.next_bit = flat_next_bit,
 	.clear_bit = flat_clear_bit,
 	.lookup = flat_lookup,
-	.xchg_deferred = flat_xchg_deferred,
+	.deferred_counter = flat_counter,
 	.add_deferred = flat_add_deferred,
-	.read_deferred = flat_read_deferred,
 	.bytes = flat_bytes,
 };

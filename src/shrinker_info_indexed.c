@@ -272,7 +272,6 @@ static int ix_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 {
 	struct ix_units *cont = ix_units_of(memcg, nid);
 	unsigned long index = (unsigned long)pos / SHR_UNIT_BITS;
-	unsigned long first = index;
 	struct shr_info_unit *unit;
 
 	if (!cont)
@@ -280,14 +279,12 @@ static int ix_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 	for (unit = shr_xa_find(&cont->xa, &index, ~0UL, SHR_XA_MARK_0); unit;
 	     unit = shr_xa_find_after(&cont->xa, &index, ~0UL, SHR_XA_MARK_0)) {
 		unsigned long map = atomic_load_explicit(&unit->map, memory_order_relaxed);
-		unsigned long bits = map;
+		int id = shr_unit_first_bit(map, index, pos);
 
 		wc->units++;
 		wc->words++;
-		if (index == first)
-			bits &= ~0UL << (pos % SHR_UNIT_BITS);
-		if (bits)
-			return (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(bits);
+		if (id >= 0)
+			return id;
 		if (!map)
 			ix_unmark_unit(memcg, nid, cont, index, unit);
 	}
@@ -605,7 +602,9 @@ static void ix_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 
 /* ---- deferred work ------------------------------------------------------ */
 
-/* The counter of @s for (memcg, nid), or NULL. Context: RCU read lock. */
+/* The counter of @s for (memcg, nid), or NULL (no unit: no list of the
+ * shrinker in the cgroup; nowhere to keep the work, as in the xarray
+ * design). Context: RCU read lock. */
 static atomic_long *ix_counter(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
 {
 	struct ix_units *cont;
@@ -616,48 +615,6 @@ static atomic_long *ix_counter(struct shr_mem_cgroup *memcg, int nid, struct shr
 	cont = ix_units_of(memcg, nid);
 	unit = cont ? shr_units_unit_of(&cont->xa, s->id) : NULL;
 	return unit ? shr_unit_counter(unit, s->id) : NULL;
-}
-
-static long ix_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = ix_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_exchange(c, 0);
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-static long ix_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
-			    long nr)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	/* No unit: no list of the shrinker in the cgroup; nowhere to keep the
-	 * work (as in the xarray design). */
-	shr_rcu_read_lock();
-	c = ix_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_fetch_add(c, nr) + nr;
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-static long ix_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = ix_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_load(c);
-	shr_rcu_read_unlock();
-	return ret;
 }
 
 /* The root's counters += @unit's (ids without a live shrinker were zeroed
@@ -818,9 +775,7 @@ const struct shr_info_ops shr_info_indexed_ops = {
 	.next_bit = ix_next_bit,
 	.clear_bit = ix_clear_bit,
 	.lookup = ix_lookup,
-	.xchg_deferred = ix_xchg_deferred,
-	.add_deferred = ix_add_deferred,
-	.read_deferred = ix_read_deferred,
+	.deferred_counter = ix_counter,
 	.bytes = ix_bytes,
 	.subtree_empty = ix_subtree_empty,
 	.below_empty = ix_below_empty,

@@ -96,8 +96,6 @@ const struct shr_info_ops shr_info_nobitmap_ops = {
 	.next_bit = nb_next_bit,
 	.clear_bit = nb_clear_bit,
 	.lookup = shr_info_xa_lookup,
-	.xchg_deferred = shr_info_xa_xchg_deferred,
-	.add_deferred = shr_info_xa_add_deferred,
-	.read_deferred = shr_info_xa_read_deferred,
+	.deferred_counter = shr_info_xa_deferred_counter,
 	.bytes = shr_info_xa_bytes,
 };

@@ -30,12 +30,8 @@ void shr_info_xa_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl
 int shr_info_xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp);
 void shr_info_xa_uninstall(struct shr_mem_cgroup *memcg, int id);
 struct shr_shrinker_impl *shr_info_xa_lookup(struct shr_mem_cgroup *memcg, int id);
-long shr_info_xa_xchg_deferred(struct shr_mem_cgroup *memcg, int nid,
-			       struct shr_shrinker_impl *s);
-long shr_info_xa_add_deferred(struct shr_mem_cgroup *memcg, int nid,
-			      struct shr_shrinker_impl *s, long nr);
-long shr_info_xa_read_deferred(struct shr_mem_cgroup *memcg, int nid,
-			       struct shr_shrinker_impl *s);
+atomic_long *shr_info_xa_deferred_counter(struct shr_mem_cgroup *memcg, int nid,
+					  struct shr_shrinker_impl *s);
 void shr_info_xa_bytes(struct shr_mem_cgroup *memcg, int nid,
 		       struct shr_memcg_bookkeeping *acc);
 
@@ -52,6 +48,14 @@ static inline struct shr_info_unit *shr_units_unit_of(struct shr_xarray *xa, int
 	return shr_xa_load(xa, (unsigned long)id / SHR_UNIT_BITS);
 }
 
+/* The first id >= @pos set in @map, the map word of unit @index, or -1. */
+static inline int shr_unit_first_bit(unsigned long map, unsigned long index, int pos)
+{
+	if (index == (unsigned long)pos / SHR_UNIT_BITS)
+		map &= ~0UL << (pos % SHR_UNIT_BITS);
+	return map ? (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(map) : -1;
+}
+
 /*
  * The first id >= @pos whose bit is set among the units of @xa that match
  * @filter (SHR_XA_PRESENT, or a mark kept set on every unit whose map is
@@ -62,19 +66,17 @@ static inline int shr_units_next_bit(struct shr_xarray *xa, int pos, shr_xa_mark
 				     struct shr_walk_counts *wc)
 {
 	unsigned long index = (unsigned long)pos / SHR_UNIT_BITS;
-	unsigned long first = index;
 	struct shr_info_unit *unit;
 
 	for (unit = shr_xa_find(xa, &index, ~0UL, filter); unit;
 	     unit = shr_xa_find_after(xa, &index, ~0UL, filter)) {
-		unsigned long bits = atomic_load_explicit(&unit->map, memory_order_relaxed);
+		int id = shr_unit_first_bit(atomic_load_explicit(&unit->map, memory_order_relaxed),
+					    index, pos);
 
 		wc->units++;
 		wc->words++;
-		if (index == first)
-			bits &= ~0UL << (pos % SHR_UNIT_BITS);
-		if (bits)
-			return (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(bits);
+		if (id >= 0)
+			return id;
 	}
 	return -1;
 }

@@ -205,34 +205,14 @@ struct shr_shrinker_impl *shr_info_xa_lookup(struct shr_mem_cgroup *memcg, int i
 	return shr_idr_find(&memcg->host->shrinker_idr, (unsigned long)id);
 }
 
-long shr_info_xa_xchg_deferred(struct shr_mem_cgroup *memcg, int nid,
-			       struct shr_shrinker_impl *s)
-{
-	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
-
-	if (!unit)
-		return 0;
-	return atomic_exchange(&unit->nr_deferred[s->id % SHR_UNIT_BITS], 0);
-}
-
-long shr_info_xa_add_deferred(struct shr_mem_cgroup *memcg, int nid,
-			      struct shr_shrinker_impl *s, long nr)
+atomic_long *shr_info_xa_deferred_counter(struct shr_mem_cgroup *memcg, int nid,
+					  struct shr_shrinker_impl *s)
 {
 	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
 
 	/* No unit: the cgroup never held objects of this shrinker on this
 	 * node; there is nowhere to keep the work (documented in ARCHITECTURE). */
-	if (!unit)
-		return 0;
-	return atomic_fetch_add(&unit->nr_deferred[s->id % SHR_UNIT_BITS], nr) + nr;
-}
-
-long shr_info_xa_read_deferred(struct shr_mem_cgroup *memcg, int nid,
-			       struct shr_shrinker_impl *s)
-{
-	struct shr_info_unit *unit = unit_of(memcg, nid, s->id);
-
-	return unit ? atomic_load(&unit->nr_deferred[s->id % SHR_UNIT_BITS]) : 0;
+	return unit ? shr_unit_counter(unit, s->id) : NULL;
 }
 
 void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
@@ -278,8 +258,6 @@ const struct shr_info_ops shr_info_xarray_ops = {
 	.next_bit = xa_next_bit,
 	.clear_bit = xa_clear_bit,
 	.lookup = shr_info_xa_lookup,
-	.xchg_deferred = shr_info_xa_xchg_deferred,
-	.add_deferred = shr_info_xa_add_deferred,
-	.read_deferred = shr_info_xa_read_deferred,
+	.deferred_counter = shr_info_xa_deferred_counter,
 	.bytes = shr_info_xa_bytes,
 };

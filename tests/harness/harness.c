@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <shrinker/host.h>
+#include <shrinker/memcg.h>
 #include <shrinker/rcu.h>
 
 #include "harness.h"
@@ -81,6 +82,14 @@ void shr_test_host_params(struct shr_host_params *p)
 	p->expand_batch = cfg.expand_batch;
 	p->nonslab_ids = cfg.nonslab_ids;
 	p->kmem = !cfg.nokmem;
+}
+
+struct shr_mem_cgroup *shr_test_mkcg(struct shr_mem_cgroup *parent)
+{
+	struct shr_mem_cgroup *memcg = NULL;
+
+	assert_int_equal(shr_mem_cgroup_create(parent, &memcg), 0);
+	return memcg;
 }
 
 const char *shr_test_config_name(void)

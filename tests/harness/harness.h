@@ -26,6 +26,7 @@ uint64_t shr_test_seed(void);
 int shr_test_long(void);
 
 struct shr_host_params;
+struct shr_mem_cgroup;
 
 /*
  * Host parameters for design-parametrised tests: defaults, then what the
@@ -33,6 +34,9 @@ struct shr_host_params;
  * --expand-batch N, --nonslab-ids (implies kmem off), --nokmem, --nodes N.
  */
 void shr_test_host_params(struct shr_host_params *params);
+
+/* A new child of @parent; fails the test if creation fails. */
+struct shr_mem_cgroup *shr_test_mkcg(struct shr_mem_cgroup *parent);
 
 /* "design[+option=value...]" of this run, for messages. */
 const char *shr_test_config_name(void);

@@ -108,18 +108,10 @@ static struct shr_host *host_of(enum shr_design design, int nodes, bool kmem, bo
 	return host;
 }
 
-static struct shr_mem_cgroup *mkcg(struct shr_mem_cgroup *parent)
-{
-	struct shr_mem_cgroup *memcg;
-
-	assert_int_equal(shr_mem_cgroup_create(parent, &memcg), 0);
-	return memcg;
-}
-
 static void mkcgs(struct shr_host *host, struct shr_mem_cgroup **cgs, int n)
 {
 	for (int i = 0; i < n; i++)
-		cgs[i] = mkcg(shr_host_root_mem_cgroup(host));
+		cgs[i] = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 }
 
 static void rmcgs(struct shr_mem_cgroup **cgs, int n)
@@ -178,7 +170,7 @@ static void test_prealloc_allocates_every_unit_at_online(void **state)
 	for (int i = 0; i < 130; i++)
 		s[i] = take_id(host, SHR_SHRINKER_MEMCG_AWARE);
 	assert_int_equal(shr_shrinker_nr_max(host), 192);
-	cg = mkcg(shr_host_root_mem_cgroup(host));
+	cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	for (int nid = 0; nid < 2; nid++) {
 		struct shr_memcg_bookkeeping b = bk(cg, nid);
 
@@ -208,7 +200,7 @@ static void test_prealloc_growth_reallocates_every_cgroup_node(void **state)
 
 	(void)state;
 	mkcgs(host, cgs, 10);
-	dying = mkcg(shr_host_root_mem_cgroup(host));
+	dying = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	shr_mem_cgroup_get(dying);
 	assert_int_equal(shr_mem_cgroup_offline(dying), 0);
 	for (int i = 0; i < 128; i++)
@@ -241,7 +233,7 @@ static void test_prealloc_growth_reallocates_every_cgroup_node(void **state)
 static void test_array_ondemand_allocates_units_only_on_install(void **state)
 {
 	struct shr_host *host = host_of(SHR_DESIGN_ARRAY_ONDEMAND, 2, true, false, 0);
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct shr_shrinker *s[130];
 	struct probe *p;
 
@@ -507,7 +499,7 @@ static void test_flat_grows_once_per_new_id_and_batch_divides(void **state)
 static void test_flat_growth_keeps_bits_and_deferred_work(void **state)
 {
 	struct shr_host *host = host_of(SHR_DESIGN_FLAT, 1, true, false, 0);
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct probe *p = probe_new(host, SHR_SHRINKER_MEMCG_AWARE);
 	struct shr_shrinker *s[70];
 	unsigned long ino = shr_mem_cgroup_ino(cg);
@@ -589,7 +581,7 @@ static void check_nonslab_ids(enum shr_design design)
 	assert_int_equal(shr_shrinker_nr_deferred(p->s, root, 0), 0);
 	assert_int_equal(shr_shrinker_nr_deferred(s[0], cgs[3], 0), 0);
 	assert_int_equal(shr_mem_cgroup_offline(cgs[3]), 0);
-	cgs[3] = mkcg(root);
+	cgs[3] = shr_test_mkcg(root);
 	assert_int_equal(shr_shrinker_nr_deferred(p->s, root, 0), 104);
 	probe_free(p);
 	free_all(s, 130);

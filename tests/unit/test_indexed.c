@@ -32,14 +32,6 @@ static struct shr_host *host_of(enum shr_design design, int nodes)
 	return host;
 }
 
-static struct shr_mem_cgroup *mkcg(struct shr_mem_cgroup *parent)
-{
-	struct shr_mem_cgroup *memcg;
-
-	assert_int_equal(shr_mem_cgroup_create(parent, &memcg), 0);
-	return memcg;
-}
-
 static struct shr_bookkeeping_stats stats(struct shr_host *host)
 {
 	struct shr_bookkeeping_stats st;
@@ -66,7 +58,7 @@ static void test_empty_cgroup_walk_visits_no_unit(void **state)
 {
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *busy = mkcg(root), *empty = mkcg(root);
+	struct shr_mem_cgroup *busy = shr_test_mkcg(root), *empty = shr_test_mkcg(root);
 	struct shr_bookkeeping_stats a, b;
 	struct lab_sb *sbs[130];
 	struct lab_fs fs;
@@ -115,7 +107,7 @@ static void test_drop_caches_skips_empty_cgroups(void **state)
 
 	(void)state;
 	for (int i = 0; i < 60; i++)
-		cgs[i] = mkcg(i < 20 ? root : cgs[i - 20]);
+		cgs[i] = shr_test_mkcg(i < 20 ? root : cgs[i - 20]);
 	assert_int_equal(lab_fs_init(&fs, host), 0);
 	mount_n(&fs, sbs, 4);
 	/* Objects in the root only, and in a cgroup emptied again. */
@@ -169,9 +161,9 @@ static void world_build(struct world *w, enum shr_design design)
 
 	w->host = host_of(design, NODES);
 	root = shr_host_root_mem_cgroup(w->host);
-	w->target = mkcg(root);
+	w->target = shr_test_mkcg(root);
 	for (int i = 0; i < 40; i++)
-		w->cgs[i] = mkcg(i < 10 ? w->target : w->cgs[i % 10]);
+		w->cgs[i] = shr_test_mkcg(i < 10 ? w->target : w->cgs[i % 10]);
 	assert_int_equal(lab_fs_init(&w->fs, w->host), 0);
 	mount_n(&w->fs, w->sbs, 3);
 	for (int i = 0; i < 40; i += 7)
@@ -238,7 +230,7 @@ static void test_registration_touches_no_cgroup(void **state)
 
 	(void)state;
 	for (int i = 0; i < 10; i++)
-		cgs[i] = mkcg(root);
+		cgs[i] = shr_test_mkcg(root);
 	assert_int_equal(lab_fs_init(&fs, host), 0);
 	a = stats(host);
 	mount_n(&fs, sbs, 70);
@@ -268,7 +260,7 @@ static struct shr_memcg_bookkeeping bk(struct shr_mem_cgroup *memcg)
 static void test_unmount_returns_bookkeeping_to_empty(void **state)
 {
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct shr_memcg_bookkeeping e0, full, e1;
 	struct shr_bookkeeping_stats a, b;
 	struct lab_sb *sbs[150];
@@ -305,7 +297,7 @@ static void test_offline_of_empty_cgroup_visits_no_lru(void **state)
 {
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *busy = mkcg(root), *empty = mkcg(root);
+	struct shr_mem_cgroup *busy = shr_test_mkcg(root), *empty = shr_test_mkcg(root);
 	struct shr_bookkeeping_stats a, b;
 	struct lab_sb *sbs[100];
 	struct lab_fs fs;
@@ -365,7 +357,7 @@ static void test_id_reuse_leaves_nothing(void **state)
 {
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *cg = mkcg(root);
+	struct shr_mem_cgroup *cg = shr_test_mkcg(root);
 	struct shr_shrinker *a = one_new(host), *b;
 	unsigned long freed;
 	int id = shr_shrinker_id(a);
@@ -442,7 +434,7 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 	(void)state;
 	r.host = host_of(SHR_DESIGN_INDEXED, NODES);
 	root = shr_host_root_mem_cgroup(r.host);
-	r.cg = mkcg(mkcg(root));
+	r.cg = shr_test_mkcg(shr_test_mkcg(root));
 	assert_int_equal(lab_fs_init(&fs, r.host), 0);
 	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &r.sb), 0);
 	assert_int_equal(pthread_create(&rec, NULL, race_reclaimer, &r), 0);
@@ -561,7 +553,7 @@ static void test_gate_clear_races_set_bit_same_unit(void **state)
 	p.nr_nodes = 1;
 	p.kmem = false;
 	assert_int_equal(shr_host_create(&p, &g.host), 0);
-	g.cg = mkcg(shr_host_root_mem_cgroup(g.host));
+	g.cg = shr_test_mkcg(shr_host_root_mem_cgroup(g.host));
 	g.slab_s = gate_shrinker(&g, 0);
 	g.nonslab_s = gate_shrinker(&g, SHR_SHRINKER_NONSLAB);
 	assert_int_equal(pthread_create(&t, NULL, gate_clearer, &g), 0);

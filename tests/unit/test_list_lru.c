@@ -117,14 +117,6 @@ static void fix_down(struct fix *f)
 	assert_int_equal(shr_host_destroy(f->host), 0);
 }
 
-static struct shr_mem_cgroup *mkcg(struct shr_mem_cgroup *parent)
-{
-	struct shr_mem_cgroup *cg = NULL;
-
-	assert_int_equal(shr_mem_cgroup_create(parent, &cg), 0);
-	return cg;
-}
-
 static void objs_init(struct obj *o, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -228,8 +220,8 @@ static void test_per_node_per_cgroup(void **state)
 	(void)state;
 	fix_up(&f, 2);
 	objs_init(o, 6);
-	a = mkcg(f.root);
-	b = mkcg(f.root);
+	a = shr_test_mkcg(f.root);
+	b = shr_test_mkcg(f.root);
 
 	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[0].link, 0, a), 1);
 	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[1].link, 1, a), 1);
@@ -274,7 +266,7 @@ static void test_bits(void **state)
 	(void)state;
 	fix_up(&f, 2);
 	objs_init(o, 2);
-	a = mkcg(f.root);
+	a = shr_test_mkcg(f.root);
 
 	/* No item anywhere: no bit, the shrinker is not called for A. */
 	assert_int_equal(shrink(&f, 1, a, &calls), 0);
@@ -301,7 +293,7 @@ static void test_bits(void **state)
 	/* The bit goes to the caller's cgroup: B's add creates A's list too
 	 * but sets only B's bit. */
 	{
-		struct shr_mem_cgroup *b = mkcg(a);
+		struct shr_mem_cgroup *b = shr_test_mkcg(a);
 		struct obj p[1];
 
 		objs_init(p, 1);
@@ -337,8 +329,8 @@ static void test_top_down_lists(void **state)
 	(void)state;
 	fix_up(&f, 1);
 	objs_init(o, 1);
-	a = mkcg(f.root);
-	b = mkcg(a);
+	a = shr_test_mkcg(f.root);
+	b = shr_test_mkcg(a);
 
 	/* Only the grandchild gets an item: A's list must exist first. */
 	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[0].link, 0, b), 1);
@@ -373,8 +365,8 @@ static void test_dying_goes_to_parent(void **state)
 	(void)state;
 	fix_up(&f, 1);
 	objs_init(o, 3);
-	a = mkcg(f.root);
-	b = mkcg(a);
+	a = shr_test_mkcg(f.root);
+	b = shr_test_mkcg(a);
 	shr_mem_cgroup_get(b);
 
 	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[0].link, 0, b), 1);
@@ -409,7 +401,7 @@ static void test_dying_goes_to_parent(void **state)
 	 * (one item): both stranded.
 	 */
 	{
-		struct shr_mem_cgroup *c = mkcg(f.root), *d = mkcg(c);
+		struct shr_mem_cgroup *c = shr_test_mkcg(f.root), *d = shr_test_mkcg(c);
 		struct obj y[1];
 
 		objs_init(y, 1);
@@ -489,7 +481,7 @@ static void test_walk_one_statuses(void **state)
 
 	(void)state;
 	fix_up(&f, 1);
-	a = mkcg(f.root);
+	a = shr_test_mkcg(f.root);
 	objs_init(o, 6);
 	o[0].mode = SHR_LRU_REMOVED;
 	o[1].mode = SHR_LRU_SKIP;
@@ -583,8 +575,8 @@ static void test_walk_node_order(void **state)
 
 	(void)state;
 	fix_up(&f, 2);
-	a = mkcg(f.root);
-	b = mkcg(f.root);
+	a = shr_test_mkcg(f.root);
+	b = shr_test_mkcg(f.root);
 	assert_true(shr_mem_cgroup_kmemcg_id(a) < shr_mem_cgroup_kmemcg_id(b));
 	objs_init(o, 6);
 	/* Added in the "wrong" order: B first, then root, then A. */
@@ -633,8 +625,8 @@ static void test_reparent_splice(void **state)
 	(void)state;
 	fix_up(&f, 1);
 	objs_init(o, 5);
-	a = mkcg(f.root);
-	b = mkcg(a);
+	a = shr_test_mkcg(f.root);
+	b = shr_test_mkcg(a);
 	add_all(f.ts.lru, &o[0], 2, 0, a); /* A: 0 1 */
 	add_all(f.ts.lru, &o[2], 2, 0, b); /* B: 2 3 */
 
@@ -683,10 +675,10 @@ static unsigned long reparent_scenario(enum shr_lru_reparent mode, long *out)
 	lrus[0] = f.ts.lru;
 	lrus[1] = extra;
 	lrus[2] = t2.lru;
-	a = mkcg(f.root);
-	b = mkcg(a);
-	c = mkcg(a);
-	d = mkcg(c);
+	a = shr_test_mkcg(f.root);
+	b = shr_test_mkcg(a);
+	c = shr_test_mkcg(a);
+	d = shr_test_mkcg(c);
 	cgs[0] = NULL;
 	cgs[1] = a;
 	cgs[2] = b;
@@ -789,8 +781,8 @@ static void test_enomem(void **state)
 	fix_up(&f, 1);
 	sa = shr_host_slab(f.host);
 	objs_init(o, 2);
-	a = mkcg(f.root);
-	b = mkcg(a);
+	a = shr_test_mkcg(f.root);
+	b = shr_test_mkcg(a);
 	lists_size = sizeof(struct shr_list_lru_memcg) + sizeof(struct shr_list_lru_one);
 
 	/* Fail the 1st, 2nd, ... allocation of a grandchild add until it
@@ -817,7 +809,7 @@ static void test_enomem(void **state)
 	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, b), 1);
 
 	/* Failing the lists' kmalloc class: -ENOMEM; the root needs none. */
-	c = mkcg(f.root);
+	c = shr_test_mkcg(f.root);
 	assert_int_equal(shr_slab_fail_site(sa, shr_kmem_cache_name(
 					shr_kmalloc_cache_for(sa, lists_size))), 0);
 	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[1].link, 0, c), -ENOMEM);
@@ -845,7 +837,7 @@ static void test_misuse(void **state)
 	fix_up(&f, 2);
 	fix_up(&g, 1);
 	objs_init(o, 1);
-	foreign = mkcg(g.root);
+	foreign = shr_test_mkcg(g.root);
 
 	assert_int_equal(shr_list_lru_init(NULL, &lru), -EINVAL);
 	assert_int_equal(shr_list_lru_init(f.host, NULL), -EINVAL);
@@ -900,7 +892,7 @@ static void test_nokmem_plain(void **state)
 	assert_int_equal(shr_host_create(&p, &host), 0);
 	ts_setup(host, &ts, "nokmem");
 	assert_false(shr_list_lru_memcg_aware(ts.lru));
-	a = mkcg(shr_host_root_mem_cgroup(host));
+	a = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	objs_init(o, 1);
 	/* Everything goes to the root list. */
 	assert_int_equal(shr_list_lru_add(ts.lru, &o[0].link, 0, a), 1);
@@ -987,10 +979,10 @@ static void test_concurrent_offline(void **state)
 
 	(void)state;
 	fix_up(&f, 2);
-	a = mkcg(f.root);
+	a = shr_test_mkcg(f.root);
 	for (int i = 0; i < NWORKERS; i++) {
 		w[i].lru = f.ts.lru;
-		w[i].cg = mkcg(a);
+		w[i].cg = shr_test_mkcg(a);
 		shr_mem_cgroup_get(w[i].cg);
 		objs_init(w[i].o, WOBJ);
 		w[i].nr_nodes = 2;

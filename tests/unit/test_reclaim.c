@@ -22,14 +22,6 @@ static unsigned long shrink(struct shr_host *host, int nid, struct shr_mem_cgrou
 	return freed;
 }
 
-static struct shr_mem_cgroup *mkcg(struct shr_mem_cgroup *parent)
-{
-	struct shr_mem_cgroup *memcg = NULL;
-
-	assert_int_equal(shr_mem_cgroup_create(parent, &memcg), 0);
-	return memcg;
-}
-
 /* The root walk calls every registered shrinker, memcg-aware or not, with
  * sc->memcg = root; allocated-only ones are not called. */
 static void test_root_calls_every_registered(void **state)
@@ -71,7 +63,7 @@ static void test_nid_passed_unchanged(void **state)
 {
 	struct shr_host *host = fake_host(2, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *child = mkcg(root);
+	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct fake a, b;
 	struct shr_shrinker *sa, *sb;
 
@@ -101,7 +93,7 @@ static void test_memcg_path_bits_and_offline(void **state)
 {
 	struct shr_host *host = fake_host(1, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *child = mkcg(root);
+	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct fake a, b, c;
 	struct shr_shrinker *sa, *sb, *sc;
 
@@ -143,7 +135,7 @@ static void test_empty_protocol(void **state)
 		0,                                  /* walk 3: skip, bit kept */
 	};
 	struct shr_host *host = fake_host(1, true);
-	struct shr_mem_cgroup *child = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake a;
 	struct shr_shrinker *sa;
 
@@ -176,7 +168,7 @@ static void test_empty_protocol(void **state)
 static void test_stale_bit_after_free(void **state)
 {
 	struct shr_host *host = fake_host(1, true);
-	struct shr_mem_cgroup *child = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake a;
 	struct shr_shrinker *sa;
 
@@ -198,7 +190,7 @@ static void test_kmem_off_nonslab_only(void **state)
 {
 	struct shr_host *host = fake_host(1, false);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *child = mkcg(root);
+	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct fake a, n;
 	struct shr_shrinker *sa, *sn;
 
@@ -241,7 +233,7 @@ static unsigned int expected_passes(unsigned long k)
 static void drop_caches_case(int nr_nodes, unsigned long k)
 {
 	struct shr_host *host = fake_host(nr_nodes, true);
-	struct shr_mem_cgroup *child = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake b;
 	struct shr_shrinker *sb;
 	unsigned long freed = 0, per_pass = k * (unsigned long)nr_nodes;
@@ -277,7 +269,7 @@ static void test_drop_caches_passes(void **state)
 static void test_drop_caches_visits_cgroups(void **state)
 {
 	struct shr_host *host = fake_host(1, true);
-	struct shr_mem_cgroup *child = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake a;
 	struct shr_shrinker *sa;
 	unsigned long freed;
@@ -305,8 +297,8 @@ static void test_reclaim_stops_at_target(void **state)
 {
 	struct shr_host *host = fake_host(1, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *parent = mkcg(root);
-	struct shr_mem_cgroup *child = mkcg(parent);
+	struct shr_mem_cgroup *parent = shr_test_mkcg(root);
+	struct shr_mem_cgroup *child = shr_test_mkcg(parent);
 	struct fake a;
 	struct shr_shrinker *sa;
 	unsigned long freed = 0;
@@ -333,7 +325,7 @@ static void test_reclaim_eagain_enoent_einval(void **state)
 {
 	struct shr_host *host = fake_host(2, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *child = mkcg(root);
+	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct shr_mem_cgroup *half = NULL;
 	struct fake a;
 	struct shr_shrinker *sa;
@@ -470,15 +462,15 @@ static void test_debugfs_count(void **state)
 {
 	struct shr_host *host = fake_host(2, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *c1 = mkcg(root);
+	struct shr_mem_cgroup *c1 = shr_test_mkcg(root);
 	struct fake numa, plain, global, zero, unreg;
 	struct shr_shrinker *sn, *sp, *sg, *sz, *su;
 	char want[128];
 	int ret;
 
 	(void)state;
-	dbg.c2 = mkcg(root);
-	dbg.c3 = mkcg(c1);
+	dbg.c2 = shr_test_mkcg(root);
+	dbg.c3 = shr_test_mkcg(c1);
 	shr_mem_cgroup_get(dbg.c3);
 	assert_int_equal(shr_mem_cgroup_offline(dbg.c3), 0); /* dying: skipped */
 
@@ -534,8 +526,8 @@ static void test_debugfs_scan(void **state)
 	};
 	struct shr_host *host = fake_host(2, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *child = mkcg(root);
-	struct shr_mem_cgroup *dead = mkcg(root);
+	struct shr_mem_cgroup *child = shr_test_mkcg(root);
+	struct shr_mem_cgroup *dead = shr_test_mkcg(root);
 	struct fake a, g, u;
 	struct shr_shrinker *sa, *sg, *su;
 	char in[64];
@@ -645,7 +637,7 @@ static void test_walks_race_register_free(void **state)
 	pthread_t th[2];
 
 	(void)state;
-	r.child = mkcg(shr_host_root_mem_cgroup(r.host));
+	r.child = shr_test_mkcg(shr_host_root_mem_cgroup(r.host));
 	atomic_init(&r.stop, false);
 	atomic_init(&r.walks, 0);
 	for (int i = 0; i < 2; i++)

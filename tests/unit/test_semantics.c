@@ -136,14 +136,6 @@ static void host_done(struct shr_host *host)
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
-static struct shr_mem_cgroup *mkcg(struct shr_mem_cgroup *parent)
-{
-	struct shr_mem_cgroup *memcg;
-
-	assert_int_equal(shr_mem_cgroup_create(parent, &memcg), 0);
-	return memcg;
-}
-
 static unsigned long shrink(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg,
 			    int prio)
 {
@@ -292,7 +284,7 @@ static void test_root_lists_reach_global_reclaim_by_every_path(void **state)
 	for (int kmem = 0; kmem <= 1; kmem++) {
 		struct shr_host *host = host_new_kmem(kmem);
 		struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-		struct shr_mem_cgroup *cg = mkcg(root), *child = mkcg(cg);
+		struct shr_mem_cgroup *cg = shr_test_mkcg(root), *child = shr_test_mkcg(cg);
 		int nodes = shr_host_nr_nodes(host);
 		struct shr_shrinker_stats st0, st1;
 		unsigned long freed = 0;
@@ -356,7 +348,7 @@ static void test_global_reclaim_defers_into_root_slots(void **state)
 static void test_nonroot_walk_calls_only_shrinkers_with_bits(void **state)
 {
 	struct shr_host *host = host_new();
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	struct fake *b = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	struct fake *plain = fake_new(host, 0, true);
@@ -384,7 +376,7 @@ static void test_nonroot_walk_calls_only_shrinkers_with_bits(void **state)
 static void test_offline_cgroup_frees_nothing(void **state)
 {
 	struct shr_host *host = host_new();
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 
@@ -406,7 +398,7 @@ static void test_offline_cgroup_frees_nothing(void **state)
 static void test_bit_of_unarmed_shrinker_is_cleared(void **state)
 {
 	struct shr_host *host = host_new();
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), false);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 	struct shr_bookkeeping_stats st0, st1;
@@ -432,7 +424,7 @@ static void test_bit_of_unarmed_shrinker_is_cleared(void **state)
 static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
 {
 	struct shr_host *host = host_new();
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 	bool bits = shr_host_design(host) != SHR_DESIGN_NOBITMAP;
@@ -466,7 +458,7 @@ static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
 static void test_count_zero_keeps_the_bit(void **state)
 {
 	struct shr_host *host = host_new();
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 
 	(void)state;
@@ -484,7 +476,7 @@ static void test_count_zero_keeps_the_bit(void **state)
 static void test_nid_unchanged_and_non_numa_defers_to_slot_zero(void **state)
 {
 	struct shr_host *host = host_new();
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, SHR_SHRINKER_MEMCG_AWARE), true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 
@@ -593,7 +585,7 @@ static void test_free_waits_for_calls_in_flight(void **state)
 static void test_id_reuse_inherits_deferred_work(void **state)
 {
 	struct shr_host *host = host_new();
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 	int id = shr_shrinker_id(a->s);
@@ -626,8 +618,8 @@ static void test_offline_reparents_objects_and_deferred_work(void **state)
 
 	(void)state;
 	root = shr_host_root_mem_cgroup(host);
-	parent = mkcg(root);
-	child = mkcg(parent);
+	parent = shr_test_mkcg(root);
+	child = shr_test_mkcg(parent);
 	assert_int_equal(lab_fs_init(&fs, host), 0);
 	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb), 0);
 	for (int i = 0; i < 3000; i++)
@@ -656,7 +648,7 @@ static void test_offline_reparents_objects_and_deferred_work(void **state)
 static void test_kmem_off_calls_only_nonslab_for_children(void **state)
 {
 	struct shr_host *host = host_new_kmem(false);
-	struct shr_mem_cgroup *cg = mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *slab = fake_new(host, MEMCG_NUMA, true);
 	struct fake *nonslab = fake_new(host, MEMCG_NUMA | SHR_SHRINKER_NONSLAB, true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
@@ -687,10 +679,10 @@ static void test_reclaim_frees_only_the_target_subtree(void **state)
 
 	(void)state;
 	root = shr_host_root_mem_cgroup(host);
-	p = mkcg(root);
-	g = mkcg(p);
-	gc = mkcg(g);
-	sib = mkcg(p);
+	p = shr_test_mkcg(root);
+	g = shr_test_mkcg(p);
+	gc = shr_test_mkcg(g);
+	sib = shr_test_mkcg(p);
 	assert_int_equal(lab_fs_init(&fs, host), 0);
 	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb), 0);
 	for (int nid = 0; nid < shr_host_nr_nodes(host); nid++) {
@@ -747,7 +739,7 @@ static void test_drop_caches_leaves_nothing_after_random_sequence(void **state)
 
 		if (op < 8 && nr_cgs < 24) {
 			if (shr_mem_cgroup_is_online(cg))
-				cgs[nr_cgs++] = mkcg(cg);
+				cgs[nr_cgs++] = shr_test_mkcg(cg);
 		} else if (op < 70) {
 			struct lab_sb *sb = sbs[shr_rng_below(&rng, 6)];
 
@@ -792,7 +784,7 @@ static void test_registration_visits_only_the_root(void **state)
 
 	(void)state;
 	for (int i = 0; i < 50; i++)
-		cgs[i] = mkcg(shr_host_root_mem_cgroup(host));
+		cgs[i] = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	shr_host_bookkeeping_stats(host, &st0);
 	for (int i = 0; i < 130; i++)
 		f[i] = fake_new(host, MEMCG_NUMA, true);
@@ -834,8 +826,8 @@ static void test_api_misuse_returns_errno(void **state)
 	other = host_new();
 	assert_int_equal(shr_mem_cgroup_create(NULL, &out), -EINVAL);
 	assert_int_equal(shr_mem_cgroup_offline(root), -EINVAL);
-	cg = mkcg(root);
-	child = mkcg(cg);
+	cg = shr_test_mkcg(root);
+	child = shr_test_mkcg(cg);
 	assert_int_equal(shr_mem_cgroup_offline(cg), -EBUSY); /* has a live child */
 	assert_true(shr_mem_cgroup_is_online(cg));
 	assert_int_equal(shr_shrinker_alloc(NULL, 0, NULL, &s), -EINVAL);
