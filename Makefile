@@ -23,7 +23,7 @@ build: deps
 
 build-asan: deps
 	@test -f $(ASAN_BUILD)/build.ninja || \
-		$(MESON) setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Dbuildtype=debug
+		$(MESON) setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Dbuildtype=debug -Ddebug_checks=true
 	ninja -C $(ASAN_BUILD)
 
 demo: build
@@ -46,7 +46,7 @@ check: test test-asan check-tsan check-fuzz
 # liburcu's own modules.
 build-tsan: deps
 	@test -f $(TSAN_BUILD)/build.ninja || \
-		CC=gcc $(MESON) setup $(TSAN_BUILD) -Db_sanitize=thread -Dbuildtype=debugoptimized
+		CC=gcc $(MESON) setup $(TSAN_BUILD) -Db_sanitize=thread -Dbuildtype=debugoptimized -Ddebug_checks=true
 	ninja -C $(TSAN_BUILD)
 
 # The tests that run threads against each other (the single-threaded suites
@@ -76,7 +76,7 @@ FUZZ_TIME  ?= 150
 
 check-fuzz: deps
 	@test -f $(FUZZ_BUILD)/build.ninja || \
-		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_lundef=false
+		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_lundef=false -Ddebug_checks=true
 	ninja -C $(FUZZ_BUILD)
 	rm -rf $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
 	mkdir -p $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts

@@ -33,6 +33,7 @@
 #include <shrinker/slab.h>
 
 #include "completion.h"
+#include "debug.h"
 #include "rcu.h"
 #include "rculist.h"
 
@@ -42,18 +43,6 @@ struct shr_info_ops;
 #define SHR_MEM_CGROUP_ID_MAX 65535
 /* Ids per unit and granularity of shrinker_nr_max (SHRINKER_UNIT_BITS). */
 #define SHR_UNIT_BITS 64
-
-/* Report a broken internal invariant and abort (the kernel's BUG()). */
-#define SHR_BUG(msg)                                                                    \
-	do {                                                                            \
-		fprintf(stderr, "libshrinker BUG at %s:%d: %s\n", __FILE__, __LINE__, msg); \
-		abort();                                                                \
-	} while (0)
-#define SHR_BUG_ON(cond)                  \
-	do {                              \
-		if (cond)                 \
-			SHR_BUG(#cond);   \
-	} while (0)
 
 /* memcg->state bits. Sync: atomic. */
 #define SHR_MEMCG_ONLINE (1u << 0)   /* CSS_ONLINE */
