@@ -117,6 +117,8 @@ void shr_test_init(int argc, char **argv)
 			run_seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--long"))
 			run_long = 1;
+		else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
+			cmocka_set_test_filter(argv[++i]);
 		else
 			parse_config_arg(argc, argv, &i);
 	}

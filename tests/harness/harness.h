@@ -16,7 +16,11 @@
 
 #include <cmocka.h>
 
-/* Parse --seed/--long from argv (or the environment). Call once from main. */
+/*
+ * Parse --seed/--long from argv (or the environment), and --filter PATTERN
+ * (run only the tests whose name matches the glob PATTERN). Call once from
+ * main.
+ */
 void shr_test_init(int argc, char **argv);
 
 /* The seed of this run (fixed by shr_test_init()). */
