@@ -168,7 +168,10 @@ struct shr_shrinker_stats {
 
 /**
  * shr_shrinker_get_stats() - read the counters.
- * Context: Registered thread; takes no lock but walks every cgroup.
+ * Context: Registered thread; takes no lock but walks every cgroup. Safe
+ *          while cgroups are created, brought online, taken offline and
+ *          released: a cgroup's bookkeeping is initialised when it is
+ *          allocated, before the walk can find it.
  * Return: 0 or -EINVAL.
  */
 int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_stats *out);
