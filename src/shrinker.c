@@ -347,9 +347,18 @@ static long total_deferred(struct shr_shrinker_impl *s)
 			sum += atomic_load(&s->nr_deferred[n]);
 		return sum;
 	}
-	while ((memcg = shr_mem_cgroup_iter(host, NULL, memcg)))
+	/*
+	 * Online cgroups only (the root is): offline added a dying cgroup's
+	 * counters to its parent's and the dying cgroup keeps its copy until it
+	 * is freed, so counting it would count that work twice; a cgroup not
+	 * yet online holds none. (The debugfs count file skips the same.)
+	 */
+	while ((memcg = shr_mem_cgroup_iter(host, NULL, memcg))) {
+		if (!shr_memcg_online(memcg))
+			continue;
 		for (int n = 0; n < slots; n++)
 			sum += shr_info_read_deferred(memcg, n, s);
+	}
 	return sum;
 }
 

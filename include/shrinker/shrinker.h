@@ -157,7 +157,9 @@ const char *shr_shrinker_name(const struct shr_shrinker *shrinker);
  * @calls:    do_shrink_slab calls that reached count_objects.
  * @scanned:  objects reported scanned.
  * @freed:    objects freed (sum of scan_objects results).
- * @deferred: deferred work now held for it (all cgroups and nodes).
+ * @deferred: deferred work now held for it (all nodes of the root and of
+ *            every online cgroup: a dying cgroup's work was added to its
+ *            parent's at offline, and one not yet online holds none).
  */
 struct shr_shrinker_stats {
 	unsigned long calls;

@@ -606,6 +606,48 @@ static void test_id_reuse_inherits_deferred_work(void **state)
 	host_done(host);
 }
 
+/* Conservation as get_stats reports it: the deferred work held for a
+ * shrinker is counted once while a cgroup dies. Offline hands the child's
+ * work to its parent; the dying child, which keeps its counters until it is
+ * freed, is not counted again (nor is a cgroup that is not online yet). */
+static void test_get_stats_counts_deferred_work_once_while_a_cgroup_dies(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *parent = shr_test_mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *child = shr_test_mkcg(parent), *unborn;
+	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct shr_shrinker_stats st;
+	long held;
+
+	(void)state;
+	a->objects[shr_mem_cgroup_ino(child)][0] = 1000000;
+	assert_int_equal(shr_set_shrinker_bit(child, 0, a->s), 0);
+	/* The parent has the shrinker's bookkeeping too (as a list_lru's
+	 * ancestors-first rule would give it), so the work has a home. */
+	assert_int_equal(shr_set_shrinker_bit(parent, 0, a->s), 0);
+	shrink(host, 0, child, 12);
+	held = shr_shrinker_nr_deferred(a->s, child, 0);
+	assert_int_equal(held, 104);
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	assert_int_equal(shr_mem_cgroup_alloc(parent, &unborn), 0);
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	assert_int_equal(shr_mem_cgroup_offline(unborn), 0);
+	shr_mem_cgroup_get(child);
+	assert_int_equal(shr_mem_cgroup_offline(child), 0);
+	assert_int_equal(shr_shrinker_nr_deferred(a->s, parent, 0), held);
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	shr_mem_cgroup_put(child);
+	shr_rcu_barrier();
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	fake_free(a);
+	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
+	host_done(host);
+}
+
 /* §14.8 and conservation: offline moves objects to the parent's lists and
  * adds the child's deferred work to the parent's counters. */
 static void test_offline_reparents_objects_and_deferred_work(void **state)
@@ -989,6 +1031,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_free_waits_for_calls_in_flight),
 		cmocka_unit_test(test_id_reuse_inherits_deferred_work),
 		cmocka_unit_test(test_offline_reparents_objects_and_deferred_work),
+		cmocka_unit_test(test_get_stats_counts_deferred_work_once_while_a_cgroup_dies),
 		cmocka_unit_test(test_kmem_off_calls_only_nonslab_for_children),
 		cmocka_unit_test(test_reclaim_frees_only_the_target_subtree),
 		cmocka_unit_test(test_drop_caches_leaves_nothing_after_random_sequence),
