@@ -75,7 +75,8 @@ struct shr_info_ops {
 	void (*reparent_deferred)(struct shr_host *host, struct shr_mem_cgroup *memcg,
 				  struct shr_mem_cgroup *parent);
 
-	/* Registration side: 0 or -ENOMEM (then nothing changed). */
+	/* Registration side: 0, -ENOSPC (a design id space is full) or -ENOMEM
+	 * (then nothing changed). */
 	int (*shrinker_add)(struct shr_host *host, struct shr_shrinker_impl *s);
 	void (*shrinker_remove)(struct shr_host *host, struct shr_shrinker_impl *s);
 

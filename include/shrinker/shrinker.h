@@ -104,15 +104,18 @@ struct shr_shrinker {
 /**
  * shr_shrinker_alloc() - allocate a shrinker.
  * @host:  the host.
- * @flags: SHR_SHRINKER_NUMA_AWARE | _MEMCG_AWARE | _NONSLAB, or 0.
+ * @flags: SHR_SHRINKER_NUMA_AWARE | _MEMCG_AWARE | _NONSLAB | _ROOT_BITS,
+ *         or 0.
  * @name:  debug name (copied), e.g. "sb-tmpfs"; NULL for none.
  * @out:   the shrinker.
  *
  * Context: Registered thread; takes the registry mutex. Blocks (a new id
  *          past shrinker_nr_max grows every cgroup's bookkeeping, as the
  *          design does it).
- * Return: 0, -EINVAL (NULL host/out, unknown flags, NONSLAB without
- *         MEMCG_AWARE), -ENOSPC (no id left), -ENOMEM (nothing changed).
+ * Return: 0, -EINVAL (NULL host/out, unknown flags, NONSLAB or ROOT_BITS
+ *         without MEMCG_AWARE), -ENOSPC (no id left, in the shrinker id
+ *         space or, with nonslab_ids, in the second one), -ENOMEM (nothing
+ *         changed).
  */
 SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
 				      const char *name, struct shr_shrinker **out);
@@ -169,20 +172,23 @@ struct shr_shrinker_stats {
 };
 
 /**
- * shr_shrinker_get_stats() - read the counters.
+ * shr_shrinker_get_stats() - read the counters of a shrinker (registered or
+ * not).
  * Context: Registered thread; takes no lock but walks every cgroup. Safe
  *          while cgroups are created, brought online, taken offline and
  *          released: a cgroup's bookkeeping is initialised when it is
  *          allocated, before the walk can find it.
- * Return: 0 or -EINVAL.
+ * Return: 0 or -EINVAL (NULL @shrinker or @out, freed shrinker).
  */
 int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_stats *out);
 
 /**
  * shr_shrinker_nr_deferred() - deferred work held for (@memcg, @nid): the
  * memcg slot for memcg-aware shrinkers, the node slot (or slot 0 when not
- * NUMA-aware) otherwise. Context: Registered thread; @memcg pinned.
- * Return: the count (>= 0), or -EINVAL.
+ * NUMA-aware) otherwise; @memcg NULL means the root.
+ * Context: Registered thread; @memcg pinned.
+ * Return: the count (>= 0), or -EINVAL (NULL or freed shrinker, @nid out of
+ *         range, @memcg of another host).
  */
 long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
 			      int nid);
@@ -195,9 +201,16 @@ long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgro
  * memcg-aware, for designs without bits, and for the root unless the
  * shrinker has SHR_SHRINKER_ROOT_BITS and the design indexes the root.
  *
+ * A shrinker that is allocated but not registered yet gets its bit like a
+ * registered one (its id exists from shr_shrinker_alloc() on; the kernel's
+ * set_shrinker_bit() does not look at the shrinker at all): 0 is returned.
+ * What reclaim then does with that bit is described at
+ * shr_shrinker_register().
+ *
  * Context: Registered thread; @memcg pinned.
- * Return: 0, -EINVAL (NULL, foreign or unregistered shrinker, bad node),
- *         -ENOMEM (install failed; nothing set).
+ * Return: 0, -EINVAL (NULL @memcg or @shrinker, a shrinker that was freed
+ *         or is not one, @memcg and @shrinker of different hosts, @nid out
+ *         of range), -ENOMEM (install failed; nothing set).
  */
 int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker *shrinker);
 
@@ -208,23 +221,29 @@ int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrin
 
 /**
  * shr_shrinker_debugfs_name() - "<name>-<N>", N from a per-host IDA.
- * @buf: receives the name; @len its size. Return: 0, -EINVAL, -ENOSPC.
+ * @buf: receives the name; @len its size.
+ * Context: Registered thread.
+ * Return: 0, -EINVAL (NULL, or a shrinker that is not registered: only
+ *         registered shrinkers have a debugfs directory), -ENOSPC (@len too
+ *         small).
  */
 int shr_shrinker_debugfs_name(const struct shr_shrinker *shrinker, char *buf, size_t len);
 
 /**
  * shr_shrinker_debugfs_count() - write the "count" file: one line per online
  * cgroup with a non-zero total, "<ino> <count-node0> <count-node1> ...".
- * Context: Registered thread. Return: 0, -EINVAL, -EIO (write error).
+ * Context: Registered thread. Return: 0, -EINVAL (NULL, or a shrinker that
+ * is not registered), -EIO (write error).
  */
 int shr_shrinker_debugfs_count(struct shr_shrinker *shrinker, FILE *out);
 
 /**
  * shr_shrinker_debugfs_scan() - the "scan" file: parse
  * "<cgroup ino> <nid> <nr_to_scan>" and call scan_objects once.
- * Context: Registered thread. Return: 0, -EINVAL (parse error, bad node,
- *          non-zero ino for a shrinker that is not memcg-aware), -ENOENT
- *          (no online cgroup with that ino).
+ * Context: Registered thread. Return: 0, -EINVAL (NULL, a shrinker that
+ *          is not registered, parse error, bad node, non-zero ino for a
+ *          shrinker that is not memcg-aware), -ENOENT (no online cgroup
+ *          with that ino).
  */
 int shr_shrinker_debugfs_scan(struct shr_shrinker *shrinker, const char *input);
 
