@@ -129,8 +129,18 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
  * shr_list_lru_del() - remove @item; (@nid, @memcg) must be what it was
  * added with (after reparenting they resolve to the ancestor holding it).
  * Never clears bits.
+ *
+ * An @item that is on a list other than the one (@lru, @nid, @memcg)
+ * resolves to is refused with -EINVAL and nothing changes: always when that
+ * list is empty (its count would go negative), and in every case in debug
+ * builds (-Ddebug_checks=true: SHR_DEBUG_CHECKS, which look for @item on
+ * the list, at a cost of its distance to the nearer end). Release builds
+ * cannot tell an item of another non-empty list: they unlink it and both
+ * lists' counts go wrong.
+ *
  * Context: Registered thread; @memcg pinned; takes the list's lock.
- * Return: 1 removed, 0 it was on no list, -EINVAL.
+ * Return: 1 removed, 0 it was on no list, -EINVAL (NULL, node out of range,
+ *         foreign cgroup, @item on another list, as above).
  */
 int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
 		     struct shr_mem_cgroup *memcg);

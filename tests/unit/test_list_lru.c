@@ -878,6 +878,61 @@ static void test_misuse(void **state)
 	fix_down(&f);
 }
 
+/* A del naming another list than the item's (node, cgroup or list_lru) is
+ * refused with nothing changed: always when that list is empty (its count
+ * would go negative), in every case in debug builds. */
+static void test_del_from_the_wrong_list_is_refused(void **state)
+{
+	struct fix f;
+	struct shr_list_lru *plain;
+	struct shr_mem_cgroup *cg;
+	struct obj o[3];
+
+	(void)state;
+	fix_up(&f, 2);
+	objs_init(o, 3);
+	cg = shr_test_mkcg(f.root);
+	assert_int_equal(shr_list_lru_init(f.host, &plain), 0);
+	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[0].link, 0, cg), 1);
+	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[1].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_add(plain, &o[2].link, 0, NULL), 1);
+
+	/* Empty lists: the wrong node, of the right and of another cgroup. */
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 1, cg), -EINVAL);
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 1, NULL), -EINVAL);
+	assert_int_equal(shr_list_lru_del(plain, &o[0].link, 1, NULL), -EINVAL);
+	if (SHR_DEBUG_CHECKS) {
+		/* Non-empty lists: the root's, another list_lru's. */
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 0, NULL), -EINVAL);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 0, f.root), -EINVAL);
+		assert_int_equal(shr_list_lru_del(plain, &o[0].link, 0, NULL), -EINVAL);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &o[2].link, 0, cg), -EINVAL);
+	}
+	/* Nothing moved. */
+	assert_false(shr_list_head_empty(&o[0].link));
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, cg), 1);
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 1, cg), 0);
+	assert_int_equal(shr_list_lru_count_node(f.ts.lru, 0), 2);
+	assert_int_equal(shr_list_lru_count_node(f.ts.lru, 1), 0);
+	assert_int_equal(shr_list_lru_count(plain), 1);
+	{
+		const int want_cg[] = { 0 }, want_root[] = { 1 };
+
+		assert_order(list_order(f.ts.lru, 0, cg), want_cg, 1);
+		assert_order(list_order(f.ts.lru, 0, NULL), want_root, 1);
+	}
+	/* The right lists. */
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 0, cg), 1);
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[1].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_del(plain, &o[2].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_count(f.ts.lru), 0);
+	assert_int_equal(shr_list_lru_count(plain), 0);
+	shr_list_lru_destroy(plain);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	fix_down(&f);
+}
+
 static void test_nokmem_plain(void **state)
 {
 	struct shr_host_params p;
@@ -1042,6 +1097,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reparent_walks_agree),
 		cmocka_unit_test(test_enomem),
 		cmocka_unit_test(test_misuse),
+		cmocka_unit_test(test_del_from_the_wrong_list_is_refused),
 		cmocka_unit_test(test_nokmem_plain),
 		cmocka_unit_test(test_concurrent_offline),
 	};
