@@ -452,12 +452,26 @@ static void lru_drop_memcg_lists(struct shr_list_lru *lru)
 	shr_xa_destroy(&lru->xa);
 }
 
-void shr_list_lru_destroy(struct shr_list_lru *lru)
+/* Items on every list of @lru. Exact with no concurrent user (node totals
+ * lag list operations only while those run). */
+static bool lru_holds_items(struct shr_list_lru *lru)
+{
+	for (int nid = 0; nid < lru->host->nr_nodes; nid++)
+		if (atomic_load_explicit(&lru->node[nid].nr_items, memory_order_relaxed))
+			return true;
+	return false;
+}
+
+int shr_list_lru_destroy(struct shr_list_lru *lru)
 {
 	struct shr_host *host;
 
+	if (!lru)
+		return 0;
 	if (!lru_valid(lru))
-		return;
+		return -EINVAL;
+	if (lru_holds_items(lru))
+		return -EBUSY;
 	host = lru->host;
 	pthread_mutex_lock(&host->list_lrus_mutex);
 	if (lru->memcg_aware) {
@@ -476,6 +490,7 @@ void shr_list_lru_destroy(struct shr_list_lru *lru)
 	 */
 	lru_free_now(lru);
 	__atomic_fetch_sub(&host->nr_list_lrus, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru)

@@ -489,7 +489,7 @@ static void test_failed_install_on_dying_cgroup_keeps_its_units(void **state)
 	kept = memcmp(&before, &after, sizeof(before)) == 0;
 	shr_mem_cgroup_put(cg);
 	shr_rcu_barrier(); /* cg is freed now */
-	shr_list_lru_destroy(lru);
+	assert_int_equal(shr_list_lru_destroy(lru), 0);
 	shr_shrinker_free(a); /* scrubs id 0 in every cgroup on a's users */
 	shr_shrinker_free(b);
 	assert_int_equal(shr_host_destroy(host), 0);
