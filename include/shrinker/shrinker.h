@@ -138,6 +138,18 @@ SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
  * design, which resets them (documented difference). list_lrus bound to it
  * must be destroyed after this call, as the kernel's users do.
  *
+ * Misuse it reports (one line on stderr, "libshrinker: API misuse: ...";
+ * builds with -Ddebug_checks=true then abort, the others ignore the call):
+ *  - a stale handle: the shrinker was freed before. The host keeps the last
+ *    32 freed shrinkers back from the allocator, so a handle used again
+ *    within 32 later frees of that host is recognised even where a new
+ *    shrinker would otherwise have taken its memory (the other functions
+ *    refuse it with -EINVAL); an older one is undefined behaviour, as is
+ *    any pointer that is not a shrinker;
+ *  - a call from inside a count/scan callback of this same shrinker (it
+ *    would wait for itself): detected in debug builds only; the others
+ *    block forever, as the kernel's shrinker_free() would.
+ *
  * Context: Registered thread, not inside any callback of this shrinker and
  *          not inside an RCU read-side section. Blocks.
  */

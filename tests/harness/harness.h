@@ -56,6 +56,16 @@ uint64_t shr_rng_next(struct shr_rng *rng);
 uint64_t shr_rng_below(struct shr_rng *rng, uint64_t bound);
 
 /*
+ * For misuse that debug builds abort on: run fn(arg) in a forked child with
+ * its stderr captured, and fail the test unless the child dies of SIGABRT
+ * having written @needle. @fn must not use cmocka's asserts (a failure
+ * would unwind into the child's copy of the test runner) and should only
+ * make the offending call: the child has no RCU callback thread. A child
+ * still alive after 60 s is killed (SIGALRM): it hung instead of aborting.
+ */
+void shr_test_expect_abort(void (*fn)(void *arg), void *arg, const char *needle);
+
+/*
  * Run a cmocka group with the calling thread registered for RCU; prints the
  * seed first. Returns cmocka's result (the process exit code).
  */
