@@ -123,6 +123,25 @@ SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
 /**
  * shr_shrinker_register() - make the shrinker visible to reclaim.
  *
+ * Objects added before registration (to a list_lru bound to the shrinker,
+ * or announced with shr_set_shrinker_bit()) are handled as in the kernel:
+ *  - the bit of their cgroup and node is set as usual: a memcg-aware
+ *    shrinker has its id from shr_shrinker_alloc() on;
+ *  - reclaim never calls a shrinker that is not registered;
+ *  - a reclaim of that cgroup and node that runs before registration finds
+ *    the bit, cannot pin the shrinker and clears the bit
+ *    (shrink_slab_memcg()). The objects are then not found through that
+ *    cgroup until its list goes from 0 to 1 object again or the cgroup goes
+ *    offline (the parent takes the list and gets the bit). Without such a
+ *    reclaim in between, they are found normally once registered;
+ *  - root objects are found by global reclaim once the shrinker is
+ *    registered (under indexed, the root's bit of a SHR_SHRINKER_ROOT_BITS
+ *    shrinker is kept for it, not cleared);
+ *  - the nobitmap design keeps no bits: its cgroup reclaim calls every
+ *    registered memcg-aware shrinker and finds them in any case.
+ * So register before the first object can be added, as the kernel's users
+ * do, unless no reclaim can run in between.
+ *
  * Context: Registered thread; takes the registry mutex.
  * Return: 0, -EINVAL (NULL, no count/scan callback, negative batch or
  *         seeks, not from shr_shrinker_alloc), -EBUSY (already registered).
