@@ -52,7 +52,7 @@ build-tsan: deps
 # The tests that run threads against each other (the single-threaded suites
 # gain nothing from TSan and would take too long under it).
 TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
-	test_array_designs test_indexed 'test_semantics[xarray]' \
+	test_array_designs test_indexed test_cgroup_life_readers 'test_semantics[xarray]' \
 	'test_semantics[array-ondemand]' 'test_semantics[indexed]'
 
 check-tsan: build-tsan

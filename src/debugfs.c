@@ -92,7 +92,7 @@ static unsigned long count_one_memcg(struct shr_shrinker_impl *s, struct shr_mem
 		unsigned long c = 0;
 
 		if (nid == 0 || (s->flags & SHR_SHRINKER_NUMA_AWARE))
-			c = s->pub.count_objects(&s->pub, &sc);
+			c = shr_call_count(s, &sc);
 		if (c == SHR_SHRINK_EMPTY)
 			c = 0;
 		counts[nid] = c;
@@ -293,7 +293,7 @@ static int debugfs_scan_pinned(struct shr_shrinker_impl *s, const char *input)
 	sc.memcg = memcg;
 	sc.nr_to_scan = nr;
 	sc.nr_scanned = nr;
-	(void)s->pub.scan_objects(&s->pub, &sc);
+	(void)shr_call_scan(s, &sc);
 	shr_mem_cgroup_put(memcg);
 	return 0;
 }

@@ -224,6 +224,7 @@ int shr_host_destroy(struct shr_host *host)
 		return -EBUSY;
 	}
 	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_shrinker_quarantine_flush(host);
 	shr_memcg_destroy_root(host);
 	host->info_ops->host_exit(host);
 	shr_idr_destroy(&host->memcg_idr);

@@ -80,7 +80,11 @@ struct shr_shrinker_impl {
 	struct shr_host *host;
 	unsigned int flags;   /* SHR_SHRINKER_* as requested */
 	int id;               /* memcg-aware id, -1 otherwise */
-	unsigned long magic;  /* SHR_SHRINKER_MAGIC while alive */
+	/* SHR_SHRINKER_MAGIC while alive, then SHR_SHRINKER_MAGIC_FREED in the
+	 * host's quarantine. Sync: written at alloc (before the handle is
+	 * returned) and by free under shrinker_mutex; read unlocked by the
+	 * entry points (a call racing the free of its own handle is misuse). */
+	unsigned long magic;
 	char *name;           /* kmalloc'd, or NULL */
 	int debugfs_id;       /* from host->debugfs_ida, -1 before register */
 	/* 1 while registered and not being freed, plus in-flight users.
@@ -109,6 +113,15 @@ struct shr_shrinker_impl {
 };
 
 #define SHR_SHRINKER_MAGIC 0x5348524b52303031UL /* "SHRKR001" */
+/* A freed shrinker waiting in the host's quarantine ("SHRKRFRE"). */
+#define SHR_SHRINKER_MAGIC_FREED 0x5348524b52465245UL
+/*
+ * Freed shrinkers whose memory the host keeps back (magic FREED) before it
+ * returns to the allocator, so that a stale handle used within that many
+ * later frees is recognised instead of naming a new shrinker at the same
+ * address (shrinker.c).
+ */
+#define SHR_SHRINKER_QUARANTINE 32
 
 struct shr_host {
 	/* Sync: immutable after create. */
@@ -143,6 +156,10 @@ struct shr_host {
 	struct shr_ida debugfs_ida;        /* Sync: its own xa_lock */
 	int shrinker_nr_max;               /* Sync: shrinker_mutex; read atomically */
 	unsigned long nr_shrinkers;        /* allocated, not freed. Sync: shrinker_mutex */
+	/* Freed shrinkers not yet given back (a ring; oldest at the cursor).
+	 * Sync: shrinker_mutex. */
+	struct shr_shrinker_impl *quarantine[SHR_SHRINKER_QUARANTINE];
+	unsigned int quarantine_next;
 
 	/* list_lrus. */
 	pthread_mutex_t list_lrus_mutex;
@@ -224,6 +241,51 @@ struct shr_mem_cgroup *shr_memcg_reclaim_iter(struct shr_host *host, struct shr_
 /* shrinker.c */
 bool shr_shrinker_try_get(struct shr_shrinker_impl *s);
 void shr_shrinker_put(struct shr_shrinker_impl *s);
+/* Give every quarantined shrinker back (after a grace period). Host
+ * destroy, no other user of the host. */
+void shr_shrinker_quarantine_flush(struct shr_host *host);
+
+/*
+ * Debug builds: the count/scan calls this thread is inside of, innermost
+ * first, so that shr_shrinker_free() from a shrinker's own callback (which
+ * would wait for itself forever) is reported. A frame lives on the stack of
+ * the caller of the callback. Sync: thread-local.
+ */
+struct shr_callback_frame {
+	const struct shr_shrinker_impl *s;
+	struct shr_callback_frame *outer;
+};
+extern _Thread_local struct shr_callback_frame *shr_callback_top;
+
+/* s->pub.count_objects(), recorded on this thread's frames in debug builds. */
+static inline unsigned long shr_call_count(struct shr_shrinker_impl *s,
+					   struct shr_shrink_control *sc)
+{
+	struct shr_callback_frame frame = { s, shr_callback_top };
+	unsigned long ret;
+
+	if (!SHR_DEBUG_CHECKS)
+		return s->pub.count_objects(&s->pub, sc);
+	shr_callback_top = &frame;
+	ret = s->pub.count_objects(&s->pub, sc);
+	shr_callback_top = frame.outer;
+	return ret;
+}
+
+/* s->pub.scan_objects(), likewise. */
+static inline unsigned long shr_call_scan(struct shr_shrinker_impl *s,
+					  struct shr_shrink_control *sc)
+{
+	struct shr_callback_frame frame = { s, shr_callback_top };
+	unsigned long ret;
+
+	if (!SHR_DEBUG_CHECKS)
+		return s->pub.scan_objects(&s->pub, sc);
+	shr_callback_top = &frame;
+	ret = s->pub.scan_objects(&s->pub, sc);
+	shr_callback_top = frame.outer;
+	return ret;
+}
 /* Sum of every shrinker's in-flight state for leak checks. */
 bool shr_shrinker_belongs(struct shr_host *host, struct shr_shrinker *s);
 

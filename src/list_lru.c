@@ -452,12 +452,26 @@ static void lru_drop_memcg_lists(struct shr_list_lru *lru)
 	shr_xa_destroy(&lru->xa);
 }
 
-void shr_list_lru_destroy(struct shr_list_lru *lru)
+/* Items on every list of @lru. Exact with no concurrent user (node totals
+ * lag list operations only while those run). */
+static bool lru_holds_items(struct shr_list_lru *lru)
+{
+	for (int nid = 0; nid < lru->host->nr_nodes; nid++)
+		if (atomic_load_explicit(&lru->node[nid].nr_items, memory_order_relaxed))
+			return true;
+	return false;
+}
+
+int shr_list_lru_destroy(struct shr_list_lru *lru)
 {
 	struct shr_host *host;
 
+	if (!lru)
+		return 0;
 	if (!lru_valid(lru))
-		return;
+		return -EINVAL;
+	if (lru_holds_items(lru))
+		return -EBUSY;
 	host = lru->host;
 	pthread_mutex_lock(&host->list_lrus_mutex);
 	if (lru->memcg_aware) {
@@ -476,6 +490,7 @@ void shr_list_lru_destroy(struct shr_list_lru *lru)
 	 */
 	lru_free_now(lru);
 	__atomic_fetch_sub(&host->nr_list_lrus, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru)
@@ -665,6 +680,45 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
 	return 1;
 }
 
+/*
+ * lru_one_walk_finds() - whether @item (linked somewhere) is on @l: step
+ * from @item in both directions at once until one side reaches @l's head
+ * (it is on @l), comes back to @item or has taken more steps than @l holds
+ * items (it is on another list). Exact; costs the distance of @item to the
+ * nearer end of @l, or the length of the other list. Debug builds only.
+ * Context: @l's lock held (when @item is on another list, that list is
+ *          read without its lock: misuse, about to be refused).
+ */
+static bool lru_one_walk_finds(struct shr_list_lru_one *l, struct shr_list_head *item)
+{
+	long n = atomic_load_explicit(&l->nr_items, memory_order_relaxed);
+	struct shr_list_head *fwd = item->next, *bwd = item->prev;
+
+	for (long step = 0; step <= n; step++) {
+		if (fwd == &l->list || bwd == &l->list)
+			return true;
+		if (fwd == item || bwd == item)
+			return false;
+		fwd = fwd->next;
+		bwd = bwd->prev;
+	}
+	return false;
+}
+
+/*
+ * lru_one_holds() - whether the linked @item can be on @l, the list that
+ * (@nid, @memcg) of a del resolved to. Every build: a list with no item
+ * cannot hold it (the count would go negative: a del with the wrong node,
+ * cgroup or list_lru). Debug builds: exactly (lru_one_walk_finds()).
+ * Context: @l's lock held.
+ */
+static bool lru_one_holds(struct shr_list_lru_one *l, struct shr_list_head *item)
+{
+	if (atomic_load_explicit(&l->nr_items, memory_order_relaxed) <= 0)
+		return false;
+	return !SHR_DEBUG_CHECKS || lru_one_walk_finds(l, item);
+}
+
 int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
 		     struct shr_mem_cgroup *memcg)
 {
@@ -681,6 +735,11 @@ int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int n
 	if (shr_list_head_empty(item)) {
 		list_one_unlock(l);
 		return 0;
+	}
+	if (!lru_one_holds(l, item)) {
+		/* Wrong node, cgroup or list_lru: nothing is touched. */
+		list_one_unlock(l);
+		return -EINVAL;
 	}
 	item_unlink_init(item);
 	list_one_add_count(l, -1);
@@ -707,6 +766,11 @@ unsigned long shr_list_lru_count_one(struct shr_list_lru *lru, int nid,
 	if (l)
 		v = atomic_load_explicit(&l->nr_items, memory_order_relaxed);
 	shr_rcu_read_unlock();
+	/* LONG_MIN marks a dead list; no other negative count can be left by
+	 * del (which refuses an item that is not on the list) or by a walk. */
+	if (SHR_DEBUG_CHECKS && v < 0 && v != LONG_MIN)
+		SHR_MISUSE("shr_list_lru_count_one(): list count %ld: an isolate callback "
+			   "removed an item from a list it was not on", v);
 	return clamp_count(v);
 }
 

@@ -47,6 +47,10 @@ static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
 	atomic_init(&memcg->state, 0);
 	shr_rcu_list_init(&memcg->children);
 	shr_rcu_list_init(&memcg->lru_lists);
+	/* The design's areas are valid (empty) before anyone can find the
+	 * cgroup: iterators and id lookups see it from alloc on, not online. */
+	if (host->info_ops->memcg_init)
+		host->info_ops->memcg_init(host, memcg);
 	return memcg;
 }
 

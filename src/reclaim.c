@@ -171,7 +171,7 @@ static struct scan_result scan_batches(struct shr_shrinker_impl *s, struct shr_s
 
 		sc->nr_to_scan = (unsigned long)nr_to_scan;
 		sc->nr_scanned = (unsigned long)nr_to_scan;
-		ret = s->pub.scan_objects(&s->pub, sc);
+		ret = shr_call_scan(s, sc);
 		if (ret == SHR_SHRINK_STOP)
 			break;
 		r.freed += ret;
@@ -227,7 +227,7 @@ static unsigned long do_shrink_slab(struct shr_shrink_control *sc, struct shr_sh
 	struct scan_result r;
 
 	atomic_fetch_add_explicit(&s->stat_calls, 1, memory_order_relaxed);
-	count = s->pub.count_objects(&s->pub, sc);
+	count = shr_call_count(s, sc);
 	if (count == 0 || count == SHR_SHRINK_EMPTY)
 		return count;
 	freeable = (long)count;

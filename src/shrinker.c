@@ -29,6 +29,19 @@
  * The registry mutex (host->shrinker_mutex) serialises alloc (id + growth of
  * the design's bookkeeping), register, free's unlink, and is timed for the
  * lab (time held per memcg-aware alloc).
+ *
+ * Handles: the handle is the shrinker's address, so once its memory is
+ * reused a stale handle names the new shrinker. Free therefore marks the
+ * shrinker SHR_SHRINKER_MAGIC_FREED and parks it in a per-host ring of the
+ * last SHR_SHRINKER_QUARANTINE freed shrinkers; the one it pushes out goes
+ * back to the allocator after a grace period. Every entry point checks the
+ * magic, so a stale handle used within that many later frees is refused
+ * (free reports it, the others return -EINVAL), in every build and with no
+ * cost outside free. Older stale handles cannot be told from live ones.
+ *
+ * Debug builds also record, per thread, the shrinker callbacks being run
+ * (shr_call_count()/shr_call_scan()), so that free from a shrinker's own
+ * callback, which would wait for itself, is reported instead of hanging.
  */
 #include <string.h>
 
@@ -40,6 +53,8 @@
 	 SHR_SHRINKER_ROOT_BITS)
 /* Flags that only mean something for a memcg-aware shrinker. */
 #define SHR_SHRINKER_MEMCG_ONLY_FLAGS (SHR_SHRINKER_NONSLAB | SHR_SHRINKER_ROOT_BITS)
+
+_Thread_local struct shr_callback_frame *shr_callback_top;
 
 static bool shrinker_alive(const struct shr_shrinker *shrinker)
 {
@@ -236,20 +251,65 @@ static void shrinker_free_rcu(struct rcu_head *head)
 	shr_rcu_callback_exit();
 }
 
+/* Whether this thread is inside a count/scan callback of @s (debug builds;
+ * always false in the others, which record no frames). */
+static bool in_own_callback(const struct shr_shrinker_impl *s)
+{
+	for (const struct shr_callback_frame *f = shr_callback_top; f; f = f->outer)
+		if (f->s == s)
+			return true;
+	return false;
+}
+
+/* Park @s (just freed) in the quarantine; return the shrinker it pushes
+ * out, to be given back, or NULL. Context: shrinker_mutex held. */
+static struct shr_shrinker_impl *quarantine_push(struct shr_host *host,
+						 struct shr_shrinker_impl *s)
+{
+	struct shr_shrinker_impl *old = host->quarantine[host->quarantine_next];
+
+	host->quarantine[host->quarantine_next] = s;
+	host->quarantine_next = (host->quarantine_next + 1) % SHR_SHRINKER_QUARANTINE;
+	return old;
+}
+
+void shr_shrinker_quarantine_flush(struct shr_host *host)
+{
+	pthread_mutex_lock(&host->shrinker_mutex);
+	for (int i = 0; i < SHR_SHRINKER_QUARANTINE; i++) {
+		if (host->quarantine[i])
+			shr_call_rcu(&host->quarantine[i]->rcu, shrinker_free_rcu);
+		host->quarantine[i] = NULL;
+	}
+	host->quarantine_next = 0;
+	pthread_mutex_unlock(&host->shrinker_mutex);
+}
+
 void shr_shrinker_free(struct shr_shrinker *shrinker)
 {
-	struct shr_shrinker_impl *s;
+	struct shr_shrinker_impl *s, *evicted;
 	struct shr_host *host;
 	bool registered;
 
 	if (!shrinker)
 		return;
-	if (!shrinker_alive(shrinker)) {
-		fprintf(stderr, "libshrinker: shr_shrinker_free() of a pointer that is not a "
-				"live shrinker (double free?); ignored\n");
+	s = to_impl(shrinker);
+	if (s->magic == SHR_SHRINKER_MAGIC_FREED) {
+		SHR_MISUSE("shr_shrinker_free(%p): that shrinker was freed before (a stale "
+			   "handle: double free, or a free after its memory was reused); ignored",
+			   (void *)shrinker);
 		return;
 	}
-	s = to_impl(shrinker);
+	if (s->magic != SHR_SHRINKER_MAGIC) {
+		SHR_MISUSE("shr_shrinker_free(%p): not a shrinker; ignored", (void *)shrinker);
+		return;
+	}
+	if (in_own_callback(s)) {
+		SHR_MISUSE("shr_shrinker_free(%p) from inside a count/scan callback of that "
+			   "shrinker: it would wait for itself forever; ignored",
+			   (void *)shrinker);
+		return;
+	}
 	host = s->host;
 	pthread_mutex_lock(&host->shrinker_mutex);
 	registered = s->registered;
@@ -272,9 +332,13 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 		shr_idr_remove(&host->shrinker_idr, (unsigned long)s->id);
 	}
 	host->nr_shrinkers--;
-	s->magic = 0;
+	s->magic = SHR_SHRINKER_MAGIC_FREED;
+	evicted = quarantine_push(host, s);
 	pthread_mutex_unlock(&host->shrinker_mutex);
-	shr_call_rcu(&s->rcu, shrinker_free_rcu);
+	/* Off every list and registry since its own free: a grace period from
+	 * now covers any reader that could still hold it. */
+	if (evicted)
+		shr_call_rcu(&evicted->rcu, shrinker_free_rcu);
 }
 
 bool shr_shrinker_belongs(struct shr_host *host, struct shr_shrinker *shrinker)
@@ -347,9 +411,18 @@ static long total_deferred(struct shr_shrinker_impl *s)
 			sum += atomic_load(&s->nr_deferred[n]);
 		return sum;
 	}
-	while ((memcg = shr_mem_cgroup_iter(host, NULL, memcg)))
+	/*
+	 * Online cgroups only (the root is): offline added a dying cgroup's
+	 * counters to its parent's and the dying cgroup keeps its copy until it
+	 * is freed, so counting it would count that work twice; a cgroup not
+	 * yet online holds none. (The debugfs count file skips the same.)
+	 */
+	while ((memcg = shr_mem_cgroup_iter(host, NULL, memcg))) {
+		if (!shr_memcg_online(memcg))
+			continue;
 		for (int n = 0; n < slots; n++)
 			sum += shr_info_read_deferred(memcg, n, s);
+	}
 	return sum;
 }
 

@@ -14,13 +14,22 @@
  *
  * Call contexts (each op's comment repeats its own):
  *   host_init/host_exit     host create/destroy, single-threaded.
+ *   memcg_init              css_alloc, before the cgroup is reachable (the
+ *                           tree, its id): puts every per-node area in its
+ *                           empty state. From then on readers may look at the
+ *                           areas at any time (get_stats walks cgroups that
+ *                           are not online yet; bookkeeping takes any pinned
+ *                           cgroup), so memcg_online must only publish into
+ *                           them, never initialise them. Optional: NULL when
+ *                           the zeroed areas are the empty state.
  *   memcg_online            css_online; shrinker_mutex held (it must not miss
  *                           a concurrent registration: shrinker_nr_max is read
  *                           under the same mutex).
  *   memcg_free              css_free; no reclaimer can reach the cgroup. Also
  *                           runs for a cgroup whose memcg_online never ran or
- *                           failed (its areas are then as zeroed at alloc, or
- *                           as the failed online left them): must cope.
+ *                           failed (its areas are then as memcg_init left
+ *                           them, or as the failed online left them): must
+ *                           cope.
  *   reparent_deferred       css_offline, after list_lru reparenting;
  *                           shrinker_mutex held.
  *   shrinker_add            shr_shrinker_alloc, shrinker_mutex held; for a
@@ -56,6 +65,8 @@ struct shr_info_ops {
 	int (*host_init)(struct shr_host *host);
 	void (*host_exit)(struct shr_host *host);
 
+	/* Optional: empty per-node areas of a cgroup not yet reachable. */
+	void (*memcg_init)(struct shr_host *host, struct shr_mem_cgroup *memcg);
 	/* alloc_shrinker_info(): 0 or -ENOMEM (then nothing is left allocated). */
 	int (*memcg_online)(struct shr_host *host, struct shr_mem_cgroup *memcg);
 	/* free_shrinker_info(). */
@@ -64,7 +75,8 @@ struct shr_info_ops {
 	void (*reparent_deferred)(struct shr_host *host, struct shr_mem_cgroup *memcg,
 				  struct shr_mem_cgroup *parent);
 
-	/* Registration side: 0 or -ENOMEM (then nothing changed). */
+	/* Registration side: 0, -ENOSPC (a design id space is full) or -ENOMEM
+	 * (then nothing changed). */
 	int (*shrinker_add)(struct shr_host *host, struct shr_shrinker_impl *s);
 	void (*shrinker_remove)(struct shr_host *host, struct shr_shrinker_impl *s);
 

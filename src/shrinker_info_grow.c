@@ -109,11 +109,11 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 	bool grew = false;
 
 	if (ns && s->id >= SHR_NONSLAB_ID_BASE)
-		return -ENOMEM; /* would collide with the offset nonslab ids */
+		return -ENOSPC; /* would collide with the offset nonslab ids */
 	if (ns && (s->flags & SHR_SHRINKER_NONSLAB)) {
 		nsid = shr_idr_alloc(&ns->idr, s, 0, SHR_NONSLAB_ID_BASE, SHR_GFP_KERNEL);
 		if (nsid < 0)
-			return -ENOMEM;
+			return nsid; /* -ENOSPC (second space full) or -ENOMEM */
 		/* The second space first: if the shrinker id space cannot grow
 		 * afterwards, shr_shrinker_nr_max() is still unchanged. */
 		if (nsid >= ns->nr_max) {

@@ -13,7 +13,7 @@
  * never collide with shrinker ids: set_bit and clear_bit are called both with
  * shrinker ids (shr_set_shrinker_bit, list_lru) and with ids next_bit
  * returned (reclaim's SHRINK_EMPTY re-set), and the offset tells them apart.
- * A shrinker id >= SHR_NONSLAB_ID_BASE is refused (-ENOMEM) in that mode.
+ * A shrinker id >= SHR_NONSLAB_ID_BASE is refused (-ENOSPC) in that mode.
  */
 #ifndef SHR_SHRINKER_INFO_GROW_H
 #define SHR_SHRINKER_INFO_GROW_H
@@ -65,8 +65,8 @@ void shr_grow_host_exit(struct shr_host *host);
  * shrinker_add for a growing design: allocate the nonslab id (NONSLAB
  * shrinkers, nonslab_ids on), grow the second id space, then the shrinker id
  * space, in steps of @step ids. shrinker_mutex held.
- * Return: 0 or -ENOMEM; on failure shrinker_nr_max is unchanged and no
- * nonslab id is held.
+ * Return: 0, -ENOSPC (an id space is full) or -ENOMEM; on failure
+ * shrinker_nr_max is unchanged and no nonslab id is held.
  */
 int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int step,
 			  shr_expand_one_fn expand_one);

@@ -26,7 +26,12 @@
  *     updates in flight have finished. Dying cgroups are never counted:
  *     reclaim of an offline cgroup frees nothing (shrink_slab_memcg step 1).
  *  I4 A cgroup appears in users of every live shrinker whose id it holds a
- *     unit for (inserted at install, erased when the unit goes).
+ *     unit for (inserted at install, or by reparent_deferred for the ids
+ *     whose counters it receives), and only while it holds that unit on
+ *     at least one node: ix_unit_remove() erases it when the unit goes
+ *     from its last node, memcg_free() for every unit on every node. So a
+ *     cgroup is off every users array before it is freed (the id-reuse
+ *     scrub dereferences what it finds there); debug builds check it.
  *  I5 The root's deferred counters live in ix_shrinker.root_deferred;
  *     registration touches no cgroup. The root has a container only for
  *     the bits of SHR_SHRINKER_ROOT_BITS shrinkers (root_bits; installed by
@@ -412,12 +417,18 @@ static void ix_units_maybe_retire(struct shr_mem_cgroup *memcg, int nid, struct 
 		ix_units_retire(memcg, nid, cont);
 }
 
-/* One more install of unit @index on (memcg, nid). 0 or -ENOMEM (unchanged). */
-static int ix_ref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long index, shr_gfp_t gfp)
+/*
+ * One more install of unit @index on (memcg, nid); *@created (may be NULL)
+ * says whether the unit was allocated by this call. 0 or -ENOMEM
+ * (unchanged).
+ */
+static int ix_ref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long index, shr_gfp_t gfp,
+		       bool *created)
 {
 	struct shr_host *host = memcg->host;
 	struct shr_info_unit *unit;
 	struct ix_units *cont;
+	bool new_unit = false;
 
 	cont = ix_units_get(memcg, nid, gfp);
 	if (!cont)
@@ -432,16 +443,37 @@ static int ix_ref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long inde
 			shr_info_unit_free(host, unit);
 			goto fail;
 		}
+		new_unit = true;
 	}
 	cont->refs[index]++;
+	if (created)
+		*created = new_unit;
 	return 0;
 fail:
 	ix_units_maybe_retire(memcg, nid, cont);
 	return -ENOMEM;
 }
 
+/* Whether @memcg holds unit @index on one of nodes 0..@nr_nodes-1.
+ * Context: shrinker_mutex held. */
+static bool ix_holds_unit(struct shr_mem_cgroup *memcg, unsigned long index, int nr_nodes)
+{
+	for (int nid = 0; nid < nr_nodes; nid++) {
+		struct ix_units *cont = ix_units_of(memcg, nid);
+
+		if (cont && shr_xa_load(&cont->xa, index))
+			return true;
+	}
+	return false;
+}
+
+static void ix_users_forget_unit(struct shr_mem_cgroup *memcg, unsigned long index);
+
 /*
- * Remove unit @index of (memcg, nid) and free it after a grace period.
+ * Remove unit @index of (memcg, nid) and free it after a grace period. The
+ * only way a unit leaves a cgroup that is not being freed: when it was the
+ * cgroup's last unit of that index, the cgroup leaves the users of its ids
+ * (I4), whatever path (uninstall, an install's undo) removed it.
  * Context: shrinker_mutex held.
  */
 static void ix_unit_remove(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont,
@@ -453,13 +485,15 @@ static void ix_unit_remove(struct shr_mem_cgroup *memcg, int nid, struct ix_unit
 	unit = shr_xa_erase_locked(&cont->xa, index);
 	ix_sync_counted(memcg, nid, cont);
 	shr_xa_unlock(&cont->xa);
-	if (unit)
-		ix_unit_free_rcu(memcg->host, unit);
+	if (!unit)
+		return;
+	ix_unit_free_rcu(memcg->host, unit);
+	if (!ix_holds_unit(memcg, index, memcg->host->nr_nodes))
+		ix_users_forget_unit(memcg, index);
 }
 
-/* One install fewer; frees the unit when @free_empty and none is left.
- * Return: whether the unit went. */
-static bool ix_unref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long index,
+/* One install fewer; frees the unit when @free_empty and none is left. */
+static void ix_unref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long index,
 			  bool free_empty)
 {
 	struct ix_units *cont = ix_units_of(memcg, nid);
@@ -467,13 +501,13 @@ static bool ix_unref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long i
 	if (!cont || index >= cont->nr_refs || !cont->refs[index])
 		SHR_BUG("uninstall without install");
 	if (--cont->refs[index] || !free_empty)
-		return false;
+		return;
 	ix_unit_remove(memcg, nid, cont, index);
 	ix_units_maybe_retire(memcg, nid, cont);
-	return true;
 }
 
-/* Drop @memcg from the users of every live shrinker with an id in unit @index. */
+/* Drop @memcg from the users of every live shrinker with an id in unit
+ * @index. Context: shrinker_mutex held. */
 static void ix_users_forget_unit(struct shr_mem_cgroup *memcg, unsigned long index)
 {
 	struct shr_host *host = memcg->host;
@@ -515,6 +549,7 @@ static int ix_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 {
 	struct shr_host *host = memcg->host;
 	unsigned long index = (unsigned long)id / SHR_UNIT_BITS;
+	bool created[SHR_MAX_NUMNODES];
 	struct shr_shrinker_impl *s;
 	int nid, ret = -ENOMEM;
 
@@ -522,7 +557,7 @@ static int ix_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 		return 0;
 	pthread_mutex_lock(&host->shrinker_mutex);
 	for (nid = 0; nid < host->nr_nodes; nid++)
-		if (ix_ref_node(memcg, nid, index, gfp))
+		if (ix_ref_node(memcg, nid, index, gfp, &created[nid]))
 			goto undo;
 	s = shr_idr_find(&host->shrinker_idr, (unsigned long)id);
 	if (s && ix_shrinker_of(s)) {
@@ -535,9 +570,13 @@ static int ix_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 	pthread_mutex_unlock(&host->shrinker_mutex);
 	return 0;
 undo:
-	/* Leave everything as it was: the units this call created go again. */
+	/*
+	 * Leave everything as it was: the units this call created go again,
+	 * and only those. A unit that was there stays even with no install
+	 * left: a dying cgroup keeps its units until it is freed (I1).
+	 */
 	while (nid-- > 0)
-		ix_unref_node(memcg, nid, index, true);
+		ix_unref_node(memcg, nid, index, created[nid]);
 	pthread_mutex_unlock(&host->shrinker_mutex);
 	return ret;
 }
@@ -549,16 +588,14 @@ static void ix_uninstall(struct shr_mem_cgroup *memcg, int id)
 	/* A dying cgroup keeps its units until memcg_free: offline uninstalls
 	 * (list_lru reparenting) before reparent_deferred reads the counters. */
 	bool free_empty;
-	bool gone = false;
 
 	if (id < 0)
 		return;
 	pthread_mutex_lock(&host->shrinker_mutex);
 	free_empty = !shr_memcg_dying(memcg);
+	/* A unit that goes from its last node takes the cgroup off users. */
 	for (int nid = 0; nid < host->nr_nodes; nid++)
-		gone |= ix_unref_node(memcg, nid, index, free_empty);
-	if (gone)
-		ix_users_forget_unit(memcg, index);
+		ix_unref_node(memcg, nid, index, free_empty);
 	pthread_mutex_unlock(&host->shrinker_mutex);
 }
 
@@ -570,12 +607,55 @@ static bool ix_has_units(struct shr_host *host, struct shr_mem_cgroup *memcg)
 	return false;
 }
 
+/*
+ * Debug builds: no users array of a live shrinker holds @memcg, which is
+ * about to be freed (I4; the id-reuse scrub would write into it).
+ * Context: shrinker_mutex held.
+ */
+static void ix_check_not_a_user(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	struct shr_shrinker_impl *s;
+	int id = 0;
+
+	if (!SHR_DEBUG_CHECKS)
+		return;
+	for (; (s = shr_idr_get_next(&host->shrinker_idr, &id)); id++)
+		if (ix_shrinker_of(s) && shr_xa_load(&ix_shrinker_of(s)->users, memcg->ino))
+			SHR_BUG("indexed: a cgroup being freed is still among a shrinker's users");
+}
+
+/* Take @memcg off the users of every id it holds a unit for, on any node
+ * (I4). Each index once. Context: shrinker_mutex held. */
+static void ix_users_forget_all(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		struct ix_units *cont = ix_units_of(memcg, nid);
+		struct shr_info_unit *unit;
+		unsigned long index;
+
+		if (!cont)
+			continue;
+		shr_xa_for_each(&cont->xa, index, unit)
+			if (!ix_holds_unit(memcg, index, nid))
+				ix_users_forget_unit(memcg, index);
+	}
+}
+
 static void ix_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
-	/* An empty cgroup costs nothing here, not even the lock. */
-	if (!ix_has_units(host, memcg))
+	/* An empty cgroup costs nothing here, not even the lock: it holds no
+	 * unit, so it is among no shrinker's users (I4). */
+	if (!ix_has_units(host, memcg)) {
+		if (SHR_DEBUG_CHECKS) {
+			pthread_mutex_lock(&host->shrinker_mutex);
+			ix_check_not_a_user(host, memcg);
+			pthread_mutex_unlock(&host->shrinker_mutex);
+		}
 		return;
+	}
 	pthread_mutex_lock(&host->shrinker_mutex);
+	ix_users_forget_all(host, memcg);
+	ix_check_not_a_user(host, memcg);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct ix_units *cont = ix_units_of(memcg, nid);
 		struct shr_info_unit *unit;
@@ -588,12 +668,9 @@ static void ix_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 		 * allocated: each is freed after this callback (queued later). */
 		if (cont->counted)
 			ix_count_subtree(memcg, nid, -1);
-		shr_xa_for_each(&cont->xa, index, unit) {
-			if (nid == 0)
-				ix_users_forget_unit(memcg, index);
-			/* No reader can reach the cgroup any more. */
+		/* No reader can reach the cgroup any more. */
+		shr_xa_for_each(&cont->xa, index, unit)
 			shr_info_unit_free(host, unit);
-		}
 		SHR_RCU_INIT_POINTER(ix_node_of(memcg, nid)->units, NULL);
 		ix_units_free_now(cont);
 	}
@@ -663,7 +740,7 @@ static void ix_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *m
 			 * stays until the parent is freed. */
 			pcont = ix_units_of(parent, nid);
 			if (!pcont || !shr_xa_load(&pcont->xa, index)) {
-				if (ix_ref_node(parent, nid, index, SHR_GFP_KERNEL))
+				if (ix_ref_node(parent, nid, index, SHR_GFP_KERNEL, NULL))
 					continue;
 				pcont = ix_units_of(parent, nid);
 			}

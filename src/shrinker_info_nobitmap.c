@@ -85,6 +85,7 @@ const struct shr_info_ops shr_info_nobitmap_ops = {
 	.memcg_node_size = SHR_INFO_XA_NODE_SIZE,
 	.host_init = shr_info_xa_host_init,
 	.host_exit = shr_info_xa_host_exit,
+	.memcg_init = shr_info_xa_memcg_init,
 	.memcg_online = shr_info_xa_memcg_online,
 	.memcg_free = shr_info_xa_memcg_free,
 	.reparent_deferred = shr_info_xa_reparent_deferred,

@@ -21,6 +21,7 @@
 
 int shr_info_xa_host_init(struct shr_host *host);
 void shr_info_xa_host_exit(struct shr_host *host);
+void shr_info_xa_memcg_init(struct shr_host *host, struct shr_mem_cgroup *memcg);
 int shr_info_xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg);
 void shr_info_xa_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg);
 void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,

@@ -79,12 +79,22 @@ static void free_units(struct shr_host *host, struct shr_mem_cgroup *memcg, int 
 	shr_xa_destroy(xa);
 }
 
+/*
+ * The per-node XArrays are initialised at alloc, before the cgroup can be
+ * found: readers (get_stats's walk, bookkeeping, deferred reads) may look at
+ * a cgroup that is not online yet, and an XArray must not be initialised
+ * under them (shr_xa_init() wants it invisible).
+ */
+void shr_info_xa_memcg_init(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++)
+		shr_xa_init(units_of(memcg, nid), host->xa_node_cache, nid, 0);
+}
+
 int shr_info_xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	int nr_units = shr_shrinker_nr_max(host) / SHR_UNIT_BITS;
 
-	for (int nid = 0; nid < host->nr_nodes; nid++)
-		shr_xa_init(units_of(memcg, nid), host->xa_node_cache, nid, 0);
 	if (!shr_memcg_is_root(memcg))
 		return 0;
 	/* The root holds every unit (only matters for a root created after
@@ -247,6 +257,7 @@ const struct shr_info_ops shr_info_xarray_ops = {
 	.memcg_node_size = SHR_INFO_XA_NODE_SIZE,
 	.host_init = shr_info_xa_host_init,
 	.host_exit = shr_info_xa_host_exit,
+	.memcg_init = shr_info_xa_memcg_init,
 	.memcg_online = shr_info_xa_memcg_online,
 	.memcg_free = shr_info_xa_memcg_free,
 	.reparent_deferred = shr_info_xa_reparent_deferred,

@@ -85,12 +85,20 @@ SHR_MUST_CHECK int shr_list_lru_init_memcg(struct shr_host *host,
 SHR_MUST_CHECK int shr_list_lru_init(struct shr_host *host, struct shr_list_lru **out);
 
 /**
- * shr_list_lru_destroy() - free the list_lru and its per-cgroup lists.
- * Items still on it are dropped from it (the owner frees them). NULL is a
- * no-op.
+ * shr_list_lru_destroy() - free an empty list_lru and its per-cgroup lists.
+ *
+ * The owner removes every item first (walk or del; the kernel's users evict
+ * their objects before list_lru_destroy()). A list_lru that still holds
+ * items is not destroyed: freeing it would leave them linked to freed list
+ * heads, and unlinking them would hide a teardown that forgot objects.
+ * NULL is a no-op.
+ *
  * Context: Registered thread; no concurrent users; takes the list_lru mutex.
+ * Return: 0 (destroyed, or NULL), -EINVAL (not a live list_lru), -EBUSY
+ *         (items are still on it: nothing is changed, the list_lru stays
+ *         usable).
  */
-void shr_list_lru_destroy(struct shr_list_lru *lru);
+int shr_list_lru_destroy(struct shr_list_lru *lru);
 
 /** shr_list_lru_memcg_aware() - whether the list_lru keeps per-cgroup lists. */
 bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru);
@@ -129,8 +137,18 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
  * shr_list_lru_del() - remove @item; (@nid, @memcg) must be what it was
  * added with (after reparenting they resolve to the ancestor holding it).
  * Never clears bits.
+ *
+ * An @item that is on a list other than the one (@lru, @nid, @memcg)
+ * resolves to is refused with -EINVAL and nothing changes: always when that
+ * list is empty (its count would go negative), and in every case in debug
+ * builds (-Ddebug_checks=true: SHR_DEBUG_CHECKS, which look for @item on
+ * the list, at a cost of its distance to the nearer end). Release builds
+ * cannot tell an item of another non-empty list: they unlink it and both
+ * lists' counts go wrong.
+ *
  * Context: Registered thread; @memcg pinned; takes the list's lock.
- * Return: 1 removed, 0 it was on no list, -EINVAL.
+ * Return: 1 removed, 0 it was on no list, -EINVAL (NULL, node out of range,
+ *         foreign cgroup, @item on another list, as above).
  */
 int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
 		     struct shr_mem_cgroup *memcg);

@@ -4,7 +4,8 @@
  *
  * Life cycle (the kernel's css phases):
  *   shr_mem_cgroup_alloc()   css_alloc: linked under the parent, visible to
- *                            iterators, a memcg id allocated, not online.
+ *                            iterators, a memcg id allocated, its shrinker
+ *                            bookkeeping in its empty state, not online.
  *   shr_mem_cgroup_online()  css_online: kmemcg id, shrinker bookkeeping.
  *   shr_mem_cgroup_create()  both of the above (mkdir).
  *   shr_mem_cgroup_offline() rmdir: dying, then css_offline in the kernel's
@@ -167,7 +168,14 @@ struct shr_memcg_bookkeeping {
 /**
  * shr_mem_cgroup_bookkeeping() - the bytes of @memcg's shrinker bookkeeping
  * on node @nid (or every node with -1).
- * Context: Registered thread; @memcg pinned.
+ *
+ * Reports @memcg in whatever state it is: allocated and not yet online (the
+ * bookkeeping is initialised at allocation, so it has its empty figure, plus
+ * what shr_set_shrinker_bit() installed), online, or dying (what it keeps
+ * until it is freed).
+ *
+ * Context: Registered thread; @memcg pinned. Safe while any cgroup,
+ *          @memcg included, is brought online, taken offline or released.
  * Return: 0, -EINVAL (NULL, node out of range).
  */
 int shr_mem_cgroup_bookkeeping(struct shr_mem_cgroup *memcg, int nid,

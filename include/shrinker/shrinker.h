@@ -104,21 +104,43 @@ struct shr_shrinker {
 /**
  * shr_shrinker_alloc() - allocate a shrinker.
  * @host:  the host.
- * @flags: SHR_SHRINKER_NUMA_AWARE | _MEMCG_AWARE | _NONSLAB, or 0.
+ * @flags: SHR_SHRINKER_NUMA_AWARE | _MEMCG_AWARE | _NONSLAB | _ROOT_BITS,
+ *         or 0.
  * @name:  debug name (copied), e.g. "sb-tmpfs"; NULL for none.
  * @out:   the shrinker.
  *
  * Context: Registered thread; takes the registry mutex. Blocks (a new id
  *          past shrinker_nr_max grows every cgroup's bookkeeping, as the
  *          design does it).
- * Return: 0, -EINVAL (NULL host/out, unknown flags, NONSLAB without
- *         MEMCG_AWARE), -ENOSPC (no id left), -ENOMEM (nothing changed).
+ * Return: 0, -EINVAL (NULL host/out, unknown flags, NONSLAB or ROOT_BITS
+ *         without MEMCG_AWARE), -ENOSPC (no id left, in the shrinker id
+ *         space or, with nonslab_ids, in the second one), -ENOMEM (nothing
+ *         changed).
  */
 SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
 				      const char *name, struct shr_shrinker **out);
 
 /**
  * shr_shrinker_register() - make the shrinker visible to reclaim.
+ *
+ * Objects added before registration (to a list_lru bound to the shrinker,
+ * or announced with shr_set_shrinker_bit()) are handled as in the kernel:
+ *  - the bit of their cgroup and node is set as usual: a memcg-aware
+ *    shrinker has its id from shr_shrinker_alloc() on;
+ *  - reclaim never calls a shrinker that is not registered;
+ *  - a reclaim of that cgroup and node that runs before registration finds
+ *    the bit, cannot pin the shrinker and clears the bit
+ *    (shrink_slab_memcg()). The objects are then not found through that
+ *    cgroup until its list goes from 0 to 1 object again or the cgroup goes
+ *    offline (the parent takes the list and gets the bit). Without such a
+ *    reclaim in between, they are found normally once registered;
+ *  - root objects are found by global reclaim once the shrinker is
+ *    registered (under indexed, the root's bit of a SHR_SHRINKER_ROOT_BITS
+ *    shrinker is kept for it, not cleared);
+ *  - the nobitmap design keeps no bits: its cgroup reclaim calls every
+ *    registered memcg-aware shrinker and finds them in any case.
+ * So register before the first object can be added, as the kernel's users
+ * do, unless no reclaim can run in between.
  *
  * Context: Registered thread; takes the registry mutex.
  * Return: 0, -EINVAL (NULL, no count/scan callback, negative batch or
@@ -134,6 +156,18 @@ SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
  * shrinker that gets the same id inherits them), except in the indexed
  * design, which resets them (documented difference). list_lrus bound to it
  * must be destroyed after this call, as the kernel's users do.
+ *
+ * Misuse it reports (one line on stderr, "libshrinker: API misuse: ...";
+ * builds with -Ddebug_checks=true then abort, the others ignore the call):
+ *  - a stale handle: the shrinker was freed before. The host keeps the last
+ *    32 freed shrinkers back from the allocator, so a handle used again
+ *    within 32 later frees of that host is recognised even where a new
+ *    shrinker would otherwise have taken its memory (the other functions
+ *    refuse it with -EINVAL); an older one is undefined behaviour, as is
+ *    any pointer that is not a shrinker;
+ *  - a call from inside a count/scan callback of this same shrinker (it
+ *    would wait for itself): detected in debug builds only; the others
+ *    block forever, as the kernel's shrinker_free() would.
  *
  * Context: Registered thread, not inside any callback of this shrinker and
  *          not inside an RCU read-side section. Blocks.
@@ -157,7 +191,9 @@ const char *shr_shrinker_name(const struct shr_shrinker *shrinker);
  * @calls:    do_shrink_slab calls that reached count_objects.
  * @scanned:  objects reported scanned.
  * @freed:    objects freed (sum of scan_objects results).
- * @deferred: deferred work now held for it (all cgroups and nodes).
+ * @deferred: deferred work now held for it (all nodes of the root and of
+ *            every online cgroup: a dying cgroup's work was added to its
+ *            parent's at offline, and one not yet online holds none).
  */
 struct shr_shrinker_stats {
 	unsigned long calls;
@@ -167,17 +203,23 @@ struct shr_shrinker_stats {
 };
 
 /**
- * shr_shrinker_get_stats() - read the counters.
- * Context: Registered thread; takes no lock but walks every cgroup.
- * Return: 0 or -EINVAL.
+ * shr_shrinker_get_stats() - read the counters of a shrinker (registered or
+ * not).
+ * Context: Registered thread; takes no lock but walks every cgroup. Safe
+ *          while cgroups are created, brought online, taken offline and
+ *          released: a cgroup's bookkeeping is initialised when it is
+ *          allocated, before the walk can find it.
+ * Return: 0 or -EINVAL (NULL @shrinker or @out, freed shrinker).
  */
 int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_stats *out);
 
 /**
  * shr_shrinker_nr_deferred() - deferred work held for (@memcg, @nid): the
  * memcg slot for memcg-aware shrinkers, the node slot (or slot 0 when not
- * NUMA-aware) otherwise. Context: Registered thread; @memcg pinned.
- * Return: the count (>= 0), or -EINVAL.
+ * NUMA-aware) otherwise; @memcg NULL means the root.
+ * Context: Registered thread; @memcg pinned.
+ * Return: the count (>= 0), or -EINVAL (NULL or freed shrinker, @nid out of
+ *         range, @memcg of another host).
  */
 long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
 			      int nid);
@@ -190,9 +232,16 @@ long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgro
  * memcg-aware, for designs without bits, and for the root unless the
  * shrinker has SHR_SHRINKER_ROOT_BITS and the design indexes the root.
  *
+ * A shrinker that is allocated but not registered yet gets its bit like a
+ * registered one (its id exists from shr_shrinker_alloc() on; the kernel's
+ * set_shrinker_bit() does not look at the shrinker at all): 0 is returned.
+ * What reclaim then does with that bit is described at
+ * shr_shrinker_register().
+ *
  * Context: Registered thread; @memcg pinned.
- * Return: 0, -EINVAL (NULL, foreign or unregistered shrinker, bad node),
- *         -ENOMEM (install failed; nothing set).
+ * Return: 0, -EINVAL (NULL @memcg or @shrinker, a shrinker that was freed
+ *         or is not one, @memcg and @shrinker of different hosts, @nid out
+ *         of range), -ENOMEM (install failed; nothing set).
  */
 int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker *shrinker);
 
@@ -203,23 +252,29 @@ int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrin
 
 /**
  * shr_shrinker_debugfs_name() - "<name>-<N>", N from a per-host IDA.
- * @buf: receives the name; @len its size. Return: 0, -EINVAL, -ENOSPC.
+ * @buf: receives the name; @len its size.
+ * Context: Registered thread.
+ * Return: 0, -EINVAL (NULL, or a shrinker that is not registered: only
+ *         registered shrinkers have a debugfs directory), -ENOSPC (@len too
+ *         small).
  */
 int shr_shrinker_debugfs_name(const struct shr_shrinker *shrinker, char *buf, size_t len);
 
 /**
  * shr_shrinker_debugfs_count() - write the "count" file: one line per online
  * cgroup with a non-zero total, "<ino> <count-node0> <count-node1> ...".
- * Context: Registered thread. Return: 0, -EINVAL, -EIO (write error).
+ * Context: Registered thread. Return: 0, -EINVAL (NULL, or a shrinker that
+ * is not registered), -EIO (write error).
  */
 int shr_shrinker_debugfs_count(struct shr_shrinker *shrinker, FILE *out);
 
 /**
  * shr_shrinker_debugfs_scan() - the "scan" file: parse
  * "<cgroup ino> <nid> <nr_to_scan>" and call scan_objects once.
- * Context: Registered thread. Return: 0, -EINVAL (parse error, bad node,
- *          non-zero ino for a shrinker that is not memcg-aware), -ENOENT
- *          (no online cgroup with that ino).
+ * Context: Registered thread. Return: 0, -EINVAL (NULL, a shrinker that
+ *          is not registered, parse error, bad node, non-zero ino for a
+ *          shrinker that is not memcg-aware), -ENOENT (no online cgroup
+ *          with that ino).
  */
 int shr_shrinker_debugfs_scan(struct shr_shrinker *shrinker, const char *input);
 

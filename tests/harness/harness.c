@@ -2,10 +2,13 @@
 /*
  * Test harness: seed handling and PRNG. See harness.h.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <shrinker/host.h>
 #include <shrinker/memcg.h>
@@ -117,6 +120,8 @@ void shr_test_init(int argc, char **argv)
 			run_seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--long"))
 			run_long = 1;
+		else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
+			cmocka_set_test_filter(argv[++i]);
 		else
 			parse_config_arg(argc, argv, &i);
 	}
@@ -157,6 +162,42 @@ uint64_t shr_rng_next(struct shr_rng *rng)
 uint64_t shr_rng_below(struct shr_rng *rng, uint64_t bound)
 {
 	return shr_rng_next(rng) % bound;
+}
+
+void shr_test_expect_abort(void (*fn)(void *arg), void *arg, const char *needle)
+{
+	char out[4096];
+	size_t len = 0;
+	int pipefd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		dup2(pipefd[1], STDERR_FILENO);
+		alarm(60);
+		fn(arg);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	while (len < sizeof(out) - 1 &&
+	       (n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT || !strstr(out, needle)) {
+		print_error("child: %s %d, expected SIGABRT and \"%s\" on stderr; it wrote:\n%s",
+			    WIFSIGNALED(status) ? "killed by signal" : "exited with",
+			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), needle,
+			    out);
+		fail();
+	}
 }
 
 int shr_test_run_group(const char *name, const struct CMUnitTest *tests, size_t count)

@@ -16,7 +16,11 @@
 
 #include <cmocka.h>
 
-/* Parse --seed/--long from argv (or the environment). Call once from main. */
+/*
+ * Parse --seed/--long from argv (or the environment), and --filter PATTERN
+ * (run only the tests whose name matches the glob PATTERN). Call once from
+ * main.
+ */
 void shr_test_init(int argc, char **argv);
 
 /* The seed of this run (fixed by shr_test_init()). */
@@ -50,6 +54,16 @@ void shr_rng_init(struct shr_rng *rng, uint64_t stream);
 uint64_t shr_rng_next(struct shr_rng *rng);
 /* Uniform in [0, bound), bound > 0. */
 uint64_t shr_rng_below(struct shr_rng *rng, uint64_t bound);
+
+/*
+ * For misuse that debug builds abort on: run fn(arg) in a forked child with
+ * its stderr captured, and fail the test unless the child dies of SIGABRT
+ * having written @needle. @fn must not use cmocka's asserts (a failure
+ * would unwind into the child's copy of the test runner) and should only
+ * make the offending call: the child has no RCU callback thread. A child
+ * still alive after 60 s is killed (SIGALRM): it hung instead of aborting.
+ */
+void shr_test_expect_abort(void (*fn)(void *arg), void *arg, const char *needle);
 
 /*
  * Run a cmocka group with the calling thread registered for RCU; prints the

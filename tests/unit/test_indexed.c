@@ -14,6 +14,7 @@
 #include <shrinker/rcu.h>
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
+#include <shrinker/slab.h>
 
 #include "harness.h"
 #include "superblock.h"
@@ -384,6 +385,117 @@ static void test_id_reuse_leaves_nothing(void **state)
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
+/* ---- a freed cgroup must not stay among a shrinker's users ---------------- */
+
+/*
+ * Reparenting a child's deferred work on node 1 gives its parent a unit on
+ * node 1 only (the child's unit came from shr_set_shrinker_bit(), so the
+ * parent has no list, hence no unit, of the shrinker). Freeing the parent
+ * must drop it from the shrinker's users for that node-1 unit too: the
+ * shrinker's free scrubs every cgroup on users, and a stale entry points at
+ * freed slab memory (ASan: use-after-poison in ix_scrub).
+ */
+static void test_parent_with_node1_unit_only_leaves_users_when_freed(void **state)
+{
+	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
+	struct shr_mem_cgroup *parent = shr_test_mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *child = shr_test_mkcg(parent);
+	struct shr_shrinker *s = one_new(host);
+	struct shr_memcg_bookkeeping pb;
+	unsigned long freed;
+
+	(void)state;
+	assert_int_equal(shr_set_shrinker_bit(child, 1, s), 0);
+	assert_int_equal(shr_shrink_slab(host, 1, child, 12, &freed), 0);
+	assert_true(shr_shrinker_nr_deferred(s, child, 1) > 0);
+	assert_int_equal(shr_mem_cgroup_offline(child), 0);
+	/* The parent received the work, in a unit on node 1 only. */
+	assert_true(shr_shrinker_nr_deferred(s, parent, 1) > 0);
+	assert_int_equal(shr_mem_cgroup_bookkeeping(parent, 0, &pb), 0);
+	assert_int_equal(pb.nr_units, 0);
+	assert_int_equal(shr_mem_cgroup_bookkeeping(parent, 1, &pb), 0);
+	assert_int_equal(pb.nr_units, 1);
+	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
+	shr_rcu_barrier(); /* both cgroups are freed now */
+	shr_shrinker_free(s); /* scrubs the id in every cgroup on users */
+	assert_int_equal(shr_host_destroy(host), 0);
+}
+
+static unsigned long empty_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 0;
+}
+
+static struct shr_shrinker *plain_memcg_shrinker(struct shr_host *host)
+{
+	struct shr_shrinker *s;
+
+	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_MEMCG_AWARE, "plain", &s), 0);
+	s->count_objects = empty_count;
+	s->scan_objects = one_scan;
+	assert_int_equal(shr_shrinker_register(s), 0);
+	return s;
+}
+
+/*
+ * A dying cgroup keeps its units (no list left, refs 0) until it is freed.
+ * An install on it that fails with -ENOMEM must leave them there, as it
+ * found them: here the install of a second shrinker of the same unit (id 1)
+ * fails only when it records the cgroup among that shrinker's users, and
+ * its undo used to free the kept units while the cgroup stayed among the
+ * first shrinker's users; the cgroup, freed later without units, was never
+ * dropped from them (ASan: use-after-poison in ix_scrub at the first
+ * shrinker's free).
+ */
+static void test_failed_install_on_dying_cgroup_keeps_its_units(void **state)
+{
+	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
+	struct shr_slab_allocator *sa = shr_host_slab(host);
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_shrinker *a = plain_memcg_shrinker(host);
+	struct shr_shrinker *b = plain_memcg_shrinker(host);
+	struct shr_memcg_bookkeeping before, after;
+	struct shr_list_head item;
+	struct shr_list_lru *lru;
+	unsigned long injected;
+	bool kept;
+
+	(void)state;
+	assert_int_equal(shr_shrinker_id(a), 0);
+	assert_int_equal(shr_shrinker_id(b), 1);
+	assert_int_equal(shr_list_lru_init_memcg(host, a, &lru), 0);
+	shr_list_head_init(&item);
+	assert_int_equal(shr_list_lru_add(lru, &item, 0, cg), 1);
+	/* Dying, still referenced: its list went to the root, its units
+	 * (unit 0 on both nodes) stay until it is freed. */
+	shr_mem_cgroup_get(cg);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	assert_int_equal(shr_list_lru_del(lru, &item, 0, cg), 1);
+	shr_rcu_barrier();
+	assert_int_equal(shr_mem_cgroup_bookkeeping(cg, -1, &before), 0);
+	assert_int_equal(before.nr_units, NODES);
+	/* The install of b needs no unit (they are there); the first
+	 * allocation is recording cg among b's users. */
+	injected = shr_slab_faults_injected(sa);
+	shr_slab_fail_nth(sa, 1, false);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, b), -ENOMEM);
+	shr_slab_fault_clear(sa);
+	assert_int_equal(shr_slab_faults_injected(sa) - injected, 1);
+	shr_rcu_barrier();
+	assert_int_equal(shr_mem_cgroup_bookkeeping(cg, -1, &after), 0);
+	/* Checked last, so that ASan sees what the plain build hides. */
+	kept = memcmp(&before, &after, sizeof(before)) == 0;
+	shr_mem_cgroup_put(cg);
+	shr_rcu_barrier(); /* cg is freed now */
+	assert_int_equal(shr_list_lru_destroy(lru), 0);
+	shr_shrinker_free(a); /* scrubs id 0 in every cgroup on a's users */
+	shr_shrinker_free(b);
+	assert_int_equal(shr_host_destroy(host), 0);
+	assert_true(kept);
+}
+
 /* ---- set_bit vs clear race ------------------------------------------------ */
 
 struct race {
@@ -593,6 +705,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_unmount_returns_bookkeeping_to_empty),
 		cmocka_unit_test(test_offline_of_empty_cgroup_visits_no_lru),
 		cmocka_unit_test(test_id_reuse_leaves_nothing),
+		cmocka_unit_test(test_parent_with_node1_unit_only_leaves_users_when_freed),
+		cmocka_unit_test(test_failed_install_on_dying_cgroup_keeps_its_units),
 		cmocka_unit_test(test_set_bit_races_clear_nothing_stranded),
 		cmocka_unit_test(test_gate_clear_races_set_bit_same_unit),
 	};

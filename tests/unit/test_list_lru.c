@@ -88,10 +88,19 @@ static void ts_setup(struct shr_host *host, struct tshrinker *ts, const char *na
 	assert_int_equal(shr_shrinker_register(ts->s), 0);
 }
 
+/* Unlink every item (the objects are the tests'), then destroy: a list_lru
+ * that holds items is not destroyed. */
+static void lru_drain_destroy(struct shr_list_lru *lru)
+{
+	while (shr_list_lru_count(lru))
+		shr_list_lru_walk(lru, isolate_remove, NULL, ~0UL);
+	assert_int_equal(shr_list_lru_destroy(lru), 0);
+}
+
 static void ts_teardown(struct tshrinker *ts)
 {
 	shr_shrinker_free(ts->s);
-	shr_list_lru_destroy(ts->lru);
+	lru_drain_destroy(ts->lru);
 }
 
 static void fix_up_mode(struct fix *f, int nr_nodes, enum shr_lru_reparent mode)
@@ -207,7 +216,7 @@ static void test_add_del_count(void **state)
 
 	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[1].link, 0, f.root), 1);
 	assert_int_equal(shr_list_lru_count(f.ts.lru), 0);
-	shr_list_lru_destroy(plain);
+	assert_int_equal(shr_list_lru_destroy(plain), 0);
 	fix_down(&f);
 }
 
@@ -722,7 +731,7 @@ static unsigned long reparent_scenario(enum shr_lru_reparent mode, long *out)
 
 	ts_teardown(&f.ts);
 	ts_teardown(&t2);
-	shr_list_lru_destroy(extra);
+	lru_drain_destroy(extra);
 	assert_int_equal(shr_mem_cgroup_offline(a), 0);
 	assert_int_equal(shr_host_destroy(f.host), 0);
 	return visits;
@@ -871,11 +880,102 @@ static void test_misuse(void **state)
 	assert_int_equal(shr_list_lru_walk(NULL, record_cb, NULL, 10), 0);
 	assert_int_equal(budget, 10);
 	assert_false(shr_list_lru_memcg_aware(NULL));
-	shr_list_lru_destroy(NULL);
+	assert_int_equal(shr_list_lru_destroy(NULL), 0);
 
 	assert_int_equal(shr_mem_cgroup_offline(foreign), 0);
 	fix_down(&g);
 	fix_down(&f);
+}
+
+/* A del naming another list than the item's (node, cgroup or list_lru) is
+ * refused with nothing changed: always when that list is empty (its count
+ * would go negative), in every case in debug builds. */
+static void test_del_from_the_wrong_list_is_refused(void **state)
+{
+	struct fix f;
+	struct shr_list_lru *plain;
+	struct shr_mem_cgroup *cg;
+	struct obj o[3];
+
+	(void)state;
+	fix_up(&f, 2);
+	objs_init(o, 3);
+	cg = shr_test_mkcg(f.root);
+	assert_int_equal(shr_list_lru_init(f.host, &plain), 0);
+	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[0].link, 0, cg), 1);
+	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[1].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_add(plain, &o[2].link, 0, NULL), 1);
+
+	/* Empty lists: the wrong node, of the right and of another cgroup. */
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 1, cg), -EINVAL);
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 1, NULL), -EINVAL);
+	assert_int_equal(shr_list_lru_del(plain, &o[0].link, 1, NULL), -EINVAL);
+	if (SHR_DEBUG_CHECKS) {
+		/* Non-empty lists: the root's, another list_lru's. */
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 0, NULL), -EINVAL);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 0, f.root), -EINVAL);
+		assert_int_equal(shr_list_lru_del(plain, &o[0].link, 0, NULL), -EINVAL);
+		assert_int_equal(shr_list_lru_del(f.ts.lru, &o[2].link, 0, cg), -EINVAL);
+	}
+	/* Nothing moved. */
+	assert_false(shr_list_head_empty(&o[0].link));
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, cg), 1);
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 1, cg), 0);
+	assert_int_equal(shr_list_lru_count_node(f.ts.lru, 0), 2);
+	assert_int_equal(shr_list_lru_count_node(f.ts.lru, 1), 0);
+	assert_int_equal(shr_list_lru_count(plain), 1);
+	{
+		const int want_cg[] = { 0 }, want_root[] = { 1 };
+
+		assert_order(list_order(f.ts.lru, 0, cg), want_cg, 1);
+		assert_order(list_order(f.ts.lru, 0, NULL), want_root, 1);
+	}
+	/* The right lists. */
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[0].link, 0, cg), 1);
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[1].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_del(plain, &o[2].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_count(f.ts.lru), 0);
+	assert_int_equal(shr_list_lru_count(plain), 0);
+	assert_int_equal(shr_list_lru_destroy(plain), 0);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	fix_down(&f);
+}
+
+/* A list_lru that still holds items is not destroyed (-EBUSY) and stays
+ * usable; once emptied it is. */
+static void test_destroy_with_items_is_refused(void **state)
+{
+	struct fix f;
+	struct shr_list_lru *plain;
+	struct shr_mem_cgroup *cg;
+	struct obj o[3];
+
+	(void)state;
+	fix_up(&f, 2);
+	objs_init(o, 3);
+	cg = shr_test_mkcg(f.root);
+	assert_int_equal(shr_list_lru_init(f.host, &plain), 0);
+	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[0].link, 1, cg), 1);
+	assert_int_equal(shr_list_lru_add(f.ts.lru, &o[1].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_add(plain, &o[2].link, 1, NULL), 1);
+
+	assert_int_equal(shr_list_lru_destroy(f.ts.lru), -EBUSY);
+	assert_int_equal(shr_list_lru_destroy(plain), -EBUSY);
+	/* Unchanged and usable: the items are where they were. */
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 1, cg), 1);
+	assert_int_equal(shr_list_lru_count_one(f.ts.lru, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_count(plain), 1);
+	assert_int_equal(shr_list_lru_del(f.ts.lru, &o[1].link, 0, NULL), 1);
+	assert_int_equal(shr_list_lru_destroy(f.ts.lru), -EBUSY);
+	/* The cgroup's item is found by reclaim (its bit is still set). */
+	assert_int_equal(shrink(&f, 1, cg, NULL), 1);
+	assert_true(shr_list_head_empty(&o[0].link));
+	assert_int_equal(shr_list_lru_del(plain, &o[2].link, 1, NULL), 1);
+	assert_int_equal(shr_list_lru_destroy(plain), 0);
+	assert_int_equal(shr_list_lru_destroy(NULL), 0);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	fix_down(&f); /* destroys the emptied f.ts.lru */
 }
 
 static void test_nokmem_plain(void **state)
@@ -1042,6 +1142,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reparent_walks_agree),
 		cmocka_unit_test(test_enomem),
 		cmocka_unit_test(test_misuse),
+		cmocka_unit_test(test_del_from_the_wrong_list_is_refused),
+		cmocka_unit_test(test_destroy_with_items_is_refused),
 		cmocka_unit_test(test_nokmem_plain),
 		cmocka_unit_test(test_concurrent_offline),
 	};

@@ -419,6 +419,126 @@ static void test_bit_of_unarmed_shrinker_is_cleared(void **state)
 	host_done(host);
 }
 
+/* A shrinker over one list_lru, objects added before it is registered. */
+struct early {
+	struct shr_shrinker *s;
+	struct shr_list_lru *lru;
+	struct shr_list_head items[4];
+	int count_calls;
+};
+
+static enum shr_lru_status early_isolate(struct shr_list_head *item,
+					 struct shr_list_lru_one *list, void *arg)
+{
+	(void)arg;
+	shr_list_lru_isolate(list, item);
+	return SHR_LRU_REMOVED;
+}
+
+static unsigned long early_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct early *e = s->private_data;
+	unsigned long n = shr_list_lru_shrink_count(e->lru, sc);
+
+	e->count_calls++;
+	return n ? n : SHR_SHRINK_EMPTY;
+}
+
+static unsigned long early_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct early *e = s->private_data;
+
+	return shr_list_lru_shrink_walk(e->lru, sc, early_isolate, NULL);
+}
+
+/* Allocated and bound to its list_lru, not registered (as a superblock
+ * between alloc_super() and the end of sget()). */
+static void early_init(struct early *e, struct shr_host *host, unsigned int flags)
+{
+	memset(e, 0, sizeof(*e));
+	for (int i = 0; i < 4; i++)
+		shr_list_head_init(&e->items[i]);
+	assert_int_equal(shr_shrinker_alloc(host, flags, "early", &e->s), 0);
+	e->s->count_objects = early_count;
+	e->s->scan_objects = early_scan;
+	e->s->private_data = e;
+	assert_int_equal(shr_list_lru_init_memcg(host, e->s, &e->lru), 0);
+}
+
+static void early_done(struct early *e)
+{
+	shr_shrinker_free(e->s);
+	while (shr_list_lru_count(e->lru))
+		shr_list_lru_walk(e->lru, early_isolate, NULL, ~0UL);
+	assert_int_equal(shr_list_lru_destroy(e->lru), 0);
+}
+
+/*
+ * Objects added to a list_lru before its shrinker is registered (documented
+ * at shr_shrinker_register()): the add sets the cgroup's bit as usual (the id
+ * exists from alloc on). Reclaim never calls the unregistered shrinker. If
+ * no reclaim of the cgroup runs before registration, the objects are found
+ * afterwards like any other; if one runs, it clears the bit of the shrinker
+ * it cannot pin (the kernel's shrink_slab_memcg()), and the objects are not
+ * found through that cgroup again until its list goes 0 -> 1 again or the
+ * cgroup goes offline (its lists move to the parent, which gets the bit).
+ * Designs without bits (nobitmap) call every memcg-aware shrinker and find
+ * them at once. Root objects are found by global reclaim once the shrinker
+ * is registered, with and without root bits.
+ */
+static void test_objects_added_before_register(void **state)
+{
+	struct shr_host *host = host_new_kmem(true);
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+	struct shr_mem_cgroup *parent = shr_test_mkcg(root);
+	struct shr_mem_cgroup *quiet = shr_test_mkcg(parent), *reclaimed = shr_test_mkcg(parent);
+	bool bits = shr_host_design(host) != SHR_DESIGN_NOBITMAP;
+	struct early e, r;
+
+	(void)state;
+	early_init(&e, host, MEMCG_NUMA);
+	early_init(&r, host, MEMCG_NUMA | SHR_SHRINKER_ROOT_BITS);
+	assert_int_equal(shr_list_lru_add(e.lru, &e.items[0], 0, quiet), 1);
+	assert_int_equal(shr_list_lru_add(e.lru, &e.items[1], 1, reclaimed), 1);
+	assert_int_equal(shr_list_lru_add(e.lru, &e.items[2], 0, NULL), 1);
+	assert_int_equal(shr_list_lru_add(r.lru, &r.items[0], 1, NULL), 1);
+
+	/* Before registration: never called, anywhere. */
+	assert_int_equal(shrink(host, 1, reclaimed, 0), 0);
+	assert_int_equal(shrink(host, 0, NULL, 0), 0);
+	assert_int_equal(shrink(host, 1, NULL, 0), 0);
+	assert_int_equal(e.count_calls + r.count_calls, 0);
+
+	assert_int_equal(shr_shrinker_register(e.s), 0);
+	assert_int_equal(shr_shrinker_register(r.s), 0);
+	/* No reclaim of `quiet` ran: its bit is there. */
+	assert_int_equal(shrink(host, 0, quiet, 0), 1);
+	/* `reclaimed`'s bit went with the walk that could not pin e. */
+	assert_int_equal(shrink(host, 1, reclaimed, 0), bits ? 0 : 1);
+	if (bits) {
+		/* Another object: its list goes 1 -> 2, which sets no bit. */
+		assert_int_equal(shr_list_lru_add(e.lru, &e.items[3], 1, reclaimed), 1);
+		assert_int_equal(shrink(host, 1, reclaimed, 0), 0);
+		assert_int_equal(shr_list_lru_count_one(e.lru, 1, reclaimed), 2);
+		/* Offline hands the list to the parent, and the parent its bit. */
+		assert_int_equal(shr_mem_cgroup_offline(reclaimed), 0);
+		reclaimed = NULL;
+		assert_int_equal(shrink(host, 1, parent, 0), 2);
+	}
+	/* Root objects: global reclaim, with or without root bits. */
+	assert_int_equal(shrink(host, 0, NULL, 0), 1);
+	assert_int_equal(shrink(host, 1, NULL, 0), 1);
+	assert_int_equal(shr_list_lru_count(e.lru) + shr_list_lru_count(r.lru), 0);
+
+	early_done(&e);
+	early_done(&r);
+	if (reclaimed)
+		assert_int_equal(shr_mem_cgroup_offline(reclaimed), 0);
+	assert_int_equal(shr_mem_cgroup_offline(quiet), 0);
+	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
+	host_done(host);
+}
+
 /* §14.3: SHRINK_EMPTY clears the bit; the recount after the barrier finds
  * new objects and sets it again. */
 static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
@@ -603,6 +723,48 @@ static void test_id_reuse_inherits_deferred_work(void **state)
 			 shr_host_design(host) == SHR_DESIGN_INDEXED ? 0 : 104);
 	fake_free(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* Conservation as get_stats reports it: the deferred work held for a
+ * shrinker is counted once while a cgroup dies. Offline hands the child's
+ * work to its parent; the dying child, which keeps its counters until it is
+ * freed, is not counted again (nor is a cgroup that is not online yet). */
+static void test_get_stats_counts_deferred_work_once_while_a_cgroup_dies(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *parent = shr_test_mkcg(shr_host_root_mem_cgroup(host));
+	struct shr_mem_cgroup *child = shr_test_mkcg(parent), *unborn;
+	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct shr_shrinker_stats st;
+	long held;
+
+	(void)state;
+	a->objects[shr_mem_cgroup_ino(child)][0] = 1000000;
+	assert_int_equal(shr_set_shrinker_bit(child, 0, a->s), 0);
+	/* The parent has the shrinker's bookkeeping too (as a list_lru's
+	 * ancestors-first rule would give it), so the work has a home. */
+	assert_int_equal(shr_set_shrinker_bit(parent, 0, a->s), 0);
+	shrink(host, 0, child, 12);
+	held = shr_shrinker_nr_deferred(a->s, child, 0);
+	assert_int_equal(held, 104);
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	assert_int_equal(shr_mem_cgroup_alloc(parent, &unborn), 0);
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	assert_int_equal(shr_mem_cgroup_offline(unborn), 0);
+	shr_mem_cgroup_get(child);
+	assert_int_equal(shr_mem_cgroup_offline(child), 0);
+	assert_int_equal(shr_shrinker_nr_deferred(a->s, parent, 0), held);
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	shr_mem_cgroup_put(child);
+	shr_rcu_barrier();
+	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(st.deferred, held);
+	fake_free(a);
+	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
 	host_done(host);
 }
 
@@ -983,12 +1145,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_nonroot_walk_calls_only_shrinkers_with_bits),
 		cmocka_unit_test(test_offline_cgroup_frees_nothing),
 		cmocka_unit_test(test_bit_of_unarmed_shrinker_is_cleared),
+		cmocka_unit_test(test_objects_added_before_register),
 		cmocka_unit_test(test_shrink_empty_clears_bit_and_recheck_sets_it_again),
 		cmocka_unit_test(test_count_zero_keeps_the_bit),
 		cmocka_unit_test(test_nid_unchanged_and_non_numa_defers_to_slot_zero),
 		cmocka_unit_test(test_free_waits_for_calls_in_flight),
 		cmocka_unit_test(test_id_reuse_inherits_deferred_work),
 		cmocka_unit_test(test_offline_reparents_objects_and_deferred_work),
+		cmocka_unit_test(test_get_stats_counts_deferred_work_once_while_a_cgroup_dies),
 		cmocka_unit_test(test_kmem_off_calls_only_nonslab_for_children),
 		cmocka_unit_test(test_reclaim_frees_only_the_target_subtree),
 		cmocka_unit_test(test_drop_caches_leaves_nothing_after_random_sequence),
