@@ -25,12 +25,12 @@ EXPECTED = {
     "seed004-bitmap": ["drop_caches_ns_first", "drop_caches_ns_repeat"],
 }
 DESIGNS = {
-    "seed000-vm": ["prealloc", "xarray", "array-ondemand"],
-    "seed000-host": ["prealloc", "array-ondemand", "xarray"],
-    "seed003-units": ["prealloc+units=kmalloc", "prealloc"],
+    "seed000-vm": ["prealloc+units=cache", "xarray", "array-ondemand", "prealloc"],
+    "seed000-host": ["prealloc+units=cache", "array-ondemand", "xarray"],
+    "seed003-units": ["prealloc", "prealloc+units=cache"],
     "seed001-pods": ["flat", "flat+expand_batch=8", "flat+expand_batch=32",
                      "flat+expand_batch=64", "flat+nonslab_ids", "prealloc", "xarray"],
-    "seed004-bitmap": ["nobitmap", "xarray"],
+    "seed004-bitmap": ["nobitmap", "flat", "xarray"],
 }
 
 

@@ -731,9 +731,12 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 /* Each table: the seed's designs in the seed's order (the first is the
  * base), then ours, indexed. */
 static const struct lab_design vm_designs[] = {
-	{ .design = SHR_DESIGN_PREALLOC },
+	/* The seed's base: v7.3-rc7 with the dedicated unit cache patch. */
+	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 	{ .design = SHR_DESIGN_XARRAY },
 	{ .design = SHR_DESIGN_ARRAY_ONDEMAND },
+	/* Mainline as it is (kmalloc-1k units), not in the seed's table. */
+	{ .design = SHR_DESIGN_PREALLOC },
 	{ .design = SHR_DESIGN_INDEXED },
 };
 static const struct lab_metric vm_metrics[] = {
@@ -745,7 +748,8 @@ static const struct lab_metric vm_metrics[] = {
 };
 
 static const struct lab_design host_designs[] = {
-	{ .design = SHR_DESIGN_PREALLOC },
+	/* The seed's base, with the unit cache patch (as seed000-vm). */
+	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 	{ .design = SHR_DESIGN_ARRAY_ONDEMAND },
 	{ .design = SHR_DESIGN_XARRAY },
 	{ .design = SHR_DESIGN_INDEXED },
@@ -764,7 +768,8 @@ static const struct lab_metric host_metrics[] = {
 };
 
 static const struct lab_design units_designs[] = {
-	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_KMALLOC },
+	/* Before: mainline, kmalloc-1k. After: the seed's dedicated cache. */
+	{ .design = SHR_DESIGN_PREALLOC },
 	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 	{ .design = SHR_DESIGN_INDEXED },
 };
@@ -790,7 +795,10 @@ static const struct lab_metric pods_metrics[] = {
 };
 
 static const struct lab_design bitmap_designs[] = {
+	/* The seed's 2018 kernel before and after its bitmap series: flat is
+	 * the closest design we have to the bitmap it added. */
 	{ .design = SHR_DESIGN_NOBITMAP },
+	{ .design = SHR_DESIGN_FLAT },
 	{ .design = SHR_DESIGN_XARRAY },
 	{ .design = SHR_DESIGN_INDEXED },
 };

@@ -33,8 +33,12 @@ struct lab_design {
 	bool nonslab_ids;
 };
 
-/* "prealloc+units=kmalloc", "flat+expand_batch=64", "flat+nonslab_ids". */
+/* "prealloc+units=cache", "flat+expand_batch=64", "flat+nonslab_ids": the
+ * design and its options that differ from the design's defaults (prealloc,
+ * mainline, takes units from kmalloc; the others from the dedicated cache). */
 void lab_design_label(const struct lab_design *d, char *buf, size_t len);
+/* Does @d's unit source differ from its design's default? */
+bool lab_design_units_option(const struct lab_design *d);
 
 /* The scale an experiment (or one row of it) really ran with. */
 struct lab_scale {

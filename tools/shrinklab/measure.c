@@ -57,13 +57,24 @@ void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
 	free(s);
 }
 
+bool lab_design_units_option(const struct lab_design *d)
+{
+	enum shr_units_source def = d->design == SHR_DESIGN_PREALLOC ? SHR_UNITS_KMALLOC
+								      : SHR_UNITS_CACHE;
+
+	if (d->design == SHR_DESIGN_FLAT || d->units == SHR_UNITS_DEFAULT)
+		return false;
+	return d->units != def;
+}
+
 void lab_design_label(const struct lab_design *d, char *buf, size_t len)
 {
 	const char *name = shr_design_name(d->design);
 	int n = snprintf(buf, len, "%s", name ? name : "?");
 
-	if (d->units == SHR_UNITS_KMALLOC && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "+units=kmalloc");
+	if (lab_design_units_option(d) && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "+units=%s",
+			      d->units == SHR_UNITS_KMALLOC ? "kmalloc" : "cache");
 	if (d->expand_batch && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "+expand_batch=%u", d->expand_batch);
 	if (d->nonslab_ids && n >= 0 && (size_t)n < len)
