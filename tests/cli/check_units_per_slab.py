@@ -23,7 +23,7 @@ def units_per_slab(exe, out, extra, design="xarray"):
         sys.exit(1)
     rows = json.load(open(out))["experiments"][0]["results"]
     row = [x for x in rows if x["metric"] == "units_per_slab"][0]
-    return row["value"], row["scale"]["note"]
+    return row["value"], row["geometry"]["note"]
 
 
 exe, outdir = sys.argv[1], sys.argv[2]
