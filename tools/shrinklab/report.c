@@ -71,9 +71,8 @@ void lab_report_header(FILE *out, const char *subcommand, const struct lab_optio
 	fprintf(out, "shrinklab %s", subcommand);
 	if (design_label)
 		fprintf(out, ": design %s", design_label);
-	fprintf(out, ", scale %s", scale);
 	if (lab_options_custom(opt)) {
-		fputs(", custom:", out);
+		fputs(", custom scale:", out);
 		if (opt->mounts)
 			fprintf(out, " --mounts %lu", opt->mounts);
 		if (opt->cgroups)
@@ -84,6 +83,9 @@ void lab_report_header(FILE *out, const char *subcommand, const struct lab_optio
 			fprintf(out, " --cpus %u", opt->cpus);
 		if (opt->kmem == 0)
 			fputs(" --nokmem", out);
+		fprintf(out, " (the rest as at scale %s)", scale);
+	} else {
+		fprintf(out, ", scale %s", scale);
 	}
 	fprintf(out, "\n%u samples after a warm-up; memory budget %.1f GiB (%s); ", opt->samples,
 		(double)opt->mem_budget / (1ull << 30),
