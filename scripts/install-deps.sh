@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   gcc clang libclang-rt-14-dev pkg-config meson ninja-build
-  liburcu-dev libcmocka-dev gnuplot-nox
+  liburcu-dev libcmocka-dev gnuplot-nox python3-jsonschema
 )
 
 missing=()

@@ -64,7 +64,7 @@ void shr_host_params_init(struct shr_host_params *params)
 	params->nr_nodes = 1;
 	params->kmem = true;
 	params->design = SHR_DESIGN_XARRAY;
-	params->units = SHR_UNITS_CACHE;
+	params->units = SHR_UNITS_DEFAULT;
 	params->lru_reparent = SHR_LRU_REPARENT_DEFAULT;
 }
 
@@ -90,7 +90,7 @@ int shr_host_params_check(const struct shr_host_params *p, const char **why)
 		msg = "unknown design";
 	else if (!shr_info_ops_for(p->design))
 		msg = "design not available in this build";
-	else if (p->units != SHR_UNITS_CACHE && p->units != SHR_UNITS_KMALLOC)
+	else if ((unsigned int)p->units > SHR_UNITS_KMALLOC)
 		msg = "unknown units source";
 	else if (p->units == SHR_UNITS_KMALLOC && !design_has_units(p->design))
 		msg = "units=kmalloc needs a design with units (not flat)";
@@ -122,6 +122,10 @@ static void resolve_params(struct shr_host_params *p)
 		p->expand_batch = 1;
 	if (!p->expand_batch && p->design == SHR_DESIGN_PREALLOC)
 		p->expand_batch = SHR_UNIT_BITS;
+	/* Mainline (prealloc) takes its units from kmalloc-1k; the seeds'
+	 * designs run on top of the dedicated-cache patch. */
+	if (p->units == SHR_UNITS_DEFAULT)
+		p->units = p->design == SHR_DESIGN_PREALLOC ? SHR_UNITS_KMALLOC : SHR_UNITS_CACHE;
 	if (p->lru_reparent == SHR_LRU_REPARENT_DEFAULT)
 		p->lru_reparent = p->design == SHR_DESIGN_INDEXED ? SHR_LRU_REPARENT_PER_CGROUP
 								  : SHR_LRU_REPARENT_ALL_LRUS;

@@ -24,7 +24,9 @@ enum shr_design {
 	 * kept in an XArray per cgroup and node; the root keeps all units. */
 	SHR_DESIGN_XARRAY = 0,
 	/* Mainline 6.7+: pointer array sized for shrinker_nr_max and every unit
-	 * allocated at online; expansion reallocates every cgroup's array. */
+	 * allocated at online; expansion reallocates every cgroup's array. Its
+	 * units come from kmalloc-1k as in mainline unless units=cache asks for
+	 * the seeds' dedicated cache. */
 	SHR_DESIGN_PREALLOC,
 	/* The same pointer array, units allocated on demand. */
 	SHR_DESIGN_ARRAY_ONDEMAND,
@@ -37,10 +39,19 @@ enum shr_design {
 	SHR_NR_DESIGNS,
 };
 
-/** enum shr_units_source - where 520-byte units come from. */
+/**
+ * enum shr_units_source - where 520-byte units come from.
+ * @SHR_UNITS_DEFAULT: the design's own choice: kmalloc for prealloc (what
+ *                     mainline does), the dedicated cache for the others
+ *                     (the seeds' designs sit on top of the cache patch).
+ * @SHR_UNITS_CACHE:   a dedicated cache sized to the unit (the seeds'
+ *                     proposal, 31 per order-2 slab); ignored by flat.
+ * @SHR_UNITS_KMALLOC: kmalloc (kmalloc-1k, 16 per order-2 slab).
+ */
 enum shr_units_source {
-	SHR_UNITS_CACHE = 0, /* a dedicated cache sized to the unit */
-	SHR_UNITS_KMALLOC,   /* kmalloc (kmalloc-1k) */
+	SHR_UNITS_DEFAULT = 0,
+	SHR_UNITS_CACHE,
+	SHR_UNITS_KMALLOC,
 };
 
 /** enum shr_lru_reparent - how offline finds the lists of a cgroup. */
@@ -57,7 +68,8 @@ enum shr_lru_reparent {
  *                 @slab is given (the allocator's own value is used).
  * @kmem:          kmem accounting on (false = cgroup.memory=nokmem).
  * @design:        bookkeeping design.
- * @units:         unit source, for designs with units.
+ * @units:         unit source, for designs with units; SHR_UNITS_DEFAULT
+ *                 resolves to the design's own (shr_host_get_params()).
  * @expand_batch:  ids per growth step of shrinker_nr_max for designs that
  *                 grow arrays (flat: default 1; prealloc: default 64);
  *                 0 = the design's default. Must be 0 for other designs.
@@ -81,8 +93,8 @@ struct shr_host_params {
 
 /**
  * shr_host_params_init() - defaults: 1 node, this machine's CPUs, kmem on,
- * design xarray, units from the dedicated cache, default batch, no nonslab
- * ids, the design's reparent walk, a private allocator.
+ * design xarray, the design's unit source, default batch, no nonslab ids,
+ * the design's reparent walk, a private allocator.
  * Context: Any.
  */
 void shr_host_params_init(struct shr_host_params *params);

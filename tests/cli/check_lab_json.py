@@ -1,36 +1,50 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Run `shrinklab reproduce --scale quick --json FILE` and check the JSON:
-schema shrinklab/1, every experiment id and every metric of the lab's table
-present for every design, values are numbers (or null when unavailable), and
-each row has its scale, samples, min and max.
+"""Run `shrinklab reproduce --scale quick --json FILE --plots DIR` and check
+the JSON: it validates against docs/shrinklab.schema.json (schema
+shrinklab/2), every experiment id and every metric of the lab's table is
+present for every design, values are numbers (or null when unavailable),
+every timed row carries its raw samples (n of them, the median among them),
+every row its geometry; seed figures are judged only where comparable; and
+a PNG and its gnuplot script exist for every experiment.
 
-usage: check_lab_json.py SHRINKLAB OUT.json
+usage: check_lab_json.py SHRINKLAB OUT.json PLOTDIR
 """
 import json
+import os
+import statistics
 import subprocess
 import sys
+
+from schema_check import validate
 
 EXPECTED = {
     "seed000-vm": ["slab_bytes_per_empty_cgroup", "walk_ns_empty_cgroup",
                    "walk_ns_cgroup_objects_100", "mkdir_rmdir_ns_per_cgroup",
+                   "mkdir_ns_per_cgroup", "rmdir_ns_per_cgroup", "release_cpu_ns_per_cgroup",
                    "register_ns_per_mount_cgroups_alive"],
     "seed000-host": ["slab_bytes_per_empty_cgroup", "container_bytes_per_empty_cgroup",
+                     "bookkeeping_bytes_per_empty_cgroup",
                      "register_640_mounts_ns_cgroups_alive",
                      "register_640_mounts_ns_no_cgroups", "drop_caches_ns",
-                     "walk_ns_per_cgroup_node"],
+                     "walk_ns_per_cgroup_node", "drop_caches_ns_no_cgroups",
+                     "mkdir_rmdir_ns_per_cgroup", "mkdir_ns_per_cgroup", "rmdir_ns_per_cgroup",
+                     "release_cpu_ns_per_cgroup", "mkdir_rmdir_ns_per_cgroup_no_mounts",
+                     "bookkeeping_bytes_per_empty_cgroup_after_umount",
+                     "mkdir_ns_per_cgroup_after_umount"],
     "seed003-units": ["slab_bytes_per_empty_cgroup", "units_per_slab"],
     "seed001-pods": ["pod_create_ns_total", "registry_mutex_hold_ns_max",
                      "registry_mutex_hold_ns_median"],
     "seed004-bitmap": ["drop_caches_ns_first", "drop_caches_ns_repeat"],
 }
 DESIGNS = {
-    "seed000-vm": ["prealloc", "xarray", "array-ondemand"],
-    "seed000-host": ["prealloc", "array-ondemand", "xarray"],
-    "seed003-units": ["prealloc+units=kmalloc", "prealloc"],
+    "seed000-vm": ["prealloc+units=cache", "xarray", "array-ondemand", "prealloc"],
+    "seed000-host": ["prealloc+units=cache", "array-ondemand", "xarray",
+                     "xarray+lru_reparent=index"],
+    "seed003-units": ["prealloc", "prealloc+units=cache"],
     "seed001-pods": ["flat", "flat+expand_batch=8", "flat+expand_batch=32",
                      "flat+expand_batch=64", "flat+nonslab_ids", "prealloc", "xarray"],
-    "seed004-bitmap": ["nobitmap", "xarray"],
+    "seed004-bitmap": ["nobitmap", "flat", "xarray"],
 }
 
 
@@ -39,47 +53,82 @@ def fail(msg):
     sys.exit(1)
 
 
+def check_row(eid, d, m, x):
+    where = "%s %s %s" % (eid, d, m)
+    if x.get("unavailable"):
+        if x["value"] is not None or x["samples"]:
+            fail("%s: unavailable with a value" % where)
+        return
+    if not x["min"] <= x["value"] <= x["max"]:
+        fail("%s: median outside [min, max]" % where)
+    if x["n"] != len(x["samples"]) or x["n"] < 1:
+        fail("%s: n=%d but %d samples" % (where, x["n"], len(x["samples"])))
+    if x["timed"]:
+        if x["n"] < 5:
+            fail("%s: %d samples, want >= 5" % (where, x["n"]))
+        if abs(statistics.median(x["samples"]) - x["value"]) > 1e-6 * max(1, x["value"]):
+            fail("%s: value %r is not the median of its samples" % (where, x["value"]))
+        if min(x["samples"]) != x["min"] or max(x["samples"]) != x["max"]:
+            fail("%s: min/max are not those of the samples" % where)
+    g = x["geometry"]
+    if m.endswith("_after_umount"):
+        if g["mounts"] != 0:
+            fail("%s: measured with %d mounts left" % (where, g["mounts"]))
+    if x["seed"] is not None and x["seed"]["comparable"] is False and not x["seed"]["why"]:
+        fail("%s: a seed figure not comparable without saying why" % where)
+
+
 def main():
-    exe, out = sys.argv[1], sys.argv[2]
-    r = subprocess.run([exe, "reproduce", "--scale", "quick", "--quiet", "--json", out],
+    exe, out, plots = sys.argv[1], sys.argv[2], sys.argv[3]
+    r = subprocess.run([exe, "reproduce", "--scale", "quick", "--quiet", "--json", out,
+                        "--plots", plots],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         fail("reproduce exited %d: %s" % (r.returncode, r.stderr))
     with open(out) as f:
         doc = json.load(f)
-    if doc.get("schema") != "shrinklab/1":
-        fail("schema is %r" % doc.get("schema"))
+    try:
+        validate(doc)
+    except Exception as e:  # jsonschema.ValidationError, with the path
+        fail("schema: %s" % e)
+    if doc["run"]["scale"] != "quick" or doc["run"]["factor"] != 0.01:
+        fail("run.scale/factor %r/%r" % (doc["run"]["scale"], doc["run"]["factor"]))
     exps = {e["id"]: e for e in doc["experiments"]}
     for eid, metrics in EXPECTED.items():
         if eid not in exps:
             fail("experiment %s missing" % eid)
         e = exps[eid]
-        for k in ("mounts", "cgroups", "nodes"):
-            if not isinstance(e["scale"].get(k), int) or e["scale"][k] < 1:
-                fail("%s: scale.%s is %r" % (eid, k, e["scale"].get(k)))
         rows = {(x["design"], x["metric"]): x for x in e["results"]}
         for d in DESIGNS[eid]:
             for m in metrics:
                 x = rows.get((d, m))
                 if x is None:
                     fail("%s: no row for %s %s" % (eid, d, m))
-                if x["unit"] not in ("B", "ns", "count"):
-                    fail("%s %s %s: unit %r" % (eid, d, m, x["unit"]))
-                if x.get("unavailable"):
-                    if x["value"] is not None:
-                        fail("%s %s %s: unavailable with a value" % (eid, d, m))
-                    continue
-                if not isinstance(x["value"], (int, float)) or x["value"] < 0:
-                    fail("%s %s %s: value %r" % (eid, d, m, x["value"]))
-                if not x["min"] <= x["value"] <= x["max"]:
-                    fail("%s %s %s: median outside [min, max]" % (eid, d, m))
-                if x["samples"] < 1 or "scale" not in x or "seed_value" not in x:
-                    fail("%s %s %s: incomplete row" % (eid, d, m))
-                if x["unit"] == "ns" and m.endswith(("_ns", "_first", "_repeat", "_cgroup",
-                                                     "_node", "_total", "_alive")) \
-                        and "mutex" not in m and x["samples"] < 5:
-                    fail("%s %s %s: %d samples, want >= 5" % (eid, d, m, x["samples"]))
-    print("ok: %d experiments" % len(exps))
+                check_row(eid, d, m, x)
+        for v in e["verdicts"]:
+            row = rows[(v["design"], v["metric"])]
+            if v["verdict"] in ("agrees", "disagrees", "inconclusive") and \
+                    not row["seed"]["comparable"]:
+                fail("%s %s %s: judged at another geometry" % (eid, v["design"], v["metric"]))
+            if v["ours"] is not None and v["rounds"] > 1 and \
+                    not v["ours_lo"] <= v["ours_hi"]:
+                fail("%s: verdict range %r..%r" % (eid, v["ours_lo"], v["ours_hi"]))
+        for ext in ("png", "gp"):
+            p = os.path.join(plots, "%s.%s" % (eid, ext))
+            if not os.path.isfile(p) or os.path.getsize(p) == 0:
+                fail("%s missing or empty" % p)
+        with open(os.path.join(plots, eid + ".png"), "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                fail("%s.png is not a PNG" % eid)
+    # At the quick scale nothing is at a seed geometry except the CPU-only
+    # unit counts and the pods, whose seed gives no geometry.
+    judged = [(e["id"], v["metric"]) for e in doc["experiments"] for v in e["verdicts"]
+              if v["verdict"] not in ("not_compared", "not_measured")]
+    for eid, m in judged:
+        if eid not in ("seed003-units", "seed001-pods") or \
+                (eid == "seed003-units" and m != "units_per_slab"):
+            fail("%s %s judged at the quick scale" % (eid, m))
+    print("ok: %d experiments, %d verdicts judged" % (len(exps), len(judged)))
 
 
 main()

@@ -82,6 +82,8 @@ void shr_test_host_params(struct shr_host_params *p)
 	p->geometry_cpus = 2;
 	if (cfg.units && !strcmp(cfg.units, "kmalloc"))
 		p->units = SHR_UNITS_KMALLOC;
+	else if (cfg.units && !strcmp(cfg.units, "cache"))
+		p->units = SHR_UNITS_CACHE;
 	p->expand_batch = cfg.expand_batch;
 	p->nonslab_ids = cfg.nonslab_ids;
 	p->kmem = !cfg.nokmem;

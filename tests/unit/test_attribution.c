@@ -175,7 +175,8 @@ static void compare_designs(bool one_file)
 			p.units = (enum shr_units_source)u;
 			memset(f, 0, sizeof(*f));
 			snprintf(f->name, sizeof(f->name), "%s%s", shr_design_name(p.design),
-				 u == SHR_UNITS_KMALLOC ? "+units=kmalloc" : "");
+				 d == SHR_DESIGN_FLAT ? ""
+				 : u == SHR_UNITS_KMALLOC ? "+units=kmalloc" : "+units=cache");
 			if (!measure(&p, one_file, f))
 				continue;
 			if (rest0 < 0)

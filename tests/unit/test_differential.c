@@ -180,10 +180,13 @@ static int kmem_on_configs(struct config *cfgs)
 		base_params(&p, (enum shr_design)d);
 		add_config(cfgs, &n, &p, dn);
 		if (d != SHR_DESIGN_FLAT) {
-			p.units = SHR_UNITS_KMALLOC;
-			snprintf(name, sizeof(name), "%s+units=kmalloc", dn);
+			/* The unit source the design does not use by default. */
+			bool km = d != SHR_DESIGN_PREALLOC;
+
+			p.units = km ? SHR_UNITS_KMALLOC : SHR_UNITS_CACHE;
+			snprintf(name, sizeof(name), "%s+units=%s", dn, km ? "kmalloc" : "cache");
 			add_config(cfgs, &n, &p, name);
-			p.units = SHR_UNITS_CACHE;
+			p.units = SHR_UNITS_DEFAULT;
 		}
 		if (grows_arrays((enum shr_design)d)) {
 			for (unsigned int b = 1; b <= 8; b += 7) {

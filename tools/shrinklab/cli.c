@@ -4,6 +4,11 @@
  * decimal, whole and in range or they are rejected (never clamped); scales
  * and memory budgets are checked against the machine before anything is
  * allocated.
+ *
+ * The default memory budget is what the machine can give: MemAvailable
+ * minus a margin (an eighth of it, at least 1 GiB) for the rest of the
+ * system. It only decides how many cgroups a design that does not fit gets;
+ * the scales' own needs are in docs/LAB.md.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,22 +19,25 @@
 
 #include "lab.h"
 
-/* Multiplier of the seed scale behind "default": chosen so that reproduce
- * over every experiment and design takes about three minutes on 2 cores. */
-#define LAB_DEFAULT_FACTOR 0.4
 #define LAB_QUICK_FACTOR 0.01
 #define LAB_MAX_FACTOR 3.0
 /* memcg ids run out at 65535; leave room for the churn samples. */
 #define LAB_MAX_CGROUPS 60000UL
+#define LAB_BUDGET_MIN_MARGIN (1ull << 30)
 
 void lab_options_init(struct lab_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
-	opt->factor = LAB_DEFAULT_FACTOR;
-	opt->scale_name = "default";
-	opt->mem_budget = 12ull << 30;
+	opt->scale_kind = LAB_SCALE_DEFAULT;
+	opt->factor = 0;
+	snprintf(opt->scale_name, sizeof(opt->scale_name), "default");
 	opt->samples = 5;
 	opt->kmem = -1;
+}
+
+bool lab_options_custom(const struct lab_options *opt)
+{
+	return opt->mounts || opt->cgroups || opt->nodes || opt->cpus || opt->kmem >= 0;
 }
 
 int lab_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
@@ -53,11 +61,14 @@ int lab_parse_scale(const char *s, struct lab_options *opt)
 	double f;
 
 	if (!strcmp(s, "seed")) {
+		opt->scale_kind = LAB_SCALE_SEED;
 		opt->factor = 1.0;
 	} else if (!strcmp(s, "quick")) {
+		opt->scale_kind = LAB_SCALE_QUICK;
 		opt->factor = LAB_QUICK_FACTOR;
 	} else if (!strcmp(s, "default")) {
-		opt->factor = LAB_DEFAULT_FACTOR;
+		opt->scale_kind = LAB_SCALE_DEFAULT;
+		opt->factor = 0;
 	} else {
 		if (!s[0] || !((s[0] >= '0' && s[0] <= '9') || s[0] == '.'))
 			return -EINVAL;
@@ -65,9 +76,10 @@ int lab_parse_scale(const char *s, struct lab_options *opt)
 		f = strtod(s, &end);
 		if (errno || *end || !(f > 0) || f > LAB_MAX_FACTOR)
 			return -EINVAL;
+		opt->scale_kind = LAB_SCALE_FACTOR;
 		opt->factor = f;
 	}
-	opt->scale_name = s;
+	snprintf(opt->scale_name, sizeof(opt->scale_name), "%s", s);
 	return 0;
 }
 
@@ -99,45 +111,110 @@ int lab_parse_bytes(const char *s, unsigned long long *out)
 	return 0;
 }
 
-unsigned long long lab_mem_available(void)
+static unsigned long long meminfo(const char *key)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t klen = strlen(key);
+	unsigned long long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			kb = strtoull(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb * 1024;
+}
+
+unsigned long long lab_mem_available(void)
+{
+	return meminfo("MemAvailable");
+}
+
+unsigned long long lab_mem_total(void)
+{
+	return meminfo("MemTotal");
+}
+
+void lab_budget_default(struct lab_options *opt)
+{
+	unsigned long long avail = lab_mem_available(), margin;
+
+	if (opt->mem_budget_given)
+		return;
+	if (!avail) {
+		opt->mem_budget = 12ull << 30;
+		snprintf(opt->budget_note, sizeof(opt->budget_note),
+			 "12 GiB: MemAvailable unknown");
+		return;
+	}
+	margin = avail / 8 > LAB_BUDGET_MIN_MARGIN ? avail / 8 : LAB_BUDGET_MIN_MARGIN;
+	opt->mem_budget = avail > margin ? avail - margin : avail / 2;
+	snprintf(opt->budget_note, sizeof(opt->budget_note),
+		 "MemAvailable %.1f GiB minus %.1f GiB for the rest of the system",
+		 (double)avail / (1ull << 30), (double)(avail > margin ? margin : avail / 2) /
+		 (1ull << 30));
+}
+
+int lab_check_feasible(const struct lab_options *opt, const struct lab_scale *s,
+		       size_t designs, char *err, size_t errlen)
+{
+	unsigned long long avail = lab_mem_available();
+	unsigned long long floor = lab_scale_floor_bytes(s, designs);
+
+	if (s->nodes < 1 || s->nodes > SHR_MAX_NUMNODES) {
+		snprintf(err, errlen, "%d nodes: must be 1..%d", s->nodes, SHR_MAX_NUMNODES);
+		return -EINVAL;
+	}
+	if (s->cgroups > LAB_MAX_CGROUPS) {
+		snprintf(err, errlen, "%lu cgroups: at most %lu (memcg ids run out at 65535)",
+			 s->cgroups, LAB_MAX_CGROUPS);
+		return -EINVAL;
+	}
+	if (avail && opt->mem_budget > avail) {
+		snprintf(err, errlen, "memory budget %.1f GiB exceeds MemAvailable %.1f GiB",
+			 (double)opt->mem_budget / (1ull << 30), (double)avail / (1ull << 30));
+		return -EINVAL;
+	}
+	if (floor > opt->mem_budget) {
+		char need[32], have[32];
+
+		lab_fmt_value(need, sizeof(need), (double)floor, "B");
+		lab_fmt_value(have, sizeof(have), (double)opt->mem_budget, "B");
+		snprintf(err, errlen, "%lu mounts and %lu cgroups on %d node(s) for %zu design(s) "
+			 "need at least %s, more than the memory budget (%s): lower --scale or "
+			 "raise --mem-budget", s->mounts, s->cgroups, s->nodes, designs, need, have);
+		return -EINVAL;
+	}
+	if (avail && floor > avail) {
+		snprintf(err, errlen, "%lu mounts and %lu cgroups on %d nodes need more than "
+			 "MemAvailable (%.1f GiB)", s->mounts, s->cgroups, s->nodes,
+			 (double)avail / (1ull << 30));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+unsigned long long lab_peak_rss(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
 	unsigned long long kb = 0;
 
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+		if (sscanf(line, "VmHWM: %llu kB", &kb) == 1)
 			break;
 	fclose(f);
 	return kb * 1024;
 }
 
-int lab_check_feasible(const struct lab_options *opt, const struct lab_scale *s,
-		       const char *prog)
+int lab_parse_design(const char *s, struct lab_design *d)
 {
-	unsigned long long avail = lab_mem_available();
-
-	if (s->nodes < 1 || s->nodes > SHR_MAX_NUMNODES) {
-		fprintf(stderr, "%s: %d nodes: must be 1..%d\n", prog, s->nodes, SHR_MAX_NUMNODES);
-		return -EINVAL;
-	}
-	if (s->cgroups > LAB_MAX_CGROUPS) {
-		fprintf(stderr, "%s: %lu cgroups: at most %lu (memcg ids run out at 65535)\n", prog,
-			s->cgroups, LAB_MAX_CGROUPS);
-		return -EINVAL;
-	}
-	if (avail && opt->mem_budget > avail) {
-		fprintf(stderr, "%s: memory budget %.1f GiB exceeds MemAvailable %.1f GiB\n", prog,
-			(double)opt->mem_budget / (1ull << 30), (double)avail / (1ull << 30));
-		return -EINVAL;
-	}
-	if (avail && lab_scale_floor_bytes(s) > avail) {
-		fprintf(stderr, "%s: %lu mounts and %lu cgroups on %d nodes need more than "
-				"MemAvailable (%.1f GiB)\n",
-			prog, s->mounts, s->cgroups, s->nodes, (double)avail / (1ull << 30));
-		return -EINVAL;
-	}
-	return 0;
+	return shr_design_parse(s, &d->design);
 }

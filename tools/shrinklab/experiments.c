@@ -1,29 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shrinklab experiments: the table of the seeds' experiments (fixed ids,
- * seed scale, design lists, metric names) and one runner per experiment
- * built from shared phases:
+ * seed scale, default scale, design lists, metric names with the geometry
+ * each depends on) and one runner per experiment built from shared phases:
  *
- *   open_benches()   one host per design, side by side; unavailable designs
- *                    get rows marked unavailable for every metric.
+ *   open_benches()   one host per design, side by side, each with the host's
+ *                    own memcg-aware shrinkers (empty mounts that keep the
+ *                    lowest ids, so that N mounts give the seeds'
+ *                    shrinker_nr_max); unavailable designs get rows marked
+ *                    unavailable for every metric.
  *   populate()       mounts on every bench, then a pilot of cgroups whose
  *                    measured cost decides (lab_fit_cgroups) how many
  *                    cgroups each bench can afford, then the rest.
  *   sample_all()     one warm-up, then opt->samples rounds; each round takes
  *                    one sample of every bench in turn, so designs share
- *                    the machine's noise. Each sample starts after an RCU
- *                    barrier: no bench's deferred frees (call_rcu
+ *                    the machine's noise and a round's samples can be
+ *                    compared as pairs (verdict.c). Each sample starts after
+ *                    an RCU barrier: no bench's deferred frees (call_rcu
  *                    callbacks of an earlier sample, e.g. prealloc's
  *                    replaced arrays) run on the other core during another
  *                    bench's sample.
  *
- * Every figure comes from the clock or the slab allocator. Runners never
- * fill a row of a bench that could not run.
+ * Every row records the geometry it was measured at (lab_bench_geometry()
+ * when its phase starts). Every figure comes from the clock or the slab
+ * allocator. Runners never fill a row of a bench that could not run.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <shrinker/memcg.h>
 #include <shrinker/rcu.h>
@@ -33,17 +40,64 @@
 
 #include "lab.h"
 
-#define MAX_BENCHES 16
-#define MAX_SAMPLES 64
+#define MAX_BENCHES LAB_MAX_DESIGNS
+#define MAX_SAMPLES LAB_MAX_SAMPLES
 #define PILOT_CGROUPS 20
+/* memcg-aware shrinkers the seeds' hosts had besides their tmpfs mounts:
+ * seed 000 reports shrinker_nr_max 20096 for 20000 mounts and 50112 for
+ * 50000, so 49..96 others; 64 gives both. */
+#define SEED_HOST_SHRINKERS 64
+#define POD_MOUNTS 4
+
+/* Sample values of one metric: [bench][round]. */
+typedef double lab_samples_t[MAX_BENCHES][MAX_SAMPLES];
+
+const char *lab_geo_name(enum lab_geo_key k)
+{
+	static const char *const names[LAB_NR_GEO] = { "mounts", "units", "cgroups", "nodes",
+						       "cpus" };
+
+	return (unsigned int)k < LAB_NR_GEO ? names[k] : "?";
+}
+
+unsigned long lab_scale_geo(const struct lab_scale *s, enum lab_geo_key k)
+{
+	switch (k) {
+	case LAB_GEO_MOUNTS:
+		return s->mounts;
+	case LAB_GEO_UNITS:
+		return s->units < 0 ? 0 : (unsigned long)s->units;
+	case LAB_GEO_CGROUPS:
+		return s->cgroups;
+	case LAB_GEO_NODES:
+		return (unsigned long)s->nodes;
+	case LAB_GEO_CPUS:
+		return s->cpus;
+	default:
+		return 0;
+	}
+}
 
 /* ---- rows ---- */
 
-struct lab_result *lab_run_add(struct lab_run *run, const char *design, const char *metric,
-			       const char *unit)
+const struct lab_metric *lab_metric_find(const struct lab_experiment *exp, const char *name)
 {
+	for (size_t i = 0; i < exp->nr_metrics; i++)
+		if (!strcmp(exp->metrics[i].name, name))
+			return &exp->metrics[i];
+	return NULL;
+}
+
+struct lab_result *lab_run_add(struct lab_run *run, const char *design, const char *metric)
+{
+	const struct lab_metric *m = lab_metric_find(run->exp, metric);
 	struct lab_result *r;
 
+	if (!m) {
+		fprintf(stderr, "shrinklab: BUG: metric %s not in %s's table\n", metric,
+			run->exp->id);
+		abort();
+	}
 	if (run->nr_rows == run->cap_rows) {
 		size_t cap = run->cap_rows ? run->cap_rows * 2 : 32;
 		struct lab_result *nv = realloc(run->rows, cap * sizeof(*nv));
@@ -56,40 +110,54 @@ struct lab_result *lab_run_add(struct lab_run *run, const char *design, const ch
 	r = &run->rows[run->nr_rows++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->design, sizeof(r->design), "%s", design);
-	r->metric = metric;
-	r->unit = unit;
+	r->metric = m->name;
+	r->unit = m->unit;
+	r->geo_mask = m->geo;
 	return r;
 }
 
 void lab_run_free(struct lab_run *run)
 {
+	for (size_t i = 0; i < run->nr_rows; i++)
+		free(run->rows[i].raw);
 	free(run->rows);
+	free(run->verdicts);
 	run->rows = NULL;
-	run->nr_rows = run->cap_rows = 0;
+	run->verdicts = NULL;
+	run->nr_rows = run->cap_rows = run->nr_verdicts = 0;
 }
 
 static void add_value(struct lab_run *run, const struct lab_bench *b, const char *metric,
-		      const char *unit, double value)
+		      double value, const struct lab_scale *geo)
 {
-	struct lab_result *r = lab_run_add(run, b->label, metric, unit);
+	struct lab_result *r = lab_run_add(run, b->label, metric);
 
 	r->value = r->min = r->max = value;
-	r->samples = 1;
-	r->scale = b->used;
+	r->n = 1;
+	r->raw = malloc(sizeof(*r->raw));
+	if (!r->raw)
+		abort();
+	r->raw[0] = value;
+	r->scale = *geo;
 }
 
 static void add_samples(struct lab_run *run, const struct lab_bench *b, const char *metric,
-			const char *unit, const double *v, size_t n)
+			const double *v, size_t n, const struct lab_scale *geo)
 {
-	struct lab_result *r = lab_run_add(run, b->label, metric, unit);
+	struct lab_result *r = lab_run_add(run, b->label, metric);
 	struct lab_stats st;
 
 	lab_stats_of(v, n, &st);
+	r->timed = true;
 	r->value = st.median;
 	r->min = st.min;
 	r->max = st.max;
-	r->samples = st.n;
-	r->scale = b->used;
+	r->n = st.n;
+	r->raw = malloc(n * sizeof(*r->raw));
+	if (!r->raw)
+		abort();
+	memcpy(r->raw, v, n * sizeof(*v));
+	r->scale = *geo;
 }
 
 static size_t design_index(const struct lab_run *run, const char *label)
@@ -133,25 +201,42 @@ void lab_run_sort(struct lab_run *run)
 	}
 }
 
+const struct lab_result *lab_run_base_row(const struct lab_run *run, const char *metric)
+{
+	char label[LAB_LABEL_LEN];
+
+	lab_design_label(&run->designs[0], label, sizeof(label));
+	for (size_t i = 0; i < run->nr_rows; i++)
+		if (!strcmp(run->rows[i].design, label) && !strcmp(run->rows[i].metric, metric))
+			return &run->rows[i];
+	return NULL;
+}
+
 /* ---- shared phases ---- */
 
-/* Open every design's bench; rows of unavailable ones are filled here. */
-static void open_benches(struct lab_run *run, struct lab_bench *b, const struct lab_scale *s)
+/* Open every design's bench; rows of unavailable ones are filled here (once
+ * per run: @rows false when an experiment reopens its benches). */
+static void open_benches(struct lab_run *run, struct lab_bench *b, const struct lab_scale *s,
+			 bool rows)
 {
 	for (size_t i = 0; i < run->nr_designs; i++) {
 		if (!lab_bench_open(&b[i], &run->designs[i], s))
 			continue;
-		for (size_t m = 0; m < run->exp->nr_metrics; m++) {
-			struct lab_result *r = lab_run_add(run, b[i].label,
-							   run->exp->metrics[m].name,
-							   run->exp->metrics[m].unit);
-			r->unavailable = true;
-			r->scale = *s;
-			snprintf(r->scale.note, sizeof(r->scale.note), "unavailable: %s", b[i].why);
-		}
-		lab_bench_close(&b[i]);
 		if (!b[i].why)
 			b[i].why = "could not be created";
+		for (size_t m = 0; m < run->exp->nr_metrics && rows; m++) {
+			struct lab_result *r = lab_run_add(run, b[i].label,
+							   run->exp->metrics[m].name);
+			r->unavailable = true;
+			r->scale = *s;
+			r->scale.units = r->scale.shrinker_nr_max = -1;
+			snprintf(r->scale.note, sizeof(r->scale.note), "unavailable: %s", b[i].why);
+		}
+		if (rows) {
+			snprintf(run->hosts[i].label, sizeof(run->hosts[i].label), "%s", b[i].label);
+			run->hosts[i].why = b[i].why;
+		}
+		lab_bench_close(&b[i]);
 	}
 }
 
@@ -161,14 +246,40 @@ static void close_benches(struct lab_bench *b, size_t n)
 		lab_bench_close(&b[i]);
 }
 
+/* The geometry of every bench now. */
+static void snapshot(const struct lab_bench *b, size_t n, struct lab_scale *geo)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lab_bench_ok(&b[i]))
+			lab_bench_geometry(&b[i], &geo[i]);
+}
+
+/* What the run's hosts looked like after their main phase. */
+static void record_hosts(struct lab_run *run, const struct lab_bench *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lab_host_info *h = &run->hosts[i];
+
+		if (!lab_bench_ok(&b[i]))
+			continue;
+		snprintf(h->label, sizeof(h->label), "%s", b[i].label);
+		h->available = true;
+		h->why = NULL;
+		lab_bench_geometry(&b[i], &h->geo);
+	}
+}
+
 /*
- * Mount @mounts on every bench, then bring up cgroups: a pilot of
+ * Mount @s->mounts on every bench, then bring up cgroups: a pilot of
  * PILOT_CGROUPS measures what one cgroup costs this design on this host, the
  * budget decides how many each bench gets, the rest follow. @before receives
- * SUnreclaim before the first cgroup.
+ * SUnreclaim before the first cgroup. The budget covers the whole experiment:
+ * when the mounts (and pilots) alone exceed it, nothing is cut: the run
+ * fails with a message.
  */
-static int populate(struct lab_bench *b, size_t n, const struct lab_scale *s,
-		    const struct lab_options *opt, unsigned long *before)
+static int populate(struct lab_run *run, struct lab_bench *b, size_t n,
+		    const struct lab_scale *s, const struct lab_options *opt,
+		    unsigned long *before)
 {
 	double per_cg[MAX_BENCHES] = { 0 };
 	unsigned long pilot = s->cgroups < PILOT_CGROUPS ? s->cgroups : PILOT_CGROUPS;
@@ -192,9 +303,18 @@ static int populate(struct lab_bench *b, size_t n, const struct lab_scale *s,
 		shr_slab_totals(shr_host_slab(b[i].host), &t);
 		used += t.sunreclaim_bytes + t.sreclaimable_bytes + t.vmalloc_bytes;
 	}
-	/* The budget covers the whole experiment: what the mounts and pilots
-	 * already took is spent. */
-	lab_fit_cgroups(b, n, per_cg, s->cgroups, opt->mem_budget > used ? opt->mem_budget - used : 0);
+	if (used > opt->mem_budget) {
+		char took[32], have[32];
+
+		lab_fmt_value(took, sizeof(took), (double)used, "B");
+		lab_fmt_value(have, sizeof(have), (double)opt->mem_budget, "B");
+		snprintf(run->error, sizeof(run->error),
+			 "the %lu mounts and %lu pilot cgroups alone take %s on %zu host(s), more "
+			 "than the memory budget (%s): raise --mem-budget or lower --scale",
+			 s->mounts, pilot, took, n, have);
+		return -ENOSPC;
+	}
+	lab_fit_cgroups(b, n, per_cg, s->cgroups, pilot, opt->mem_budget - used);
 	for (size_t i = 0; i < n; i++) {
 		if (!lab_bench_ok(&b[i]))
 			continue;
@@ -212,48 +332,70 @@ static int populate(struct lab_bench *b, size_t n, const struct lab_scale *s,
 	return 0;
 }
 
-typedef int (*sample_fn)(struct lab_bench *b, void *ctx, double *value);
+/* A sampler takes one sample of a bench: one value per metric it feeds. */
+typedef int (*sample_fn)(struct lab_bench *b, void *ctx, double *values);
 
-/* One warm-up round, then opt->samples rounds, benches interleaved. */
+/* One warm-up round, then opt->samples rounds, benches interleaved; value k
+ * of round s of bench i lands in v[k][i][s]. */
 static int sample_all(struct lab_bench *b, size_t n, const struct lab_options *opt,
-		      const char *what, sample_fn fn, void *ctx, double v[][MAX_SAMPLES])
+		      const char *what, sample_fn fn, void *ctx, size_t nv, lab_samples_t *v)
 {
 	for (unsigned int s = 0; s <= opt->samples; s++) {
 		for (size_t i = 0; i < n; i++) {
-			double x;
+			double x[4];
 			int ret;
 
 			if (!lab_bench_ok(&b[i]))
 				continue;
 			lab_progress("%s: %s sample %u/%u", b[i].label, what, s, opt->samples);
 			shr_rcu_barrier();
-			ret = fn(&b[i], ctx, &x);
+			ret = fn(&b[i], ctx, x);
 			if (ret)
 				return ret;
-			if (s)
-				v[i][s - 1] = x;
+			for (size_t k = 0; k < nv && s; k++)
+				v[k][i][s - 1] = x[k];
 		}
 	}
 	return 0;
 }
 
 static void add_all_samples(struct lab_run *run, struct lab_bench *b, size_t n,
-			    const struct lab_options *opt, const char *metric, const char *unit,
-			    double v[][MAX_SAMPLES])
+			    const struct lab_options *opt, const char *metric,
+			    lab_samples_t v, const struct lab_scale *geo)
 {
 	for (size_t i = 0; i < n; i++)
 		if (lab_bench_ok(&b[i]))
-			add_samples(run, &b[i], metric, unit, v[i], opt->samples);
+			add_samples(run, &b[i], metric, v[i], opt->samples, &geo[i]);
 }
 
 static void add_slab_per_cgroup(struct lab_run *run, struct lab_bench *b, size_t n,
-				const unsigned long *before)
+				const unsigned long *before, const struct lab_scale *geo)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!lab_bench_ok(&b[i]) || !b[i].nr_cgs)
 			continue;
-		add_value(run, &b[i], "slab_bytes_per_empty_cgroup", "B",
-			  (double)(lab_bench_sunreclaim(&b[i]) - before[i]) / (double)b[i].nr_cgs);
+		add_value(run, &b[i], "slab_bytes_per_empty_cgroup",
+			  (double)(lab_bench_sunreclaim(&b[i]) - before[i]) / (double)b[i].nr_cgs,
+			  &geo[i]);
+	}
+}
+
+/* Append @fmt to the note of every bench's geometry in @geo. */
+static void note_all(struct lab_scale *geo, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_all(struct lab_scale *geo, size_t n, const char *fmt, ...)
+{
+	char add[LAB_NOTE_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(add, sizeof(add), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < n; i++) {
+		size_t used = strlen(geo[i].note);
+
+		snprintf(geo[i].note + used, sizeof(geo[i].note) - used, "%s%s", used ? "; " : "",
+			 add);
 	}
 }
 
@@ -300,58 +442,90 @@ static int sample_mounts_per_mount(struct lab_bench *b, void *ctx, double *value
 	return ret;
 }
 
-/* mkdir then rmdir *(unsigned long *)ctx cgroups; value: ns per cgroup. */
-static int sample_mkdir_rmdir(struct lab_bench *b, void *ctx, double *value)
+static double cpu_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * mkdir then rmdir *(unsigned long *)ctx cgroups, then wait for their
+ * release. Values, each per cgroup: [0] mkdir+rmdir wall time, [1] mkdir,
+ * [2] rmdir (offline, reparenting, the last reference), [3] release: the CPU
+ * time the RCU callback thread spent on the deferred frees (cgroups and
+ * their bookkeeping), i.e. the process's CPU time from the mkdirs to the end
+ * of the barrier minus this thread's own. Its wall time would be one round
+ * of liburcu's callback thread, whatever the work.
+ */
+static int sample_churn(struct lab_bench *b, void *ctx, double *v)
 {
 	unsigned long n = *(const unsigned long *)ctx;
-	uint64_t t0 = lab_now_ns();
+	double p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID), th0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t t0 = lab_now_ns(), t1, t2;
 	int ret = lab_bench_mkcg(b, n);
 
+	t1 = lab_now_ns();
 	if (!ret)
 		ret = lab_bench_rmcg(b, n);
-	*value = (double)(lab_now_ns() - t0) / (double)n;
+	t2 = lab_now_ns();
+	shr_rcu_barrier();
+	v[0] = (double)(t2 - t0) / (double)n;
+	v[1] = (double)(t1 - t0) / (double)n;
+	v[2] = (double)(t2 - t1) / (double)n;
+	v[3] = ((cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) - (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - th0)) /
+	       (double)n;
+	if (v[3] < 0)
+		v[3] = 0;
 	return ret;
 }
 
-#define POD_MOUNTS 4
+static const char *const churn_metrics[4] = {
+	"mkdir_rmdir_ns_per_cgroup", "mkdir_ns_per_cgroup", "rmdir_ns_per_cgroup",
+	"release_cpu_ns_per_cgroup",
+};
 
 /* ---- seed000-vm ---- */
 
 static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
 {
-	static double v[MAX_BENCHES][MAX_SAMPLES];
+	static lab_samples_t v[4];
 	struct lab_bench b[MAX_BENCHES];
+	struct lab_scale geo[MAX_BENCHES];
 	unsigned long before[MAX_BENCHES] = { 0 };
 	const struct lab_scale *s = &run->scale;
 	size_t n = run->nr_designs;
 	int prio = SHR_DEF_PRIORITY;
 	unsigned long churn = s->cgroups / 10 ? s->cgroups / 10 : 1;
-	unsigned long extra = (unsigned long)lround(4000.0 * opt->factor) / (opt->samples + 1);
+	/* The seed's 4000 more mounts per 20000, spread over the rounds. */
+	unsigned long extra = (unsigned long)lround(4000.0 * (double)s->mounts / 20000.0) /
+			      (opt->samples + 1);
 	int ret;
 
-	open_benches(run, b, s);
-	ret = populate(b, n, s, opt, before);
+	open_benches(run, b, s, true);
+	ret = populate(run, b, n, s, opt, before);
 	if (ret)
 		goto out;
-	add_slab_per_cgroup(run, b, n, before);
+	record_hosts(run, b, n);
+	snapshot(b, n, geo);
+	add_slab_per_cgroup(run, b, n, before, geo);
 
-	ret = sample_all(b, n, opt, "empty walk", sample_walk, &prio, v);
+	ret = sample_all(b, n, opt, "empty walk", sample_walk, &prio, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "walk_ns_empty_cgroup", "ns", v);
+	add_all_samples(run, b, n, opt, "walk_ns_empty_cgroup", v[0], geo);
 
-	ret = sample_all(b, n, opt, "mkdir/rmdir", sample_mkdir_rmdir, &churn, v);
+	note_all(geo, n, "%lu cgroups made and removed per sample", churn);
+	ret = sample_all(b, n, opt, "mkdir/rmdir", sample_churn, &churn, 4, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "mkdir_rmdir_ns_per_cgroup", "ns", v);
+	for (size_t k = 0; k < 4; k++)
+		add_all_samples(run, b, n, opt, churn_metrics[k], v[k], geo);
 
-	extra = extra ? extra : 1;
-	ret = sample_all(b, n, opt, "register", sample_mounts_per_mount, &extra, v);
-	if (ret)
-		goto out;
-	add_all_samples(run, b, n, opt, "register_ns_per_mount_cgroups_alive", "ns", v);
-
-	/* Objects on 100 mounts spread over the id range, in every cgroup. */
+	/* Objects on 100 mounts spread over the id range, in every cgroup; the
+	 * walk is measured before the registration rounds add mounts, at the
+	 * geometry of the other rows. */
 	for (size_t i = 0; i < n && !ret; i++) {
 		size_t mounts = b[i].nr_sbs < 100 ? b[i].nr_sbs : 100;
 		size_t stride = mounts ? b[i].nr_sbs / mounts : 1;
@@ -365,10 +539,19 @@ static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
 	}
 	if (ret)
 		goto out;
-	ret = sample_all(b, n, opt, "walk with objects", sample_walk, &prio, v);
+	snapshot(b, n, geo);
+	ret = sample_all(b, n, opt, "walk with objects", sample_walk, &prio, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "walk_ns_cgroup_objects_100", "ns", v);
+	add_all_samples(run, b, n, opt, "walk_ns_cgroup_objects_100", v[0], geo);
+
+	extra = extra ? extra : 1;
+	snapshot(b, n, geo);
+	note_all(geo, n, "%lu mounts per sample, from %lu mounts on", extra, s->mounts);
+	ret = sample_all(b, n, opt, "register", sample_mounts_per_mount, &extra, 1, v);
+	if (ret)
+		goto out;
+	add_all_samples(run, b, n, opt, "register_ns_per_mount_cgroups_alive", v[0], geo);
 out:
 	close_benches(b, n);
 	return ret;
@@ -376,7 +559,29 @@ out:
 
 /* ---- seed000-host ---- */
 
-static void add_container_per_cgroup(struct lab_run *run, struct lab_bench *b)
+/*
+ * The shrinker bookkeeping of the bench's cgroups, per cgroup: containers,
+ * units, XArray nodes and the bytes inside the cgroup structure, as the slab
+ * allocator reserved them for these very cgroups (SUnreclaim deltas cannot
+ * show it after a mass rmdir: new objects fill the slots the old ones left).
+ */
+static void add_bookkeeping_per_cgroup(struct lab_run *run, struct lab_bench *b,
+				       const char *metric, const struct lab_scale *geo)
+{
+	double sum = 0;
+
+	for (size_t c = 0; c < b->nr_cgs; c++) {
+		struct shr_memcg_bookkeeping bk;
+
+		if (!shr_mem_cgroup_bookkeeping(b->cgs[c], -1, &bk))
+			sum += (double)(bk.container_bytes + bk.unit_bytes + bk.xa_node_bytes +
+					bk.inline_bytes);
+	}
+	add_value(run, b, metric, b->nr_cgs ? sum / (double)b->nr_cgs : 0, geo);
+}
+
+static void add_container_per_cgroup(struct lab_run *run, struct lab_bench *b,
+				     const struct lab_scale *geo)
 {
 	double sum = 0;
 
@@ -386,14 +591,91 @@ static void add_container_per_cgroup(struct lab_run *run, struct lab_bench *b)
 		if (!shr_mem_cgroup_bookkeeping(b->cgs[c], -1, &bk))
 			sum += (double)bk.container_bytes;
 	}
-	add_value(run, b, "container_bytes_per_empty_cgroup", "B",
-		  b->nr_cgs ? sum / (double)b->nr_cgs : 0);
+	add_value(run, b, "container_bytes_per_empty_cgroup",
+		  b->nr_cgs ? sum / (double)b->nr_cgs : 0, geo);
+}
+
+/*
+ * After every mount is gone (the cgroups too): what a new empty cgroup
+ * costs. The kernel never lowers shrinker_nr_max, so prealloc keeps paying
+ * for the ids of mounts that no longer exist.
+ */
+static int after_umount(struct lab_run *run, struct lab_bench *b, size_t n,
+			const struct lab_options *opt, unsigned long churn)
+{
+	static lab_samples_t v[4];
+	struct lab_scale geo[MAX_BENCHES];
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		unsigned long mounts = b[i].nr_sbs;
+
+		if (!lab_bench_ok(&b[i]))
+			continue;
+		lab_progress("%s: umount %lu mounts", b[i].label, mounts);
+		lab_bench_umount(&b[i], mounts);
+		ret = lab_bench_rmcg(&b[i], b[i].nr_cgs);
+		if (ret)
+			break;
+		ret = lab_bench_mkcg(&b[i], churn);
+		if (ret)
+			break;
+		lab_bench_geometry(&b[i], &geo[i]);
+		snprintf(geo[i].note, sizeof(geo[i].note),
+			 "all %lu mounts unmounted; shrinker_nr_max %ld afterwards", mounts,
+			 geo[i].shrinker_nr_max);
+		add_bookkeeping_per_cgroup(run, &b[i], "bookkeeping_bytes_per_empty_cgroup_after_umount",
+					   &geo[i]);
+		ret = lab_bench_rmcg(&b[i], churn);
+	}
+	if (ret)
+		return ret;
+	ret = sample_all(b, n, opt, "mkdir/rmdir after umount", sample_churn, &churn, 2, v);
+	if (!ret)
+		add_all_samples(run, b, n, opt, "mkdir_ns_per_cgroup_after_umount", v[1], geo);
+	return ret;
+}
+
+/* The rows without cgroups, on fresh hosts with the stated mounts. */
+static int no_cgroups(struct lab_run *run, struct lab_bench *b, size_t n,
+		      const struct lab_options *opt, unsigned long batch)
+{
+	static lab_samples_t v[1];
+	struct lab_scale geo[MAX_BENCHES];
+	const struct lab_scale *s = &run->scale;
+	int ret = 0;
+
+	open_benches(run, b, s, false);
+	for (size_t i = 0; i < n && !ret; i++) {
+		if (!lab_bench_ok(&b[i]))
+			continue;
+		lab_progress("%s: %lu mounts, no cgroups", b[i].label, s->mounts);
+		ret = lab_bench_mount(&b[i], s->mounts);
+	}
+	if (ret)
+		goto out;
+	snapshot(b, n, geo);
+	note_all(geo, n, "a fresh host with no cgroups");
+	ret = sample_all(b, n, opt, "drop_caches, no cgroups", sample_drop_caches, NULL, 1, v);
+	if (ret)
+		goto out;
+	add_all_samples(run, b, n, opt, "drop_caches_ns_no_cgroups", v[0], geo);
+	note_all(geo, n, "sample k registers mounts %lu+%lu*k.. as with cgroups", s->mounts,
+		 batch);
+	ret = sample_all(b, n, opt, "640 mounts, no cgroups", sample_mounts, &batch, 1, v);
+	if (ret)
+		goto out;
+	add_all_samples(run, b, n, opt, "register_640_mounts_ns_no_cgroups", v[0], geo);
+out:
+	close_benches(b, n);
+	return ret;
 }
 
 static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 {
-	static double v[MAX_BENCHES][MAX_SAMPLES];
+	static lab_samples_t v[4];
 	struct lab_bench b[MAX_BENCHES];
+	struct lab_scale geo[MAX_BENCHES];
 	unsigned long before[MAX_BENCHES] = { 0 };
 	const struct lab_scale *s = &run->scale;
 	size_t n = run->nr_designs;
@@ -402,56 +684,61 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 	unsigned long churn = s->cgroups / 100 ? s->cgroups / 100 : 1;
 	int ret;
 
-	open_benches(run, b, s);
+	open_benches(run, b, s, true);
 	/* Issue 6 of 6's baselines: cgroup churn before any mount exists. */
-	ret = sample_all(b, n, opt, "mkdir/rmdir, no mounts", sample_mkdir_rmdir, &churn, v);
+	snapshot(b, n, geo);
+	ret = sample_all(b, n, opt, "mkdir/rmdir, no mounts", sample_churn, &churn, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "mkdir_rmdir_ns_per_cgroup_no_mounts", "ns", v);
-	ret = populate(b, n, s, opt, before);
+	add_all_samples(run, b, n, opt, "mkdir_rmdir_ns_per_cgroup_no_mounts", v[0], geo);
+	ret = populate(run, b, n, s, opt, before);
 	if (ret)
 		goto out;
-	add_slab_per_cgroup(run, b, n, before);
-	for (size_t i = 0; i < n; i++)
-		if (lab_bench_ok(&b[i]))
-			add_container_per_cgroup(run, &b[i]);
+	record_hosts(run, b, n);
+	snapshot(b, n, geo);
+	add_slab_per_cgroup(run, b, n, before, geo);
+	for (size_t i = 0; i < n; i++) {
+		if (!lab_bench_ok(&b[i]))
+			continue;
+		add_container_per_cgroup(run, &b[i], &geo[i]);
+		add_bookkeeping_per_cgroup(run, &b[i], "bookkeeping_bytes_per_empty_cgroup", &geo[i]);
+	}
 
-	ret = sample_all(b, n, opt, "mkdir/rmdir", sample_mkdir_rmdir, &churn, v);
+	ret = sample_all(b, n, opt, "drop_caches", sample_drop_caches, NULL, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "mkdir_rmdir_ns_per_cgroup", "ns", v);
+	add_all_samples(run, b, n, opt, "drop_caches_ns", v[0], geo);
 
-	ret = sample_all(b, n, opt, "drop_caches", sample_drop_caches, NULL, v);
+	ret = sample_all(b, n, opt, "walk", sample_walk, &prio, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "drop_caches_ns", "ns", v);
+	add_all_samples(run, b, n, opt, "walk_ns_per_cgroup_node", v[0], geo);
 
-	ret = sample_all(b, n, opt, "walk", sample_walk, &prio, v);
-	if (ret)
-		goto out;
-	add_all_samples(run, b, n, opt, "walk_ns_per_cgroup_node", "ns", v);
+	{
+		struct lab_scale cg[MAX_BENCHES];
 
-	ret = sample_all(b, n, opt, "640 mounts", sample_mounts, &batch, v);
-	if (ret)
-		goto out;
-	add_all_samples(run, b, n, opt, "register_640_mounts_ns_cgroups_alive", "ns", v);
+		memcpy(cg, geo, sizeof(cg));
+		note_all(cg, n, "%lu cgroups made and removed per sample", churn);
+		ret = sample_all(b, n, opt, "mkdir/rmdir", sample_churn, &churn, 4, v);
+		if (ret)
+			goto out;
+		for (size_t k = 0; k < 4; k++)
+			add_all_samples(run, b, n, opt, churn_metrics[k], v[k], cg);
+	}
 
-	for (size_t i = 0; i < n && !ret; i++)
-		if (lab_bench_ok(&b[i]))
-			ret = lab_bench_rmcg(&b[i], b[i].nr_cgs);
+	/* Each sample crosses ten fresh unit boundaries, so each starts where
+	 * the last one ended (the kernel never lowers shrinker_nr_max). */
+	note_all(geo, n, "sample k registers mounts %lu+%lu*k..", s->mounts, batch);
+	ret = sample_all(b, n, opt, "640 mounts", sample_mounts, &batch, 1, v);
 	if (ret)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (lab_bench_ok(&b[i]))
-			(void)lab_bench_sunreclaim(&b[i]); /* let the cgroups be freed */
-	ret = sample_all(b, n, opt, "drop_caches, no cgroups", sample_drop_caches, NULL, v);
+	add_all_samples(run, b, n, opt, "register_640_mounts_ns_cgroups_alive", v[0], geo);
+
+	ret = after_umount(run, b, n, opt, churn);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "drop_caches_ns_no_cgroups", "ns", v);
-	ret = sample_all(b, n, opt, "640 mounts, no cgroups", sample_mounts, &batch, v);
-	if (ret)
-		goto out;
-	add_all_samples(run, b, n, opt, "register_640_mounts_ns_no_cgroups", "ns", v);
+	close_benches(b, n);
+	return no_cgroups(run, b, n, opt, batch);
 out:
 	close_benches(b, n);
 	return ret;
@@ -524,25 +811,29 @@ static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 {
 	static struct cache_snapshot snap[MAX_BENCHES];
 	struct lab_bench b[MAX_BENCHES];
+	struct lab_scale geo[MAX_BENCHES];
 	unsigned long before[MAX_BENCHES] = { 0 };
 	const struct lab_scale *s = &run->scale;
 	size_t n = run->nr_designs;
 	int ret;
 
-	open_benches(run, b, s);
+	open_benches(run, b, s, true);
 	for (size_t i = 0; i < n; i++) {
 		snap[i].n = 0;
 		if (lab_bench_ok(&b[i]))
 			shr_slab_for_each_cache(shr_host_slab(b[i].host), snapshot_one, &snap[i]);
 	}
-	ret = populate(b, n, s, opt, before);
+	ret = populate(run, b, n, s, opt, before);
 	if (ret)
 		goto out;
-	add_slab_per_cgroup(run, b, n, before);
+	record_hosts(run, b, n);
+	snapshot(b, n, geo);
+	add_slab_per_cgroup(run, b, n, before, geo);
 	for (size_t i = 0; i < n; i++) {
 		struct shr_kmem_cache *src;
 		struct shr_slab_geometry g;
-		struct lab_result *r;
+		struct lab_scale at = geo[i];
+		size_t used = strlen(at.note);
 
 		if (!lab_bench_ok(&b[i]))
 			continue;
@@ -550,13 +841,10 @@ static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 		if (!src)
 			continue;
 		shr_kmem_cache_geometry(src, &g);
-		add_value(run, &b[i], "units_per_slab", "count", g.objects_per_slab);
-		r = &run->rows[run->nr_rows - 1];
-		size_t used = strlen(r->scale.note);
-
-		snprintf(r->scale.note + used, sizeof(r->scale.note) - used,
+		snprintf(at.note + used, sizeof(at.note) - used,
 			 "%sunits came from %s (%u B slots, order %u)", used ? "; " : "",
 			 shr_kmem_cache_name(src), g.object_size, g.order);
+		add_value(run, &b[i], "units_per_slab", g.objects_per_slab, &at);
 	}
 out:
 	close_benches(b, n);
@@ -572,16 +860,19 @@ static int cmp_ull(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Append the registry hold times of a bench to @acc (grown as needed). */
-static int collect_holds(struct lab_bench *b, unsigned long long **acc, size_t *n)
+/* The registry hold times of this round's registrations: max and median. */
+static int round_holds(struct lab_bench *b, double *max, double *median)
 {
 	size_t total = shr_host_registration_hold_ns(b->host, NULL, 0);
-	unsigned long long *nv = realloc(*acc, (*n + total + 1) * sizeof(**acc));
+	unsigned long long *h = malloc((total + 1) * sizeof(*h));
 
-	if (!nv)
+	if (!h)
 		return -ENOMEM;
-	*acc = nv;
-	*n += shr_host_registration_hold_ns(b->host, nv + *n, total);
+	total = shr_host_registration_hold_ns(b->host, h, total);
+	qsort(h, total, sizeof(*h), cmp_ull);
+	*max = total ? (double)h[total - 1] : 0;
+	*median = total ? (double)h[total / 2] : 0;
+	free(h);
 	return 0;
 }
 
@@ -609,30 +900,11 @@ static int pods_round(struct lab_run *run, struct lab_bench *b, unsigned int rep
 	return ret;
 }
 
-/* Median and max of every registration's registry-mutex hold. */
-static void add_hold_rows(struct lab_run *run, const struct lab_bench *b,
-			  unsigned long long *holds, size_t n)
-{
-	struct lab_result *r;
-
-	if (!n)
-		return;
-	qsort(holds, n, sizeof(*holds), cmp_ull);
-	add_value(run, b, "registry_mutex_hold_ns_max", "ns", (double)holds[n - 1]);
-	add_value(run, b, "registry_mutex_hold_ns_median", "ns", (double)holds[n / 2]);
-	for (r = &run->rows[run->nr_rows - 2]; r < &run->rows[run->nr_rows]; r++) {
-		r->samples = n;
-		r->min = (double)holds[0];
-		r->max = (double)holds[n - 1];
-	}
-}
-
 static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 {
-	static double v[MAX_BENCHES][MAX_SAMPLES];
-	unsigned long long *holds[MAX_BENCHES] = { NULL };
-	size_t nr_holds[MAX_BENCHES] = { 0 };
+	static lab_samples_t v[3];
 	struct lab_bench b[MAX_BENCHES];
+	struct lab_scale geo[MAX_BENCHES];
 	size_t n = run->nr_designs;
 	int ret = 0;
 
@@ -642,7 +914,7 @@ static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 
 		memset(b, 0, sizeof(b));
 		if (rep == 0)
-			open_benches(run, b, &run->scale);
+			open_benches(run, b, &run->scale, true);
 		else
 			for (size_t i = 0; i < n; i++)
 				(void)lab_bench_open(&b[i], &run->designs[i], &run->scale);
@@ -650,19 +922,21 @@ static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 		for (size_t i = 0; i < n && rep && !ret; i++) {
 			if (!lab_bench_ok(&b[i]))
 				continue;
-			v[i][rep - 1] = total[i];
-			ret = collect_holds(&b[i], &holds[i], &nr_holds[i]);
+			v[0][i][rep - 1] = total[i];
+			ret = round_holds(&b[i], &v[1][i][rep - 1], &v[2][i][rep - 1]);
 		}
-		for (size_t i = 0; i < n && rep == opt->samples && !ret; i++) {
-			if (!lab_bench_ok(&b[i]))
-				continue;
-			add_samples(run, &b[i], "pod_create_ns_total", "ns", v[i], opt->samples);
-			add_hold_rows(run, &b[i], holds[i], nr_holds[i]);
+		if (rep == opt->samples && !ret) {
+			record_hosts(run, b, n);
+			snapshot(b, n, geo);
+			note_all(geo, n, "%lu pods of a cgroup and %u mounts, made one after another",
+				 run->scale.cgroups, run->exp->mounts_per_cgroup);
+			add_all_samples(run, b, n, opt, "pod_create_ns_total", v[0], geo);
+			note_all(geo, n, "per round: the longest and the median hold");
+			add_all_samples(run, b, n, opt, "registry_mutex_hold_ns_max", v[1], geo);
+			add_all_samples(run, b, n, opt, "registry_mutex_hold_ns_median", v[2], geo);
 		}
 		close_benches(b, n);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(holds[i]);
 	return ret;
 }
 
@@ -680,13 +954,14 @@ static int one_file_each(struct lab_bench *b)
 
 static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt)
 {
-	static double first[MAX_BENCHES][MAX_SAMPLES], repeat[MAX_BENCHES][MAX_SAMPLES];
+	static lab_samples_t first, repeat;
 	struct lab_bench b[MAX_BENCHES];
+	struct lab_scale geo[MAX_BENCHES];
 	const struct lab_scale *s = &run->scale;
 	size_t n = run->nr_designs;
 	int ret = 0;
 
-	open_benches(run, b, s);
+	open_benches(run, b, s, true);
 	for (size_t i = 0; i < n && !ret; i++) {
 		if (!lab_bench_ok(&b[i]))
 			continue;
@@ -694,6 +969,10 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 		ret = lab_bench_mount(&b[i], s->cgroups);
 		if (!ret)
 			ret = lab_bench_mkcg(&b[i], s->cgroups);
+	}
+	if (!ret) {
+		record_hosts(run, b, n);
+		snapshot(b, n, geo);
 	}
 	/* Round 0 warms up; each round refills the files, then five calls. */
 	for (unsigned int rep = 0; rep <= opt->samples && !ret; rep++) {
@@ -717,8 +996,12 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 		}
 	}
 	if (!ret) {
-		add_all_samples(run, b, n, opt, "drop_caches_ns_first", "ns", first);
-		add_all_samples(run, b, n, opt, "drop_caches_ns_repeat", "ns", repeat);
+		note_all(geo, n, "first of 5 calls after a file in every cgroup");
+		add_all_samples(run, b, n, opt, "drop_caches_ns_first", first, geo);
+		for (size_t i = 0; i < n; i++)
+			geo[i].note[0] = '\0';
+		note_all(geo, n, "median of the next 4 calls");
+		add_all_samples(run, b, n, opt, "drop_caches_ns_repeat", repeat, geo);
 	}
 	close_benches(b, n);
 	return ret;
@@ -729,48 +1012,84 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Each table: the seed's designs in the seed's order (the first is the
- * base), then ours, indexed. */
+ * base), then ours. */
 static const struct lab_design vm_designs[] = {
-	{ .design = SHR_DESIGN_PREALLOC },
+	/* The seed's base: v7.3-rc7 with the dedicated unit cache patch. */
+	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 	{ .design = SHR_DESIGN_XARRAY },
 	{ .design = SHR_DESIGN_ARRAY_ONDEMAND },
+	/* Mainline as it is (kmalloc-1k units), not in the seed's table. */
+	{ .design = SHR_DESIGN_PREALLOC },
 	{ .design = SHR_DESIGN_INDEXED },
 };
 static const struct lab_metric vm_metrics[] = {
-	{ "slab_bytes_per_empty_cgroup", "B" },
-	{ "walk_ns_empty_cgroup", "ns" },
-	{ "walk_ns_cgroup_objects_100", "ns" },
-	{ "mkdir_rmdir_ns_per_cgroup", "ns" },
-	{ "register_ns_per_mount_cgroups_alive", "ns" },
+	{ "slab_bytes_per_empty_cgroup", "B", LAB_G_PER_CGROUP,
+	  "unreclaimable slab per empty cgroup" },
+	{ "walk_ns_empty_cgroup", "ns", LAB_G_PER_CGROUP,
+	  "shrink_slab() of an empty cgroup (per cgroup and node)" },
+	{ "walk_ns_cgroup_objects_100", "ns", LAB_G_PER_CGROUP,
+	  "shrink_slab() of a cgroup with objects on 100 mounts" },
+	{ "mkdir_rmdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP, "mkdir + rmdir per cgroup" },
+	{ "mkdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP, "mkdir per cgroup" },
+	{ "rmdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP,
+	  "rmdir per cgroup (offline: reparenting, last reference)" },
+	{ "release_cpu_ns_per_cgroup", "ns", LAB_G_PER_CGROUP,
+	  "CPU time of the deferred frees after rmdir, per cgroup" },
+	{ "register_ns_per_mount_cgroups_alive", "ns", LAB_G_WHOLE_HOST,
+	  "registering one more mount with the cgroups alive" },
 };
 
 static const struct lab_design host_designs[] = {
-	{ .design = SHR_DESIGN_PREALLOC },
+	/* The seed's base, with the unit cache patch (as seed000-vm). */
+	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 	{ .design = SHR_DESIGN_ARRAY_ONDEMAND },
 	{ .design = SHR_DESIGN_XARRAY },
+	/* The reparent walk the README's first recommendation is about. */
+	{ .design = SHR_DESIGN_XARRAY, .lru_reparent = SHR_LRU_REPARENT_PER_CGROUP },
 	{ .design = SHR_DESIGN_INDEXED },
 };
 static const struct lab_metric host_metrics[] = {
-	{ "slab_bytes_per_empty_cgroup", "B" },
-	{ "container_bytes_per_empty_cgroup", "B" },
-	{ "register_640_mounts_ns_cgroups_alive", "ns" },
-	{ "register_640_mounts_ns_no_cgroups", "ns" },
-	{ "drop_caches_ns", "ns" },
-	{ "walk_ns_per_cgroup_node", "ns" },
-	/* Not in the seed: the baselines issue 6 of 6 compares indexed with. */
-	{ "drop_caches_ns_no_cgroups", "ns" },
-	{ "mkdir_rmdir_ns_per_cgroup", "ns" },
-	{ "mkdir_rmdir_ns_per_cgroup_no_mounts", "ns" },
+	{ "slab_bytes_per_empty_cgroup", "B", LAB_G_PER_CGROUP,
+	  "unreclaimable slab per empty cgroup" },
+	{ "container_bytes_per_empty_cgroup", "B", LAB_G_PER_CGROUP,
+	  "of it, the per-cgroup container (pointer arrays)" },
+	{ "register_640_mounts_ns_cgroups_alive", "ns", LAB_G_WHOLE_HOST,
+	  "640 mounts crossing 10 unit boundaries, cgroups alive" },
+	{ "register_640_mounts_ns_no_cgroups", "ns", LAB_G_PER_CGROUP,
+	  "the same 640 mounts, no cgroups" },
+	{ "drop_caches_ns", "ns", LAB_G_WHOLE_HOST, "drop_caches: shrink_slab() for every cgroup" },
+	{ "walk_ns_per_cgroup_node", "ns", LAB_G_PER_CGROUP,
+	  "of it, shrink_slab() per cgroup and node" },
+	/* Not in the seed: the baselines issue 6 of 6 compares indexed with,
+	 * and what the seed says without a figure. */
+	{ "drop_caches_ns_no_cgroups", "ns", LAB_G_PER_CGROUP, "drop_caches with no cgroups" },
+	{ "mkdir_rmdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP, "mkdir + rmdir per cgroup" },
+	{ "mkdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP, "mkdir per cgroup" },
+	{ "rmdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP,
+	  "rmdir per cgroup (offline: reparenting, last reference)" },
+	{ "release_cpu_ns_per_cgroup", "ns", LAB_G_PER_CGROUP,
+	  "CPU time of the deferred frees after rmdir, per cgroup" },
+	{ "mkdir_rmdir_ns_per_cgroup_no_mounts", "ns", LAB_G(LAB_GEO_NODES) | LAB_G(LAB_GEO_CPUS),
+	  "mkdir + rmdir per cgroup before any mount" },
+	{ "bookkeeping_bytes_per_empty_cgroup", "B", LAB_G_PER_CGROUP,
+	  "of it, shrinker bookkeeping (containers, units, XArray nodes, inline)" },
+	{ "bookkeeping_bytes_per_empty_cgroup_after_umount", "B", LAB_G_PER_CGROUP,
+	  "shrinker bookkeeping of a new empty cgroup after every mount is gone" },
+	{ "mkdir_ns_per_cgroup_after_umount", "ns", LAB_G_PER_CGROUP,
+	  "mkdir per cgroup after every mount is gone" },
 };
 
 static const struct lab_design units_designs[] = {
-	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_KMALLOC },
+	/* Before: mainline, kmalloc-1k. After: the seed's dedicated cache. */
+	{ .design = SHR_DESIGN_PREALLOC },
 	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 	{ .design = SHR_DESIGN_INDEXED },
 };
 static const struct lab_metric units_metrics[] = {
-	{ "slab_bytes_per_empty_cgroup", "B" },
-	{ "units_per_slab", "count" },
+	{ "slab_bytes_per_empty_cgroup", "B", LAB_G_PER_CGROUP,
+	  "unreclaimable slab per empty cgroup" },
+	{ "units_per_slab", "count", LAB_G(LAB_GEO_CPUS),
+	  "units per order-2 slab of the cache they came from" },
 };
 
 static const struct lab_design pods_designs[] = {
@@ -783,43 +1102,57 @@ static const struct lab_design pods_designs[] = {
 	{ .design = SHR_DESIGN_XARRAY },
 	{ .design = SHR_DESIGN_INDEXED },
 };
+#define POD_GEO (LAB_G(LAB_GEO_CGROUPS) | LAB_G(LAB_GEO_NODES) | LAB_G(LAB_GEO_CPUS))
 static const struct lab_metric pods_metrics[] = {
-	{ "pod_create_ns_total", "ns" },
-	{ "registry_mutex_hold_ns_max", "ns" },
-	{ "registry_mutex_hold_ns_median", "ns" },
+	{ "pod_create_ns_total", "ns", POD_GEO, "creating every pod, one after another" },
+	{ "registry_mutex_hold_ns_max", "ns", POD_GEO,
+	  "longest hold of the shrinker registry mutex by a registration" },
+	{ "registry_mutex_hold_ns_median", "ns", POD_GEO,
+	  "median hold of the shrinker registry mutex by a registration" },
 };
 
 static const struct lab_design bitmap_designs[] = {
+	/* The seed's 2018 kernel before and after its bitmap series: flat is
+	 * the closest design we have to the bitmap it added. */
 	{ .design = SHR_DESIGN_NOBITMAP },
+	{ .design = SHR_DESIGN_FLAT },
 	{ .design = SHR_DESIGN_XARRAY },
 	{ .design = SHR_DESIGN_INDEXED },
 };
+#define BITMAP_GEO (LAB_G(LAB_GEO_MOUNTS) | LAB_G(LAB_GEO_CGROUPS) | LAB_G(LAB_GEO_NODES) | \
+		    LAB_G(LAB_GEO_CPUS))
 static const struct lab_metric bitmap_metrics[] = {
-	{ "drop_caches_ns_first", "ns" },
-	{ "drop_caches_ns_repeat", "ns" },
+	{ "drop_caches_ns_first", "ns", BITMAP_GEO, "drop_caches, first call" },
+	{ "drop_caches_ns_repeat", "ns", BITMAP_GEO, "drop_caches, the calls after it" },
 };
 
-#define SCALE(m, c, nodes_, cpus_, kmem_) \
-	{ .mounts = (m), .cgroups = (c), .nodes = (nodes_), .cpus = (cpus_), .kmem = (kmem_) }
+#define SCALE(m, c, nodes_, cpus_, kmem_, host_) \
+	{ .mounts = (m), .cgroups = (c), .nodes = (nodes_), .cpus = (cpus_), .kmem = (kmem_), \
+	  .host_shrinkers = (host_), .shrinker_nr_max = -1, .units = -1 }
 
 const struct lab_experiment lab_experiments[] = {
 	{ "seed000-vm", "4-CPU 1-node VM: 20000 mounts, 2000 cgroups",
-	  SCALE(20000, 2000, 1, 4, true), 0, vm_designs, COUNT(vm_designs), vm_metrics,
-	  COUNT(vm_metrics), run_seed000_vm },
+	  SCALE(20000, 2000, 1, 4, true, SEED_HOST_SHRINKERS), 20000, 2000, 0, vm_designs,
+	  COUNT(vm_designs), vm_metrics, COUNT(vm_metrics), run_seed000_vm },
+	/* The default keeps the seed's mounts (so its units per node) and a
+	 * tenth of its cgroups: 20000 would take prealloc 32 GB. */
 	{ "seed000-host", "48-CPU 4-node host: 50000 mounts, 20000 empty cgroups",
-	  SCALE(50000, 20000, 4, 48, true), 0, host_designs, COUNT(host_designs), host_metrics,
-	  COUNT(host_metrics), run_seed000_host },
+	  SCALE(50000, 20000, 4, 48, true, SEED_HOST_SHRINKERS), 50000, 2000, 0, host_designs,
+	  COUNT(host_designs), host_metrics, COUNT(host_metrics), run_seed000_host },
 	{ "seed003-units", "4-CPU 1-node VM: 8000 mounts, 2000 empty cgroups, unit source",
-	  SCALE(8000, 2000, 1, 4, true), 0, units_designs, COUNT(units_designs), units_metrics,
-	  COUNT(units_metrics), run_seed003_units },
+	  SCALE(8000, 2000, 1, 4, true, SEED_HOST_SHRINKERS), 8000, 2000, 0, units_designs,
+	  COUNT(units_designs), units_metrics, COUNT(units_metrics), run_seed003_units },
 	/* The seed gives no pod count; 1000 pods of 4 mounts is our seed scale (flat
 	 * costs grow with the cube of it: pods x registrations x cgroups). */
 	{ "seed001-pods", "pods (a cgroup + 4 mounts) one after another, kmem off",
-	  SCALE(1000 * POD_MOUNTS, 1000, 1, 4, false), POD_MOUNTS, pods_designs, COUNT(pods_designs),
-	  pods_metrics, COUNT(pods_metrics), run_seed001_pods },
-	{ "seed004-bitmap", "4000 cgroups, each with its own mount holding one file",
-	  SCALE(4000, 4000, 1, 4, true), 1, bitmap_designs, COUNT(bitmap_designs), bitmap_metrics,
-	  COUNT(bitmap_metrics), run_seed004_bitmap },
+	  SCALE(1000 * POD_MOUNTS, 1000, 1, 4, false, 0), 400 * POD_MOUNTS, 400, POD_MOUNTS,
+	  pods_designs, COUNT(pods_designs), pods_metrics, COUNT(pods_metrics),
+	  run_seed001_pods },
+	/* The seed's loop runs seq 0 4000: 4001 cgroups with a mount each. Its
+	 * scale takes nobitmap minutes; the default runs x0.4. */
+	{ "seed004-bitmap", "4001 cgroups, each with its own mount holding one file",
+	  SCALE(4001, 4001, 1, 4, true, 0), 1600, 1600, 1, bitmap_designs,
+	  COUNT(bitmap_designs), bitmap_metrics, COUNT(bitmap_metrics), run_seed004_bitmap },
 };
 const size_t lab_nr_experiments = COUNT(lab_experiments);
 
@@ -845,8 +1178,13 @@ void lab_experiment_scale(const struct lab_experiment *exp, const struct lab_opt
 
 	*out = *seed;
 	out->note[0] = '\0';
-	out->cgroups = scaled(seed->cgroups, opt->factor, 4);
-	out->mounts = scaled(seed->mounts, opt->factor, 128);
+	if (opt->scale_kind == LAB_SCALE_DEFAULT) {
+		out->cgroups = exp->default_cgroups;
+		out->mounts = exp->default_mounts;
+	} else {
+		out->cgroups = scaled(seed->cgroups, opt->factor, 4);
+		out->mounts = scaled(seed->mounts, opt->factor, 128);
+	}
 	if (opt->cgroups)
 		out->cgroups = opt->cgroups;
 	if (opt->mounts)
@@ -861,10 +1199,36 @@ void lab_experiment_scale(const struct lab_experiment *exp, const struct lab_opt
 		out->kmem = opt->kmem;
 }
 
-unsigned long long lab_scale_floor_bytes(const struct lab_scale *s)
+void lab_scale_describe(const struct lab_experiment *exp, const struct lab_scale *s, char *buf,
+			size_t len)
+{
+	const struct lab_scale *seed = &exp->seed_scale;
+	bool same_host = s->nodes == seed->nodes && s->cpus == seed->cpus && s->kmem == seed->kmem;
+	double fm = (double)s->mounts / (double)seed->mounts;
+	double fc = (double)s->cgroups / (double)seed->cgroups;
+	int n;
+
+	if (same_host && s->mounts == seed->mounts && s->cgroups == seed->cgroups)
+		n = snprintf(buf, len, "the seed's scale");
+	else if (fabs(fm - fc) < 1e-9)
+		n = snprintf(buf, len, "x%.3g of the seed's mounts and cgroups", fm);
+	else
+		n = snprintf(buf, len, "%lu of the seed's %lu mounts, %lu of its %lu cgroups",
+			     s->mounts, seed->mounts, s->cgroups, seed->cgroups);
+	if (!same_host && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; %d node(s), %u CPUs, kmem %s where the "
+			 "seed had %d, %u, %s", s->nodes, s->cpus, s->kmem ? "on" : "off",
+			 seed->nodes, seed->cpus, seed->kmem ? "on" : "off");
+}
+
+unsigned long long lab_scale_floor_bytes(const struct lab_scale *s, size_t designs)
 {
 	/* Admission only: a mount is at least a shrinker and two list_lrus
-	 * (about 1 KiB), a cgroup at least its structure per node (1 KiB). */
-	return (unsigned long long)s->mounts * 1024ull +
-	       (unsigned long long)s->cgroups * (unsigned long long)s->nodes * 1024ull;
+	 * (about 1 KiB), a pilot cgroup at least its structure per node
+	 * (1 KiB); cgroups beyond the pilot are cut to the budget. */
+	unsigned long pilot = s->cgroups < PILOT_CGROUPS ? s->cgroups : PILOT_CGROUPS;
+
+	return (unsigned long long)designs *
+	       ((unsigned long long)(s->mounts + s->host_shrinkers) * 1024ull +
+		(unsigned long long)pilot * (unsigned long long)s->nodes * 1024ull);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab: dispatch to a subcommand.
+ * shrinklab: dispatch to a subcommand; --version, --help and
+ * "help SUBCOMMAND" at the top level.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include <shrinker/rcu.h>
@@ -16,43 +16,99 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-	{ "slabinfo", "the cache, order, objects per slab and waste SLUB picks per size",
-	  shrinklab_slabinfo },
 	{ "reproduce", "every seed experiment, every design, side by side with the seeds",
 	  shrinklab_reproduce },
 	{ "run", "one experiment (or a custom scale) with one design", shrinklab_run },
-	{ "sweep", "CSV (and PNG plots) of how the figures grow with scale", shrinklab_sweep },
+	{ "sweep", "CSV and PNG plots of how the figures grow with scale", shrinklab_sweep },
+	{ "slabinfo", "the cache, order, objects per slab and waste SLUB picks per size",
+	  shrinklab_slabinfo },
 };
+#define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: shrinklab <subcommand> [options]\n\nsubcommands:\n");
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+	fprintf(out, "usage: shrinklab [--version] [--help] <subcommand> [options]\n"
+		     "       shrinklab help <subcommand>\n\nsubcommands:\n");
+	for (size_t i = 0; i < NR_SUBCOMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-	fprintf(out, "\n'shrinklab <subcommand> --help' describes each one.\n");
+	fprintf(out, "\n'shrinklab <subcommand> --help' (or 'shrinklab help <subcommand>')\n"
+		     "describes each one; man shrinklab has the details.\n");
+	shrinklab_print_exit_codes(out);
+}
+
+static const struct subcommand *find(const char *name)
+{
+	for (size_t i = 0; i < NR_SUBCOMMANDS; i++)
+		if (!strcmp(name, subcommands[i].name))
+			return &subcommands[i];
+	return NULL;
+}
+
+static int dispatch(const struct subcommand *sc, int argc, char **argv)
+{
+	int ret;
+
+	shr_thread_register();
+	ret = sc->run(argc, argv);
+	shr_thread_unregister();
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, SHRINKLAB_OPT_HELP },
+		{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct shrinklab_getopt g;
+	const struct subcommand *sc;
+	int c;
+
+	shrinklab_set_command(argc, argv);
+	/* "+": options end at the subcommand, whose own options follow it. */
+	shrinklab_getopt_init(&g, NULL, "+:h", longopts, NULL);
+	while ((c = shrinklab_getopt_next(&g, argc, argv)) != -1) {
+		if (c == -2)
+			return SHRINKLAB_EXIT_USAGE;
+		if (c == SHRINKLAB_OPT_HELP) {
+			usage(stdout);
+			return SHRINKLAB_EXIT_OK;
+		}
+		shrinklab_print_version(stdout);
+		return SHRINKLAB_EXIT_OK;
+	}
+	if (optind >= argc) {
+		shrinklab_error(NULL, "no subcommand (see 'shrinklab --help')");
 		return SHRINKLAB_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-		if (!strcmp(argv[1], subcommands[i].name)) {
-			int ret;
+	if (!strcmp(argv[optind], "help")) {
+		char help[] = "--help";
+		char *args[3] = { NULL, help, NULL };
 
-			shr_thread_register();
-			ret = subcommands[i].run(argc - 1, argv + 1);
-			shr_thread_unregister();
-			return ret;
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return SHRINKLAB_EXIT_OK;
 		}
+		if (optind + 2 < argc) {
+			shrinklab_error("help", "one subcommand at a time, got '%s' after '%s'",
+					argv[optind + 2], argv[optind + 1]);
+			return SHRINKLAB_EXIT_USAGE;
+		}
+		sc = find(argv[optind + 1]);
+		if (!sc) {
+			shrinklab_error("help", "unknown subcommand '%s' (see 'shrinklab --help')",
+					argv[optind + 1]);
+			return SHRINKLAB_EXIT_USAGE;
+		}
+		args[0] = argv[optind + 1];
+		return dispatch(sc, 2, args);
 	}
-	fprintf(stderr, "shrinklab: unknown subcommand '%s'\n\n", argv[1]);
-	usage(stderr);
-	return SHRINKLAB_EXIT_USAGE;
+	sc = find(argv[optind]);
+	if (!sc) {
+		shrinklab_error(NULL, "unknown subcommand '%s' (see 'shrinklab --help')",
+				argv[optind]);
+		return SHRINKLAB_EXIT_USAGE;
+	}
+	return dispatch(sc, argc - optind, argv + optind);
 }

@@ -10,6 +10,7 @@
  * destroy), so consecutive experiments do not add up in memory.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,17 +58,39 @@ void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
 	free(s);
 }
 
+bool lab_design_units_option(const struct lab_design *d)
+{
+	enum shr_units_source def = d->design == SHR_DESIGN_PREALLOC ? SHR_UNITS_KMALLOC
+								      : SHR_UNITS_CACHE;
+
+	if (d->design == SHR_DESIGN_FLAT || d->units == SHR_UNITS_DEFAULT)
+		return false;
+	return d->units != def;
+}
+
+static bool lru_reparent_option(const struct lab_design *d)
+{
+	enum shr_lru_reparent def = d->design == SHR_DESIGN_INDEXED ? SHR_LRU_REPARENT_PER_CGROUP
+								    : SHR_LRU_REPARENT_ALL_LRUS;
+
+	return d->lru_reparent != SHR_LRU_REPARENT_DEFAULT && d->lru_reparent != def;
+}
+
 void lab_design_label(const struct lab_design *d, char *buf, size_t len)
 {
 	const char *name = shr_design_name(d->design);
 	int n = snprintf(buf, len, "%s", name ? name : "?");
 
-	if (d->units == SHR_UNITS_KMALLOC && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "+units=kmalloc");
+	if (lab_design_units_option(d) && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "+units=%s",
+			      d->units == SHR_UNITS_KMALLOC ? "kmalloc" : "cache");
 	if (d->expand_batch && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "+expand_batch=%u", d->expand_batch);
 	if (d->nonslab_ids && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "+nonslab_ids");
+		n += snprintf(buf + n, len - (size_t)n, "+nonslab_ids");
+	if (lru_reparent_option(d) && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "+lru_reparent=%s",
+			 d->lru_reparent == SHR_LRU_REPARENT_PER_CGROUP ? "index" : "all");
 }
 
 /* Grow an array of pointers to hold @need entries. */
@@ -103,6 +126,7 @@ int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct
 	p.units = d->units;
 	p.expand_batch = d->expand_batch;
 	p.nonslab_ids = d->nonslab_ids;
+	p.lru_reparent = d->lru_reparent;
 	p.nr_nodes = s->nodes;
 	p.geometry_cpus = s->cpus;
 	p.kmem = s->kmem;
@@ -138,6 +162,27 @@ int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct
 		return ret;
 	}
 	b->fs_ready = true;
+	/* The host's own memcg-aware shrinkers (root file systems, caches of
+	 * other subsystems): empty mounts that take the lowest ids and stay. */
+	if (s->host_shrinkers) {
+		b->host_sbs = calloc(s->host_shrinkers, sizeof(*b->host_sbs));
+		if (!b->host_sbs) {
+			b->why = "out of memory";
+			lab_bench_close(b);
+			b->why = "out of memory";
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int i = 0; i < s->host_shrinkers; i++) {
+		ret = lab_sb_mount(&b->fs, "hostfs", &b->host_sbs[b->nr_host_sbs]);
+		if (ret) {
+			lab_bench_close(b);
+			b->why = "host shrinkers could not be registered";
+			return ret;
+		}
+		b->nr_host_sbs++;
+	}
+	b->ids_hw = b->nr_host_sbs;
 	return 0;
 }
 
@@ -155,7 +200,15 @@ int lab_bench_mount(struct lab_bench *b, unsigned long n)
 		if (!ret)
 			b->nr_sbs++;
 	}
+	if (b->nr_host_sbs + b->nr_sbs > b->ids_hw)
+		b->ids_hw = b->nr_host_sbs + b->nr_sbs;
 	return ret;
+}
+
+void lab_bench_umount(struct lab_bench *b, unsigned long n)
+{
+	while (n-- && b->nr_sbs)
+		lab_sb_umount(b->sbs[--b->nr_sbs]);
 }
 
 int lab_bench_mkcg(struct lab_bench *b, unsigned long n)
@@ -211,11 +264,25 @@ int lab_bench_walk(struct lab_bench *b, int priority, uint64_t *ns)
 	return 0;
 }
 
+void lab_bench_geometry(const struct lab_bench *b, struct lab_scale *out)
+{
+	*out = b->used;
+	out->mounts = b->nr_sbs;
+	out->cgroups = b->nr_cgs;
+	out->host_shrinkers = (unsigned int)b->nr_host_sbs;
+	out->units = (long)((b->ids_hw + 63) / 64);
+	/* nobitmap keeps no shrinker_nr_max. */
+	out->shrinker_nr_max = b->host && b->cfg.design != SHR_DESIGN_NOBITMAP
+				       ? shr_shrinker_nr_max(b->host) : -1;
+}
+
 void lab_bench_close(struct lab_bench *b)
 {
 	if (b->host) {
 		while (b->nr_sbs)
 			lab_sb_umount(b->sbs[--b->nr_sbs]);
+		while (b->nr_host_sbs)
+			lab_sb_umount(b->host_sbs[--b->nr_host_sbs]);
 		(void)lab_bench_rmcg(b, b->nr_cgs);
 		shr_rcu_barrier();
 		if (b->fs_ready)
@@ -228,43 +295,51 @@ void lab_bench_close(struct lab_bench *b)
 	b->slab = NULL;
 	free(b->sbs);
 	free(b->cgs);
+	free(b->host_sbs);
 	b->sbs = NULL;
 	b->cgs = NULL;
+	b->host_sbs = NULL;
 	b->host = NULL;
 }
 
 void lab_fit_cgroups(struct lab_bench *b, size_t n, const double *per_cgroup,
-		     unsigned long target, unsigned long long budget)
+		     unsigned long target, unsigned long least, unsigned long long budget)
 {
-	bool done[16] = { false };
+	bool done[LAB_MAX_DESIGNS] = { false };
 	double left = (double)budget;
 	size_t nr_left = 0;
 
-	for (size_t i = 0; i < n && i < 16; i++) {
+	if (least > target)
+		least = target;
+	for (size_t i = 0; i < n && i < LAB_MAX_DESIGNS; i++) {
 		done[i] = !lab_bench_ok(&b[i]);
 		nr_left += !done[i];
 	}
 	while (nr_left) {
 		size_t k = n;
 
-		for (size_t i = 0; i < n && i < 16; i++)
+		for (size_t i = 0; i < n && i < LAB_MAX_DESIGNS; i++)
 			if (!done[i] && (k == n || per_cgroup[i] < per_cgroup[k]))
 				k = i;
-		double share = left / (double)nr_left;
+		/* What is left never goes below zero, so the share is a count
+		 * of cgroups between @least and @target, never a wrapped one. */
+		double share = left > 0 ? left / (double)nr_left : 0;
 		double cost = per_cgroup[k] > 1 ? per_cgroup[k] : 1;
-		unsigned long fit = share / cost >= (double)target ? target
-								  : (unsigned long)(share / cost);
+		double fits = floor(share / cost);
+		unsigned long fit = fits >= (double)target ? target : (unsigned long)fits;
 
-		fit = fit ? fit : 1; /* one cgroup is the least a figure needs */
-
+		if (fit < least)
+			fit = least;
 		if (fit < target)
 			snprintf(b[k].used.note, sizeof(b[k].used.note),
-				 "cut to %lu of %lu cgroups: measured %.0f B/cgroup on the pilot; "
-				 "%.0f MiB of the memory budget left after the mounts, for %zu designs",
+				 "cut to %lu of %lu cgroups by the memory budget: %.0f B per cgroup "
+				 "on the pilot; %.0f MiB left after the mounts for %zu design(s)",
 				 fit, target, per_cgroup[k], (double)budget / (1ull << 20), n);
 		b[k].cgroups_target = fit;
 		b[k].used.cgroups = fit;
 		left -= (double)fit * cost;
+		if (left < 0)
+			left = 0;
 		done[k] = true;
 		nr_left--;
 	}

@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shrinklab report: one table per experiment (ours next to the seed's, each
- * relative to the experiment's base design) and a closing section with one
- * verdict per seed claim: does our ratio go the same way as the seed's, and
- * is it within 2x of it.
+ * relative to the experiment's base design, the seed's figure only where we
+ * measured at the seed's geometry), the hosts' geometry, and a closing
+ * section with one verdict per seed claim (verdict.c).
  */
 #include <string.h>
 
 #include "lab.h"
+#include "shrinklab.h"
 
-/* Tolerance for "same within noise" and for "no change". */
-#define SAME_LO 0.8
-#define SAME_HI 1.25
-
-static void fmt_value(char *buf, size_t len, double v, const char *unit)
+void lab_fmt_value(char *buf, size_t len, double v, const char *unit)
 {
 	if (!strcmp(unit, "B")) {
-		if (v >= 1048576)
+		if (v >= 1073741824.0)
+			snprintf(buf, len, "%.2f GiB", v / 1073741824.0);
+		else if (v >= 1048576)
 			snprintf(buf, len, "%.2f MiB", v / 1048576);
 		else if (v >= 1024)
 			snprintf(buf, len, "%.1f KiB", v / 1024);
@@ -36,18 +35,6 @@ static void fmt_value(char *buf, size_t len, double v, const char *unit)
 	}
 }
 
-/* The base design's row of the same metric (first design of the list). */
-static const struct lab_result *base_row(const struct lab_run *run, const char *metric)
-{
-	char label[LAB_LABEL_LEN];
-
-	lab_design_label(&run->designs[0], label, sizeof(label));
-	for (size_t i = 0; i < run->nr_rows; i++)
-		if (!strcmp(run->rows[i].design, label) && !strcmp(run->rows[i].metric, metric))
-			return &run->rows[i];
-	return NULL;
-}
-
 static void fmt_ratio(char *buf, size_t len, bool ok, double num, double den)
 {
 	if (!ok || den == 0)
@@ -56,53 +43,157 @@ static void fmt_ratio(char *buf, size_t len, bool ok, double num, double den)
 		snprintf(buf, len, "%.3g", num / den);
 }
 
-void lab_report_header(FILE *out, const struct lab_options *opt)
+static void scale_words(char *buf, size_t len, const struct lab_options *opt)
 {
-	fprintf(out, "shrinklab reproduce: scale %s (x%g of the seeds' mounts and cgroups), "
-		     "%u samples after a warm-up, memory budget %.1f GiB\n",
-		opt->scale_name, opt->factor, opt->samples,
-		(double)opt->mem_budget / (1ull << 30));
+	switch (opt->scale_kind) {
+	case LAB_SCALE_DEFAULT:
+		snprintf(buf, len, "default (each experiment at the seed's geometry where that "
+			 "fits minutes and the memory; each table says)");
+		break;
+	case LAB_SCALE_SEED:
+		snprintf(buf, len, "seed (the seeds' mounts and cgroups)");
+		break;
+	case LAB_SCALE_QUICK:
+		snprintf(buf, len, "quick (x%g of the seeds' mounts and cgroups)", opt->factor);
+		break;
+	default:
+		snprintf(buf, len, "x%g of the seeds' mounts and cgroups", opt->factor);
+		break;
+	}
+}
+
+void lab_report_header(FILE *out, const char *subcommand, const struct lab_options *opt,
+		       const char *design_label)
+{
+	char scale[160];
+
+	scale_words(scale, sizeof(scale), opt);
+	fprintf(out, "shrinklab %s", subcommand);
+	if (design_label)
+		fprintf(out, ": design %s", design_label);
+	if (lab_options_custom(opt)) {
+		fputs(", custom scale:", out);
+		if (opt->mounts)
+			fprintf(out, " --mounts %lu", opt->mounts);
+		if (opt->cgroups)
+			fprintf(out, " --cgroups %lu", opt->cgroups);
+		if (opt->nodes)
+			fprintf(out, " --nodes %d", opt->nodes);
+		if (opt->cpus)
+			fprintf(out, " --cpus %u", opt->cpus);
+		if (opt->kmem == 0)
+			fputs(" --nokmem", out);
+		fprintf(out, " (the rest as at scale %s)", scale);
+	} else {
+		fprintf(out, ", scale %s", scale);
+	}
+	fprintf(out, "\n%u samples after a warm-up; memory budget %.1f GiB (%s); ", opt->samples,
+		(double)opt->mem_budget / (1ull << 30),
+		opt->mem_budget_given ? "--mem-budget" : opt->budget_note);
+	shrinklab_print_version(out);
+}
+
+static void fmt_seed(char *buf, size_t len, const struct lab_result *r)
+{
+	char v[32];
+
+	if (!r->seed) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (!r->seed_comparable) {
+		snprintf(buf, len, "other geo");
+		return;
+	}
+	if (r->seed->same_as_base) {
+		snprintf(buf, len, "same");
+		return;
+	}
+	v[0] = r->seed->relation == '=' ? '\0' : r->seed->relation;
+	lab_fmt_value(v + (v[0] != '\0'), sizeof(v) - 1, r->seed->value, r->unit);
+	snprintf(buf, len, "%s", v);
+}
+
+static void fmt_seed_ratio(char *buf, size_t len, const struct lab_result *r,
+			   const struct lab_result *b)
+{
+	const struct lab_seed_figure *f = r->seed, *bf = b ? b->seed : NULL;
+
+	if (!f || !bf || !r->seed_comparable || !b->seed_comparable || f->same_as_base ||
+	    bf->same_as_base || bf->value == 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (f->relation == '=' && bf->relation == '=')
+		snprintf(buf, len, "%.3g", f->value / bf->value);
+	else if (f->relation != '>' && bf->relation != '<')
+		snprintf(buf, len, "<%.3g", f->value / bf->value);
+	else if (f->relation != '<' && bf->relation != '>')
+		snprintf(buf, len, ">%.3g", f->value / bf->value);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_geometry(FILE *out, const char *lead, const struct lab_scale *s)
+{
+	fprintf(out, "%s%lu mounts + %u host shrinkers, %lu cgroups, %d node(s), %u geometry "
+		     "CPUs, kmem %s", lead, s->mounts, s->host_shrinkers, s->cgroups, s->nodes,
+		s->cpus, s->kmem ? "on" : "off");
 }
 
 void lab_report_run(FILE *out, const struct lab_run *run)
 {
 	const struct lab_scale *s = &run->scale;
 
-	fprintf(out, "\n== %s: %s\n   scale: %lu mounts, %lu cgroups, %d node(s), %u geometry "
-		     "CPUs, kmem %s\n",
-		run->exp->id, run->exp->title, s->mounts, s->cgroups, s->nodes, s->cpus,
-		s->kmem ? "on" : "off");
-	fprintf(out, "   %-26s %-38s %12s %12s %9s %9s  %s\n", "design", "metric", "ours", "seed",
+	fprintf(out, "\n== %s (the seed: %s)\n", run->exp->id, run->exp->title);
+	print_geometry(out, "   ours: ", s);
+	fprintf(out, ": %s\n", run->scale_desc);
+	for (size_t i = 0; i < run->nr_designs; i++) {
+		const struct lab_host_info *h = &run->hosts[i];
+
+		if (!h->label[0])
+			continue;
+		if (!h->available) {
+			fprintf(out, "   host %-26s unavailable: %s\n", h->label, h->why ? h->why : "");
+			continue;
+		}
+		fprintf(out, "   host %-26s ", h->label);
+		if (h->geo.shrinker_nr_max >= 0)
+			fprintf(out, "shrinker_nr_max %ld, ", h->geo.shrinker_nr_max);
+		else
+			fputs("no shrinker_nr_max, ", out);
+		fprintf(out, "ids span %ld units per node, %lu cgroups\n", h->geo.units,
+			h->geo.cgroups);
+	}
+	fprintf(out, "   %-26s %-48s %12s %12s %9s %9s  %s\n", "design", "metric", "ours", "seed",
 		"ours/base", "seed/base", "samples [min..max] / note");
 	for (size_t i = 0; i < run->nr_rows; i++) {
 		const struct lab_result *r = &run->rows[i];
-		const struct lab_result *b = base_row(run, r->metric);
+		const struct lab_result *b = lab_run_base_row(run, r->metric);
 		char ours[32], seed[32], rel[16], srel[16];
 
 		if (r->unavailable) {
-			fprintf(out, "   %-26s %-38s %12s %12s %9s %9s  %s\n", r->design, r->metric,
+			fprintf(out, "   %-26s %-48s %12s %12s %9s %9s  %s\n", r->design, r->metric,
 				"unavailable", "", "", "", r->scale.note);
 			continue;
 		}
-		fmt_value(ours, sizeof(ours), r->value, r->unit);
-		if (r->has_seed)
-			fmt_value(seed, sizeof(seed), r->seed_value, r->unit);
-		else
-			snprintf(seed, sizeof(seed), "-");
+		lab_fmt_value(ours, sizeof(ours), r->value, r->unit);
+		fmt_seed(seed, sizeof(seed), r);
 		fmt_ratio(rel, sizeof(rel), b && !b->unavailable, r->value, b ? b->value : 0);
-		fmt_ratio(srel, sizeof(srel), b && b->has_seed && r->has_seed, r->seed_value,
-			  b ? b->seed_value : 0);
-		fprintf(out, "   %-26s %-38s %12s %12s %9s %9s  ", r->design, r->metric, ours, seed,
+		fmt_seed_ratio(srel, sizeof(srel), r, b);
+		fprintf(out, "   %-26s %-48s %12s %12s %9s %9s  ", r->design, r->metric, ours, seed,
 			rel, srel);
-		if (r->samples > 1) {
+		if (r->n > 1) {
 			char lo[32], hi[32];
 
-			fmt_value(lo, sizeof(lo), r->min, r->unit);
-			fmt_value(hi, sizeof(hi), r->max, r->unit);
-			fprintf(out, "n=%lu [%s..%s]", r->samples, lo, hi);
+			lab_fmt_value(lo, sizeof(lo), r->min, r->unit);
+			lab_fmt_value(hi, sizeof(hi), r->max, r->unit);
+			fprintf(out, "n=%zu [%s..%s]", r->n, lo, hi);
 		}
 		if (r->scale.cgroups != s->cgroups)
 			fprintf(out, " at %lu cgroups", r->scale.cgroups);
+		if (r->scale.mounts != s->mounts)
+			fprintf(out, " at %lu mounts", r->scale.mounts);
 		if (r->scale.note[0])
 			fprintf(out, " (%s)", r->scale.note);
 		fputc('\n', out);
@@ -110,91 +201,40 @@ void lab_report_run(FILE *out, const struct lab_run *run)
 	fprintf(out, "   (experiment took %.1f s)\n", (double)run->elapsed_ns / 1e9);
 }
 
-static int direction(double ratio)
+static void report_verdict(FILE *out, const struct lab_run *run, const struct lab_verdict *v)
 {
-	if (ratio < SAME_LO)
-		return -1;
-	return ratio > SAME_HI ? 1 : 0;
+	fprintf(out, "%s %s: %s", run->exp->id, v->metric, v->design);
+	if (v->base[0])
+		fprintf(out, "/%s", v->base);
+	if (v->has_ours && !strcmp(v->claim, "count"))
+		fprintf(out, " = %.0f (seed %.0f)", v->ours, v->seed);
+	else if (v->has_ours) {
+		fprintf(out, " = %.3g", v->ours);
+		if (v->rounds > 1)
+			fprintf(out, " [%.3g..%.3g, %zu rounds]", v->lo, v->hi, v->rounds);
+		if (!strcmp(v->claim, "same"))
+			fputs(" (seed: same within noise)", out);
+		else if (v->relation == '=')
+			fprintf(out, " (seed %.3g)", v->seed);
+		else
+			fprintf(out, " (seed %c%.3g)", v->relation, v->seed);
+	}
+	fprintf(out, ": %s: %s\n", lab_verdict_name(v->kind), v->text);
 }
 
-static const char *dir_word(int d)
+void lab_report_claims(FILE *out, const struct lab_run *runs, size_t n)
 {
-	return d < 0 ? "lower" : d > 0 ? "higher" : "about the same";
-}
+	size_t count[LAB_V_NOT_MEASURED + 1] = { 0 };
 
-static void claim(FILE *out, const struct lab_run *run, const struct lab_result *r,
-		  const struct lab_result *b, const struct lab_seed_figure *fig)
-{
-	fprintf(out, "%s %s: %s/%s", run->exp->id, r->metric, r->design, b->design);
-	if (r->unavailable || b->unavailable) {
-		fprintf(out, ": not measured (%s unavailable in this build)\n",
-			r->unavailable ? r->design : b->design);
-		return;
-	}
-	if (b->value == 0) {
-		fprintf(out, ": base measured 0, no ratio\n");
-		return;
-	}
-	double ours = r->value / b->value;
-
-	if (fig->same_as_base) {
-		fprintf(out, " = %.3f (seed: same within noise): %s\n", ours,
-			direction(ours) == 0 ? "agrees" : "disagrees: ours differs by more than 25%");
-		return;
-	}
-	if (!b->has_seed || b->seed_value == 0) {
-		fprintf(out, " = %.3f (seed has no base figure)\n", ours);
-		return;
-	}
-	double seed = r->seed_value / b->seed_value;
-	int dseed = direction(seed), dours = direction(ours);
-
-	if (seed == 0 || ours == 0) {
-		fprintf(out, " = %.3g (seed %.3g): %s\n", ours, seed,
-			seed == ours ? "agrees (both zero)"
-			: seed == 0 ? "DISAGREES: the seed has none, we have some"
-				    : "DISAGREES in size: we measured none");
-		return;
-	}
-	double size = ours / seed;
-
-	fprintf(out, " = %.3g (seed %.3g): %s in direction (ours %s, seed %s); size %s\n", ours,
-		seed, dseed == dours ? "agrees" : "DISAGREES", dir_word(dours), dir_word(dseed),
-		size >= 0.5 && size <= 2 ? "within 2x"
-		: size >= 0.1 && size <= 10 ? "within 10x, not 2x" : "off by more than 10x");
-}
-
-/* Absolute figures whose size itself is the claim (counts). */
-static void claim_absolute(FILE *out, const struct lab_run *run, const struct lab_result *r)
-{
-	fprintf(out, "%s %s: %s = ", run->exp->id, r->metric, r->design);
-	if (r->unavailable) {
-		fprintf(out, "not measured (unavailable in this build)\n");
-		return;
-	}
-	fprintf(out, "%.0f (seed %.0f): %s\n", r->value, r->seed_value,
-		r->value == r->seed_value ? "agrees exactly" : "DISAGREES");
-}
-
-void lab_report_claims(FILE *out, const struct lab_run *runs, size_t n,
-		       const struct lab_seeds *seeds)
-{
-	fprintf(out, "\n== seed claims\n");
+	fprintf(out, "\n== seed claims (our ratio of medians [range of the per-round ratios]; "
+		     "a verdict only at the seed's geometry)\n");
 	for (size_t k = 0; k < n; k++) {
-		const struct lab_run *run = &runs[k];
-
-		for (size_t i = 0; i < run->nr_rows; i++) {
-			const struct lab_result *r = &run->rows[i];
-			const struct lab_result *b = base_row(run, r->metric);
-			const struct lab_seed_figure *fig =
-				lab_seeds_find(seeds, run->exp->id, r->design, r->metric);
-
-			if (!fig)
-				continue;
-			if (!strcmp(r->unit, "count"))
-				claim_absolute(out, run, r);
-			else if (b && b != r)
-				claim(out, run, r, b, fig);
+		for (size_t i = 0; i < runs[k].nr_verdicts; i++) {
+			report_verdict(out, &runs[k], &runs[k].verdicts[i]);
+			count[runs[k].verdicts[i].kind]++;
 		}
 	}
+	fprintf(out, "(%zu agree, %zu disagree, %zu inconclusive, %zu not compared, %zu not "
+		     "measured)\n", count[LAB_V_AGREES], count[LAB_V_DISAGREES],
+		count[LAB_V_INCONCLUSIVE], count[LAB_V_NOT_COMPARED], count[LAB_V_NOT_MEASURED]);
 }

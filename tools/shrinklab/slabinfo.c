@@ -32,8 +32,10 @@ static void usage(FILE *out)
 		"dedicated cache of exactly that size.\n"
 		"\n"
 		"  --cpus N   compute geometry for N CPUs (1..%lu; default: online CPUs)\n"
+		"  --version  the tool's version and git revision\n"
 		"  --help     show this help\n",
 		MAX_SIZE, MAX_CPUS);
+	shrinklab_print_exit_codes(out);
 }
 
 /* Parse a decimal number in [1, max]; 0 on success, -EINVAL otherwise. */
@@ -88,7 +90,7 @@ static int show_size(struct shr_slab_allocator *sa, size_t size)
 		print_row(req, name, &g);
 	}
 	if (shr_slab_calculate_geometry(size, 0, shr_slab_geometry_cpus(sa), &g)) {
-		fprintf(stderr, "shrinklab slabinfo: no geometry for size %zu\n", size);
+		shrinklab_error("slabinfo", "no geometry for size %zu", size);
 		return 1;
 	}
 	snprintf(name, sizeof(name), "dedicated-%zu", size);
@@ -96,50 +98,56 @@ static int show_size(struct shr_slab_allocator *sa, size_t size)
 	return 0;
 }
 
-static int bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "shrinklab slabinfo: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'shrinklab slabinfo --help'.\n");
-	return SHRINKLAB_EXIT_USAGE;
-}
+enum { OPT_CPUS = SHRINKLAB_OPT_FIRST_OWN };
 
-/* Parse argv into @params and @sizes; returns 0, or the exit code to return. */
+/* Parse argv into @params and @sizes; returns 0, 1 (help or version
+ * printed) or -1 (bad usage, printed). */
 static int parse_args(int argc, char **argv, struct shr_slab_params *params, size_t *sizes,
 		      int *nr_sizes)
 {
-	bool only_sizes = false;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, SHRINKLAB_OPT_HELP },
+		{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct shrinklab_getopt g;
 	unsigned long v;
+	int c;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!only_sizes && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+	shrinklab_getopt_init(&g, "slabinfo", ":h", longopts, NULL);
+	while ((c = shrinklab_getopt_next(&g, argc, argv)) != -1) {
+		switch (c) {
+		case -2:
+			return -1;
+		case SHRINKLAB_OPT_HELP:
 			usage(stdout);
+			return 1;
+		case SHRINKLAB_OPT_VERSION:
+			shrinklab_print_version(stdout);
+			return 1;
+		case OPT_CPUS:
+			if (parse_count(optarg, MAX_CPUS, &v))
+				return shrinklab_bad_value("slabinfo", "--cpus", optarg,
+							   "expected a CPU count 1..65536");
+			params->geometry_cpus = (unsigned int)v;
+			break;
+		default:
 			return -1;
 		}
-		if (!only_sizes && (!strcmp(a, "--cpus") || !strncmp(a, "--cpus=", 7))) {
-			const char *val = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!val)
-				return bad_usage("--cpus needs a value%s", "");
-			if (parse_count(val, MAX_CPUS, &v))
-				return bad_usage("bad CPU count '%s' (want 1..65536)", val);
-			params->geometry_cpus = (unsigned int)v;
-			continue;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (parse_count(argv[i], MAX_SIZE, &v)) {
+			shrinklab_error("slabinfo", "size '%s': expected a byte count 1..%lu", argv[i],
+					(unsigned long)MAX_SIZE);
+			return -1;
 		}
-		if (!only_sizes && !strcmp(a, "--")) {
-			only_sizes = true;
-			continue;
-		}
-		if (!only_sizes && a[0] == '-' && a[1] != '\0')
-			return bad_usage("unknown option '%s'", a);
-		if (parse_count(a, MAX_SIZE, &v))
-			return bad_usage("bad size '%s' (want a byte count 1..4194304)", a);
 		sizes[(*nr_sizes)++] = v;
 	}
-	if (*nr_sizes == 0)
-		return bad_usage("missing SIZE%s", "");
+	if (*nr_sizes == 0) {
+		shrinklab_error("slabinfo", "no SIZE given (see 'shrinklab slabinfo --help')");
+		return -1;
+	}
 	return 0;
 }
 
@@ -151,16 +159,16 @@ int shrinklab_slabinfo(int argc, char **argv)
 	int nr_sizes = 0, ret;
 
 	if (!sizes) {
-		fprintf(stderr, "shrinklab slabinfo: out of memory\n");
+		shrinklab_error("slabinfo", "out of memory");
 		return 1;
 	}
 	ret = parse_args(argc, argv, &params, sizes, &nr_sizes);
 	if (ret) {
 		free(sizes);
-		return ret < 0 ? 0 : ret;
+		return ret > 0 ? SHRINKLAB_EXIT_OK : SHRINKLAB_EXIT_USAGE;
 	}
 	if (shr_slab_allocator_create(&params, &sa)) {
-		fprintf(stderr, "shrinklab slabinfo: cannot create the allocator\n");
+		shrinklab_error("slabinfo", "cannot create the allocator");
 		free(sizes);
 		return 1;
 	}

@@ -4,13 +4,13 @@
  *   slab.csv      slab bytes per empty cgroup against mounts
  *   walk.csv      walk ns per empty cgroup against mounts
  *   register.csv  ns to register 640 mounts against cgroups alive
- * Every point is a fresh host measured like the experiments do. With
- * gnuplot on the PATH each CSV also becomes a PNG (pngcairo).
+ * Every point is a fresh host measured like the experiments do. Each CSV
+ * gets a gnuplot script beside it (NAME.gp, re-render with
+ * "cd DIR && gnuplot NAME.gp") and its PNG, unless --no-plots.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <shrinker/shrinker.h>
 
@@ -29,31 +29,50 @@ static const enum shr_design sweep_designs[] = {
 #define NR_DESIGNS (sizeof(sweep_designs) / sizeof(sweep_designs[0]))
 
 struct series {
-	const char *file, *title, *xlabel, *ylabel;
+	const char *file, *title, *xlabel, *ylabel, *column;
 	bool x_is_cgroups;
 };
 
 static const struct series series[] = {
-	{ "slab", "slab bytes per empty cgroup", "mounts", "bytes", false },
-	{ "walk", "walk time per empty cgroup", "mounts", "ns", false },
-	{ "register", "registering 640 mounts", "cgroups alive", "ns", true },
+	{ "slab", "unreclaimable slab per empty cgroup", "mounts (200 empty cgroups alive)",
+	  "bytes per cgroup", "bytes", false },
+	{ "walk", "shrink_slab() walk of an empty cgroup", "mounts (200 empty cgroups alive)",
+	  "ns per cgroup", "ns", false },
+	{ "register", "registering 640 mounts", "cgroups alive (2000 mounts)",
+	  "ns for 640 mounts", "ns", true },
+};
+
+enum {
+	OPT_OUT = SHRINKLAB_OPT_FIRST_OWN,
+	OPT_SCALE,
+	OPT_SAMPLES,
+	OPT_QUIET,
+	OPT_NO_PLOTS,
+	OPT_SERIES,
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: shrinklab sweep [--out DIR] [--scale S] [--samples N] [--quiet]\n"
+		"usage: shrinklab sweep [--out DIR] [--series NAME]... [--scale S] [--samples N]\n"
+		"                       [--no-plots] [--quiet]\n"
 		"\n"
-		"Write DIR/{slab,walk,register}.csv (design,x,value) and, when gnuplot is\n"
-		"installed, DIR/*.png: slab bytes per empty cgroup and walk time against\n"
-		"mounts (%d cgroups), registration of %d mounts against cgroups alive\n"
-		"(%d mounts). Points are multiples of the scale (default 1: up to %d mounts\n"
-		"and %d cgroups). Unavailable designs are listed, not plotted.\n"
-		"  --out DIR     output directory (default sweep-out)\n"
+		"Write DIR/{slab,walk,register}.csv (design,x,value), and for each a gnuplot\n"
+		"script DIR/NAME.gp and its plot DIR/NAME.png: slab bytes per empty cgroup and\n"
+		"walk time against mounts (%d cgroups), registration of %d mounts against\n"
+		"cgroups alive (%d mounts). Points are multiples of the scale (default 1: up\n"
+		"to %d mounts and %d cgroups); 1 node, 4 geometry CPUs, every design with its\n"
+		"default options. Unavailable designs are listed, not plotted. Re-render a\n"
+		"plot with: cd DIR && gnuplot NAME.gp\n"
+		"  --out DIR     output directory, created if missing (default sweep-out)\n"
+		"  --series NAME only this series: slab, walk or register (repeatable)\n"
 		"  --scale S     multiplier of the points, in (0, 3]\n"
 		"  --samples N   timed samples after one warm-up, 5..64\n"
-		"  --quiet       no progress line\n",
+		"  --no-plots    CSV only (no need for gnuplot)\n"
+		"  --quiet       no progress line\n"
+		"  --version     the tool's version and git revision\n",
 		SWEEP_CGROUPS, SWEEP_BATCH, SWEEP_MOUNTS, SWEEP_MOUNTS * 8, SWEEP_CGROUPS * 8);
+	shrinklab_print_exit_codes(out);
 }
 
 /* 0 and *value, 1 when the design is unavailable, or -errno. */
@@ -62,7 +81,7 @@ static int measure_point(const struct lab_design *d, const struct series *sr, un
 {
 	struct lab_scale s = { .nodes = 1, .cpus = 4, .kmem = true };
 	struct lab_bench b;
-	double v[64];
+	double v[LAB_MAX_SAMPLES];
 	unsigned long before;
 	int ret;
 
@@ -100,44 +119,77 @@ static int measure_point(const struct lab_design *d, const struct series *sr, un
 	return ret;
 }
 
-static void plot(const char *dir, const struct series *sr, const bool *measured)
+/* DIR/NAME.gp: the CSV beside it, one style per design, each series drawn
+ * with a smaller point than the one before so coinciding ones stay seen. */
+static int write_script(const char *dir, const struct series *sr, const bool *measured,
+			const struct lab_options *opt, char *err, size_t errlen)
 {
-	char cmd[4096];
-	int n = snprintf(cmd, sizeof(cmd),
-			 "gnuplot -e \"set terminal pngcairo size 900,600; set output '%s/%s.png';"
-			  " set datafile separator ','; set key left top; set grid; set logscale x 2;"
-			 " set logscale y 10;"
-			 " set title '%s'; set xlabel '%s'; set ylabel '%s';"
-			 " plot for [d in '",
-			 dir, sr->file, sr->title, sr->xlabel, sr->ylabel);
+	char path[4096], style[96];
+	bool first = true;
+	double ps = 2.2;
+	FILE *f;
 
-	for (size_t i = 0; i < NR_DESIGNS && n > 0 && (size_t)n < sizeof(cmd); i++)
-		if (measured[i])
-			n += snprintf(cmd + n, sizeof(cmd) - (size_t)n, "%s ",
-			      shr_design_name(sweep_designs[i]));
-	if (n > 0 && (size_t)n < sizeof(cmd))
-		snprintf(cmd + n, sizeof(cmd) - (size_t)n,
-			 "'] '%s/%s.csv' using 2:(strcol(1) eq d ? \\$3 : 1/0) with linespoints"
-			 " title d\" 2>/dev/null",
-			 dir, sr->file);
-	if (system(cmd))
-		fprintf(stderr, "shrinklab sweep: gnuplot failed for %s\n", sr->file);
+	char what[64];
+
+	if (!strcmp(sr->file, "slab"))
+		snprintf(what, sizeof(what), "one reading per point");
+	else
+		snprintf(what, sizeof(what), "median of %u samples per point", opt->samples);
+	snprintf(path, sizeof(path), "%s/%s.gp", dir, sr->file);
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s.gp: %s", sr->file, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# shrinklab sweep, ");
+	shrinklab_print_version(f);
+	fprintf(f, "# Re-render: cd to this directory, then: gnuplot %s.gp\n", sr->file);
+	fprintf(f, "set terminal pngcairo size 900,600 font \",10\"\n"
+		   "set output \"%s.png\"\n"
+		   "set datafile separator \",\"\n"
+		   "set key left top noenhanced\n"
+		   "set grid\n"
+		   "set logscale x 2\n"
+		   "set logscale y 10\n"
+		   "set title \"%s: 1 node, 4 geometry CPUs, %s\\n"
+		   "(series that coincide show as nested markers)\" noenhanced\n"
+		   "set xlabel \"%s\"\n"
+		   "set ylabel \"%s\"\n",
+		sr->file, sr->title, what, sr->xlabel, sr->ylabel);
+	for (size_t i = 0; i < NR_DESIGNS; i++) {
+		const char *name = shr_design_name(sweep_designs[i]);
+
+		if (!measured[i])
+			continue;
+		lab_plot_style(name, style, sizeof(style));
+		fprintf(f, "%s\"%s.csv\" using 2:(strcol(1) eq \"%s\" ? $3 : 1/0) with linespoints "
+			   "%s ps %.1f lw 1.5 title \"%s\"",
+			first ? "plot " : ", \\\n     ", sr->file, name, style, ps, name);
+		first = false;
+		ps -= 0.3;
+	}
+	fputc('\n', f);
+	if (ferror(f) | fclose(f)) {
+		snprintf(err, errlen, "writing %s.gp failed", sr->file);
+		return -1;
+	}
+	return 0;
 }
 
 static int sweep_series(const char *dir, const struct series *sr, const struct lab_options *opt,
 			bool *measured)
 {
-	char path[1024];
+	char path[4096];
 	FILE *f;
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s.csv", dir, sr->file);
 	f = fopen(path, "w");
 	if (!f) {
-		fprintf(stderr, "shrinklab sweep: %s: %s\n", path, strerror(errno));
+		shrinklab_error("sweep", "%s: %s", path, strerror(errno));
 		return -errno;
 	}
-	fprintf(f, "design,%s,%s\n", sr->x_is_cgroups ? "cgroups" : "mounts", sr->ylabel);
+	fprintf(f, "design,%s,%s\n", sr->x_is_cgroups ? "cgroups" : "mounts", sr->column);
 	for (size_t di = 0; di < NR_DESIGNS && !ret; di++) {
 		struct lab_design d = { .design = sweep_designs[di] };
 		bool avail = true;
@@ -160,70 +212,131 @@ static int sweep_series(const char *dir, const struct series *sr, const struct l
 			}
 		}
 	}
-	fclose(f);
+	if (ferror(f) | fclose(f)) {
+		shrinklab_error("sweep", "writing %s failed", path);
+		ret = ret ? ret : -EIO;
+	}
 	lab_progress_done();
 	if (!ret)
 		printf("wrote %s\n", path);
+	else if (ret != -EIO)
+		shrinklab_error("sweep", "%s: %s", sr->file, strerror(-ret));
 	return ret;
-}
-
-static bool have_gnuplot(void)
-{
-	return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
 int shrinklab_sweep(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, SHRINKLAB_OPT_HELP },
+		{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "scale", required_argument, NULL, OPT_SCALE },
+		{ "samples", required_argument, NULL, OPT_SAMPLES },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "no-plots", no_argument, NULL, OPT_NO_PLOTS },
+		{ "series", required_argument, NULL, OPT_SERIES },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const int repeatable[] = { OPT_SERIES, 0 };
+	bool wanted[sizeof(series) / sizeof(series[0])] = { false }, any = false;
+	struct shrinklab_getopt g;
 	struct lab_options opt;
-	const char *dir = "sweep-out";
+	const char *dir = "sweep-out", *gnuplot = NULL;
+	char err[512], gpbuf[4096];
+	bool no_plots = false;
 	unsigned long n;
-	int ret = 0;
+	int c, ret = 0;
 
 	lab_options_init(&opt);
+	opt.scale_kind = LAB_SCALE_FACTOR;
 	opt.factor = 1.0;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--quiet")) {
-			opt.quiet = true;
-			continue;
-		} else if (!v) {
-			fprintf(stderr, "shrinklab sweep: %s: unknown or missing its value\n", argv[i]);
+	shrinklab_getopt_init(&g, "sweep", ":h", longopts, repeatable);
+	while ((c = shrinklab_getopt_next(&g, argc, argv)) != -1) {
+		switch (c) {
+		case -2:
 			return SHRINKLAB_EXIT_USAGE;
-		} else if (!strcmp(argv[i], "--out")) {
-			dir = v;
-		} else if (!strcmp(argv[i], "--scale")) {
-			if (lab_parse_scale(v, &opt) || !strcmp(v, "seed") || !strcmp(v, "quick") ||
-			    !strcmp(v, "default")) {
-				fprintf(stderr, "shrinklab sweep: --scale '%s': expected a number in (0, 3]\n", v);
+		case SHRINKLAB_OPT_HELP:
+			usage(stdout);
+			return SHRINKLAB_EXIT_OK;
+		case SHRINKLAB_OPT_VERSION:
+			shrinklab_print_version(stdout);
+			return SHRINKLAB_EXIT_OK;
+		case OPT_QUIET:
+			opt.quiet = true;
+			break;
+		case OPT_NO_PLOTS:
+			no_plots = true;
+			break;
+		case OPT_OUT:
+			dir = optarg;
+			break;
+		case OPT_SERIES: {
+			size_t k = 0;
+
+			while (k < sizeof(series) / sizeof(series[0]) && strcmp(optarg, series[k].file))
+				k++;
+			if (k == sizeof(series) / sizeof(series[0])) {
+				shrinklab_bad_value("sweep", "--series", optarg,
+						    "expected slab, walk or register");
 				return SHRINKLAB_EXIT_USAGE;
 			}
-		} else if (!strcmp(argv[i], "--samples")) {
-			if (lab_parse_ulong(v, 5, 64, &n)) {
-				fprintf(stderr, "shrinklab sweep: --samples '%s': expected 5..64\n", v);
+			wanted[k] = any = true;
+			break;
+		}
+		case OPT_SCALE:
+			if (lab_parse_scale(optarg, &opt) || opt.scale_kind != LAB_SCALE_FACTOR) {
+				shrinklab_bad_value("sweep", "--scale", optarg,
+						    "expected a number in (0, 3]");
+				return SHRINKLAB_EXIT_USAGE;
+			}
+			break;
+		case OPT_SAMPLES:
+			if (lab_parse_ulong(optarg, 5, LAB_MAX_SAMPLES, &n)) {
+				shrinklab_bad_value("sweep", "--samples", optarg,
+						    "expected a whole number 5..64");
 				return SHRINKLAB_EXIT_USAGE;
 			}
 			opt.samples = (unsigned int)n;
-		} else {
-			fprintf(stderr, "shrinklab sweep: unknown option '%s'\n", argv[i]);
+			break;
+		default:
 			return SHRINKLAB_EXIT_USAGE;
 		}
-		i++;
 	}
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "shrinklab sweep: %s: %s\n", dir, strerror(errno));
-		return 1;
+	if (optind < argc) {
+		shrinklab_error("sweep", "unexpected argument '%s' (see 'shrinklab sweep --help')",
+				argv[optind]);
+		return SHRINKLAB_EXIT_USAGE;
+	}
+	/* The outputs, before anything is measured. */
+	if (lab_outdir_prepare(dir, err, sizeof(err))) {
+		shrinklab_error("sweep", "--out '%s': %s", dir, err);
+		return SHRINKLAB_EXIT_USAGE;
+	}
+	if (!no_plots) {
+		gnuplot = lab_gnuplot_find(gpbuf, sizeof(gpbuf), err, sizeof(err));
+		if (!gnuplot) {
+			shrinklab_error("sweep", "%s", err);
+			return SHRINKLAB_EXIT_FAILED;
+		}
 	}
 	lab_progress_enable(!opt.quiet);
 	for (size_t s = 0; s < sizeof(series) / sizeof(series[0]) && !ret; s++) {
 		bool measured[NR_DESIGNS] = { false };
+		char script[64];
 
+		if (any && !wanted[s])
+			continue;
 		ret = sweep_series(dir, &series[s], &opt, measured);
-		if (!ret && have_gnuplot())
-			plot(dir, &series[s], measured);
+		if (ret || !gnuplot)
+			continue;
+		snprintf(script, sizeof(script), "%s.gp", series[s].file);
+		if (write_script(dir, &series[s], measured, &opt, err, sizeof(err)) ||
+		    lab_gnuplot_run(gnuplot, dir, script, err, sizeof(err))) {
+			shrinklab_error("sweep", "plot %s: %s", series[s].file, err);
+			ret = -1;
+		} else {
+			printf("wrote %s/%s.png (script %s)\n", dir, series[s].file, script);
+		}
 	}
-	return ret ? 1 : 0;
+	return ret ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
 }

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinklab's command-line conventions (shrinklab.h): one error style, the
+ * version, and getopt_long() with repeated options caught.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "shrinklab.h"
+#include "shrinklab_version.h"
+
+#ifndef SHRINKLAB_VERSION
+#define SHRINKLAB_VERSION "unknown"
+#endif
+
+void shrinklab_error(const char *sub, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("shrinklab: ", stderr);
+	if (sub)
+		fprintf(stderr, "%s: ", sub);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int command_argc;
+static char **command_argv;
+
+void shrinklab_set_command(int argc, char **argv)
+{
+	command_argc = argc;
+	command_argv = argv;
+}
+
+int shrinklab_command(char ***argv)
+{
+	*argv = command_argv;
+	return command_argc;
+}
+
+const char *shrinklab_version(void)
+{
+	return SHRINKLAB_VERSION;
+}
+
+const char *shrinklab_git_revision(void)
+{
+	return SHRINKLAB_GIT_REVISION;
+}
+
+void shrinklab_print_version(FILE *out)
+{
+	if (shrinklab_git_revision()[0])
+		fprintf(out, "shrinklab %s (git %s)\n", shrinklab_version(), shrinklab_git_revision());
+	else
+		fprintf(out, "shrinklab %s\n", shrinklab_version());
+}
+
+void shrinklab_print_exit_codes(FILE *out)
+{
+	fprintf(out, "\nExit status: 0 success, 1 the run failed (measuring, writing output,\n"
+		     "gnuplot), 2 bad usage (checked before anything is measured).\n");
+}
+
+int shrinklab_bad_value(const char *sub, const char *opt, const char *value, const char *what)
+{
+	shrinklab_error(sub, "%s '%s': %s", opt, value ? value : "", what);
+	return -1;
+}
+
+void shrinklab_getopt_init(struct shrinklab_getopt *g, const char *sub, const char *shortopts,
+			   const struct option *longopts, const int *repeatable)
+{
+	memset(g, 0, sizeof(*g));
+	g->sub = sub;
+	g->shortopts = shortopts;
+	g->longopts = longopts;
+	g->repeatable = repeatable;
+	optind = 0; /* glibc: start over, even after an earlier parse */
+	opterr = 0; /* our own messages */
+}
+
+static const struct option *find_by_val(const struct shrinklab_getopt *g, int val, size_t *idx)
+{
+	for (size_t i = 0; g->longopts[i].name; i++) {
+		if (g->longopts[i].val == val) {
+			*idx = i;
+			return &g->longopts[i];
+		}
+	}
+	return NULL;
+}
+
+static bool repeatable(const struct shrinklab_getopt *g, int val)
+{
+	for (const int *r = g->repeatable; r && *r; r++)
+		if (*r == val)
+			return true;
+	return false;
+}
+
+int shrinklab_getopt_next(struct shrinklab_getopt *g, int argc, char **argv)
+{
+	int prev = optind ? optind : 1;
+	int c = getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+	const struct option *o;
+	size_t idx = 0;
+
+	char hint[64];
+
+	if (c == -1)
+		return -1;
+	snprintf(hint, sizeof(hint), "see 'shrinklab%s%s --help'", g->sub ? " " : "",
+		 g->sub ? g->sub : "");
+	if (c == ':') {
+		o = find_by_val(g, optopt, &idx);
+		shrinklab_error(g->sub, "--%s needs a value (%s)", o ? o->name : "?", hint);
+		return -2;
+	}
+	if (c == '?') {
+		const char *what = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
+
+		o = optopt ? find_by_val(g, optopt, &idx) : NULL;
+		if (o && o->has_arg == no_argument)
+			shrinklab_error(g->sub, "--%s takes no value", o->name);
+		else if (optopt > 0 && optopt < 0x80 && (prev == optind || what[0] != '-' ||
+							  what[1] != '-'))
+			shrinklab_error(g->sub, "unknown option '-%c' (%s)", optopt, hint);
+		else
+			shrinklab_error(g->sub, "unknown or ambiguous option '%s' (%s)", what, hint);
+		return -2;
+	}
+	o = find_by_val(g, c, &idx);
+	if (o && idx < sizeof(g->seen) && g->seen[idx]++ && !repeatable(g, c)) {
+		shrinklab_error(g->sub, "--%s given more than once", o->name);
+		return -2;
+	}
+	return c;
+}
