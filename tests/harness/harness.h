@@ -16,7 +16,12 @@
 
 #include <cmocka.h>
 
-/* Parse --seed/--long from argv (or the environment). Call once from main. */
+/*
+ * Parse --seed/--long from argv (or the environment), and --only PATTERN
+ * (run only the tests whose name matches; cmocka's * and ? wildcards), so
+ * that one binary's long tests can be separate Meson tests. Call once from
+ * main.
+ */
 void shr_test_init(int argc, char **argv);
 
 /* The seed of this run (fixed by shr_test_init()). */
