@@ -63,16 +63,19 @@ check-tsan: build-tsan
 		./$(TSAN_BUILD)/tests/torture -t 2 -s $(TORTURE_SEED) -d all --nokmem --nodes 3
 
 # Long torture runs (not part of check): every design, then the option
-# variants, in the normal build.
+# variants, in the normal build; the differential test with --long (200
+# seeds x 1000 steps per group instead of check's 20 x 400).
 torture: build
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+	./$(BUILD)/tests/test_differential --long --seed $(TORTURE_SEED)
 
 # Differential fuzzing (clang + libFuzzer) for FUZZ_TIME seconds over a copy
-# of tests/fuzz/corpus (the source tree is never written).
+# of tests/fuzz/corpus (the source tree is never written). The final stats
+# line gives the executions per second (an input runs every design).
 FUZZ_BUILD ?= build-fuzz
-FUZZ_TIME  ?= 150
+FUZZ_TIME  ?= 45
 
 check-fuzz: deps
 	@test -f $(FUZZ_BUILD)/build.ninja || \
@@ -82,7 +85,8 @@ check-fuzz: deps
 	mkdir -p $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
 	cp tests/fuzz/corpus/* $(FUZZ_BUILD)/fuzz-corpus/
 	./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops -max_total_time=$(FUZZ_TIME) -max_len=600 \
-		-artifact_prefix=$(FUZZ_BUILD)/fuzz-artifacts/ $(FUZZ_BUILD)/fuzz-corpus
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/fuzz-artifacts/ \
+		$(FUZZ_BUILD)/fuzz-corpus
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
