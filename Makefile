@@ -74,6 +74,9 @@ torture: build
 # Differential fuzzing (clang + libFuzzer) for FUZZ_TIME seconds over a copy
 # of tests/fuzz/corpus (the source tree is never written). The final stats
 # line gives the executions per second (an input runs every design).
+# -entropic=0: entropic scheduling's per-execution bookkeeping cost 15-30%
+# of the executions here, and over 3000 executions it reached the same
+# coverage (3462 vs 3463 edges).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 45
 
@@ -84,7 +87,7 @@ check-fuzz: deps
 	rm -rf $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
 	mkdir -p $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
 	cp tests/fuzz/corpus/* $(FUZZ_BUILD)/fuzz-corpus/
-	./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops -max_total_time=$(FUZZ_TIME) -max_len=600 \
+	./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops -max_total_time=$(FUZZ_TIME) -max_len=600 -entropic=0 \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/fuzz-artifacts/ \
 		$(FUZZ_BUILD)/fuzz-corpus
 
