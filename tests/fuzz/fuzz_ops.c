@@ -785,10 +785,13 @@ static int pick_mount(const struct model *m, unsigned int b)
  * Hosts are split by how they treat a freed shrinker id's per-cgroup
  * deferred work: the kernel's rule (it stays, and the next shrinker with
  * that id inherits it: every design but indexed) and indexed's documented
- * difference (it is dropped when the shrinker is freed). Each group has its
- * own model; every operation runs once per group, from the same input bytes.
+ * difference (it is dropped when the shrinker is freed). Each group (design
+ * set "kernel" or "indexed") has its own model; every operation runs once
+ * per group, from the same input bytes. FUZZ_OPS_SET selects one set.
  */
 struct fz_group {
+	const char *name; /* the design set, for FUZZ_OPS_SET */
+	bool enabled;
 	struct model model;
 	struct fz_host hosts[FZ_HOSTS];
 	int nr_hosts;
@@ -797,7 +800,10 @@ struct fz_group {
 	struct shr_slab_allocator *slab[FZ_HOSTS][FZ_NODES];
 };
 
-static struct fz_group groups[2] = { [1] = { .reset_on_free = true } };
+static struct fz_group groups[2] = {
+	{ .name = "kernel", .enabled = true },
+	{ .name = "indexed", .enabled = true, .reset_on_free = true },
+};
 /* The group the operations work on now (see LLVMFuzzerTestOneInput). */
 static struct fz_group *cur = &groups[0];
 
@@ -816,6 +822,8 @@ static struct shr_slab_allocator *slot_slab(int slot, int nr_nodes)
 static void setup_hosts(int nr_nodes)
 {
 	cur->nr_hosts = 0;
+	if (!cur->enabled)
+		return;
 	for (int d = 0; d <= SHR_NR_DESIGNS; d++) {
 		if ((d == SHR_DESIGN_INDEXED) != cur->reset_on_free)
 			continue;
@@ -1155,8 +1163,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *t = getenv("FUZZ_OPS_TRACE");
 		const char *full = getenv("FUZZ_OPS_FULL");
 
+		const char *set = getenv("FUZZ_OPS_SET");
+
 		fz_trace = t && *t == '1';
 		fz_full = full && *full == '1';
+		/* FUZZ_OPS_SET=kernel|indexed: one design set only (make
+		 * check-fuzz runs one fuzzer per set, in parallel). */
+		if (set && *set) {
+			bool known = false;
+
+			for (int g = 0; g < 2; g++) {
+				groups[g].enabled = !strcmp(set, groups[g].name);
+				known |= groups[g].enabled;
+			}
+			if (!known) {
+				fprintf(stderr, "fuzz_ops: FUZZ_OPS_SET=%s: not kernel or indexed\n",
+					set);
+				exit(2);
+			}
+		}
 		shr_thread_register();
 		registered = true;
 	}
