@@ -667,7 +667,38 @@ static void h_compare_file(struct fz_host *h, const struct model *m, int f)
 	}
 }
 
-static void h_compare(struct fz_host *h, const struct model *m, bool full)
+/* One (mount, cgroup, node) to compare; @lists: its list counts too. */
+struct fz_tuple {
+	signed char mt, cg, nid;
+	bool lists;
+};
+
+/* The tuples an operation touched (@full: every one), listed once for all
+ * hosts of a group. Returns how many. */
+static int m_touched_tuples(const struct model *m, bool full, struct fz_tuple *out)
+{
+	int n = 0;
+
+	for (int mt = 0; mt < FZ_MOUNTS; mt++) {
+		if (!m->mounted[mt])
+			continue;
+		for (int cg = 0; cg < m->nr_cg; cg++) {
+			if (!m->online[cg])
+				continue;
+			for (int nid = 0; nid < m->nr_nodes; nid++) {
+				bool lists = full || m->lists_touched[mt][cg][nid];
+
+				if (lists || m->deferred_touched[mt][cg][nid])
+					out[n++] = (struct fz_tuple){ (signed char)mt, (signed char)cg,
+								      (signed char)nid, lists };
+			}
+		}
+	}
+	return n;
+}
+
+static void h_compare(struct fz_host *h, const struct model *m, bool full,
+		      const struct fz_tuple *tup, int nr_tup)
 {
 	/* The files the operation added or freed, and the total: together
 	 * they find an object freed that should live, or the other way. */
@@ -678,20 +709,10 @@ static void h_compare(struct fz_host *h, const struct model *m, bool full)
 	else
 		for (int k = 0; k < m->nr_touched_files; k++)
 			h_compare_file(h, m, m->touched_files[k]);
-	for (int mt = 0; mt < FZ_MOUNTS; mt++) {
-		if (!m->mounted[mt])
-			continue;
-		for (int cg = 0; cg < m->nr_cg; cg++) {
-			if (!m->online[cg])
-				continue;
-			for (int nid = 0; nid < m->nr_nodes; nid++) {
-				if (full || m->lists_touched[mt][cg][nid])
-					h_compare_lists(h, m, mt, cg, nid);
-				if (full || m->lists_touched[mt][cg][nid] ||
-				    m->deferred_touched[mt][cg][nid])
-					h_compare_deferred(h, m, mt, cg, nid);
-			}
-		}
+	for (int k = 0; k < nr_tup; k++) {
+		if (tup[k].lists)
+			h_compare_lists(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
+		h_compare_deferred(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
 	}
 }
 
@@ -1136,12 +1157,14 @@ static void run_op(struct fz_input *in)
  * lists), after a barrier so that releases the operation queued have run. */
 static void compare_group(bool full)
 {
+	static struct fz_tuple tup[FZ_MOUNTS * FZ_CGROUPS * FZ_NODES];
 	struct model *m = &cur->model;
 	int alive = m_settle_releases(m);
+	int nr_tup = m_touched_tuples(m, full, tup);
 
 	shr_rcu_barrier();
 	for (int i = 0; i < cur->nr_hosts; i++) {
-		h_compare(&cur->hosts[i], m, full);
+		h_compare(&cur->hosts[i], m, full, tup, nr_tup);
 		if (full || m->refs_dropped)
 			h_compare_cgroups(&cur->hosts[i], m, alive);
 	}
