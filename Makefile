@@ -72,7 +72,7 @@ torture: build
 	./$(BUILD)/tests/test_differential --long --seed $(TORTURE_SEED)
 
 # Differential fuzzing (clang + libFuzzer): tests/fuzz/run_fuzz.sh runs one
-# fuzzer per design set (kernel-rule designs, indexed) in parallel for
+# fuzzer per design set (xarray, array, indexed) in parallel for
 # FUZZ_TIME seconds each, over copies of tests/fuzz/corpus, and prints each
 # one's executions per second (an execution runs every design of its set).
 FUZZ_BUILD ?= build-fuzz

@@ -803,12 +803,14 @@ static int pick_mount(const struct model *m, unsigned int b)
 }
 
 /*
- * Hosts are split by how they treat a freed shrinker id's per-cgroup
- * deferred work: the kernel's rule (it stays, and the next shrinker with
- * that id inherits it: every design but indexed) and indexed's documented
- * difference (it is dropped when the shrinker is freed). Each group (design
- * set "kernel" or "indexed") has its own model; every operation runs once
- * per group, from the same input bytes. FUZZ_OPS_SET selects one set.
+ * Hosts are split into groups (design sets), each with its own model:
+ * "xarray" (xarray, xarray+units=kmalloc, nobitmap) and "array" (prealloc,
+ * array-ondemand, flat) follow the kernel's rule for a freed shrinker id's
+ * per-cgroup deferred work (it stays, and the next shrinker with that id
+ * inherits it); "indexed" follows its documented difference (it is dropped
+ * when the shrinker is freed). Every operation runs once per group, from the
+ * same input bytes. FUZZ_OPS_SET selects one set (make check-fuzz runs a
+ * fuzzer per set, in parallel, so each gets more executions).
  */
 struct fz_group {
 	const char *name; /* the design set, for FUZZ_OPS_SET */
@@ -817,13 +819,21 @@ struct fz_group {
 	struct fz_host hosts[FZ_HOSTS];
 	int nr_hosts;
 	bool reset_on_free;
+	/* Bit d: design d; bit SHR_NR_DESIGNS: xarray with units=kmalloc. */
+	unsigned int designs;
 	/* Per host slot and node count, created on first use. */
 	struct shr_slab_allocator *slab[FZ_HOSTS][FZ_NODES];
 };
 
-static struct fz_group groups[2] = {
-	{ .name = "kernel", .enabled = true },
-	{ .name = "indexed", .enabled = true, .reset_on_free = true },
+#define FZ_GROUPS 3
+static struct fz_group groups[FZ_GROUPS] = {
+	{ .name = "xarray", .enabled = true,
+	  .designs = 1u << SHR_DESIGN_XARRAY | 1u << SHR_NR_DESIGNS | 1u << SHR_DESIGN_NOBITMAP },
+	{ .name = "array", .enabled = true,
+	  .designs = 1u << SHR_DESIGN_PREALLOC | 1u << SHR_DESIGN_ARRAY_ONDEMAND |
+		     1u << SHR_DESIGN_FLAT },
+	{ .name = "indexed", .enabled = true, .reset_on_free = true,
+	  .designs = 1u << SHR_DESIGN_INDEXED },
 };
 /* The group the operations work on now (see LLVMFuzzerTestOneInput). */
 static struct fz_group *cur = &groups[0];
@@ -846,7 +856,7 @@ static void setup_hosts(int nr_nodes)
 	if (!cur->enabled)
 		return;
 	for (int d = 0; d <= SHR_NR_DESIGNS; d++) {
-		if ((d == SHR_DESIGN_INDEXED) != cur->reset_on_free)
+		if (!(cur->designs & 1u << d))
 			continue;
 		struct shr_host_params p;
 		struct fz_host *h = &cur->hosts[cur->nr_hosts];
@@ -1190,17 +1200,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		fz_trace = t && *t == '1';
 		fz_full = full && *full == '1';
-		/* FUZZ_OPS_SET=kernel|indexed: one design set only (make
-		 * check-fuzz runs one fuzzer per set, in parallel). */
+		/* FUZZ_OPS_SET=xarray|array|indexed: one design set only. */
 		if (set && *set) {
 			bool known = false;
 
-			for (int g = 0; g < 2; g++) {
+			for (int g = 0; g < FZ_GROUPS; g++) {
 				groups[g].enabled = !strcmp(set, groups[g].name);
 				known |= groups[g].enabled;
 			}
 			if (!known) {
-				fprintf(stderr, "fuzz_ops: FUZZ_OPS_SET=%s: not kernel or indexed\n",
+				fprintf(stderr,
+					"fuzz_ops: FUZZ_OPS_SET=%s: not xarray, array or indexed\n",
 					set);
 				exit(2);
 			}
@@ -1209,7 +1219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		registered = true;
 	}
 	nr_nodes = 1 + (int)(next_byte(&in) & 1);
-	for (int g = 0; g < 2; g++) {
+	for (int g = 0; g < FZ_GROUPS; g++) {
 		cur = &groups[g];
 		memset(&cur->model, 0, sizeof(cur->model));
 		cur->model.nr_nodes = nr_nodes;
@@ -1222,7 +1232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (fz_op_index = 0; in.n && fz_op_index < FZ_OPS; fz_op_index++) {
 		struct fz_input start = in;
 
-		for (int g = 0; g < 2; g++) {
+		for (int g = 0; g < FZ_GROUPS; g++) {
 			cur = &groups[g];
 			if (!cur->nr_hosts)
 				continue;
@@ -1231,7 +1241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			compare_group(fz_full || fz_op_index % FZ_FULL_EVERY == FZ_FULL_EVERY - 1);
 		}
 	}
-	for (int g = 0; g < 2; g++) {
+	for (int g = 0; g < FZ_GROUPS; g++) {
 		cur = &groups[g];
 		if (cur->nr_hosts)
 			compare_group(true);

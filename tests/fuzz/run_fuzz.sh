@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 #
 # make check-fuzz: one libFuzzer process per design set of fuzz_ops.c
-# ("kernel": every design that follows the kernel's id-reuse rule;
-# "indexed"), in parallel, each for SECONDS over its own copy of the corpus
-# (the source tree is never written). Prints each set's final stats
+# ("xarray": xarray, xarray+units=kmalloc, nobitmap; "array": prealloc,
+# array-ondemand, flat; "indexed"), in parallel, each for SECONDS over its
+# own copy of the corpus (the source tree is never written). Prints each set's final stats
 # (executions, executions per second); a difference, crash or leak in
 # either fails, with that fuzzer's log and the input that did it.
 #
@@ -28,17 +28,21 @@ start() {
 		>"$d/log" 2>&1 &
 }
 
-start kernel
-kernel_pid=$!
+start xarray
+xarray_pid=$!
+start array
+array_pid=$!
 start indexed
 indexed_pid=$!
-wait "$kernel_pid"
-kernel_rc=$?
+wait "$xarray_pid"
+xarray_rc=$?
+wait "$array_pid"
+array_rc=$?
 wait "$indexed_pid"
 indexed_rc=$?
 
 rc=0
-for set in kernel indexed; do
+for set in xarray array indexed; do
 	eval "set_rc=\$${set}_rc"
 	d="$work/fuzz-$set"
 	if [ "$set_rc" -ne 0 ]; then
