@@ -63,26 +63,27 @@ check-tsan: build-tsan
 		./$(TSAN_BUILD)/tests/torture -t 2 -s $(TORTURE_SEED) -d all --nokmem --nodes 3
 
 # Long torture runs (not part of check): every design, then the option
-# variants, in the normal build.
+# variants, in the normal build; the differential test with --long (200
+# seeds x 1000 steps per group instead of check's 20 x 400).
 torture: build
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
 	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+	./$(BUILD)/tests/test_differential --long --seed $(TORTURE_SEED)
 
-# Differential fuzzing (clang + libFuzzer) for FUZZ_TIME seconds over a copy
-# of tests/fuzz/corpus (the source tree is never written).
+# Differential fuzzing (clang + libFuzzer): tests/fuzz/run_fuzz.sh runs one
+# fuzzer per design set (xarray, array, indexed) in parallel for
+# FUZZ_TIME seconds each, over copies of tests/fuzz/corpus, and prints each
+# one's executions per second (an execution runs every design of its set).
 FUZZ_BUILD ?= build-fuzz
-FUZZ_TIME  ?= 150
+FUZZ_TIME  ?= 45
 
 check-fuzz: deps
 	@test -f $(FUZZ_BUILD)/build.ninja || \
 		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_lundef=false -Ddebug_checks=true
 	ninja -C $(FUZZ_BUILD)
-	rm -rf $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
-	mkdir -p $(FUZZ_BUILD)/fuzz-corpus $(FUZZ_BUILD)/fuzz-artifacts
-	cp tests/fuzz/corpus/* $(FUZZ_BUILD)/fuzz-corpus/
-	./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops -max_total_time=$(FUZZ_TIME) -max_len=600 \
-		-artifact_prefix=$(FUZZ_BUILD)/fuzz-artifacts/ $(FUZZ_BUILD)/fuzz-corpus
+	tests/fuzz/run_fuzz.sh ./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops $(FUZZ_BUILD) $(FUZZ_TIME) \
+		tests/fuzz/corpus
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -277,8 +277,9 @@ static void memcg_free_rcu(struct rcu_head *head)
 /*
  * css_release, deferred like the kernel's release work: the last put can
  * happen with shrinker_mutex held (a registration walking every cgroup), and
- * release takes cgroup_mutex, which ranks above it. Running it from the RCU
- * callback thread keeps the lock order.
+ * release takes cgroup_mutex, which ranks above it. Running it as an RCU
+ * callback keeps the lock order: callbacks run with no library lock held (on
+ * the callback thread, or inside shr_rcu_barrier(): src/rcu.c).
  */
 static void memcg_release_rcu(struct rcu_head *head)
 {

@@ -55,26 +55,21 @@ static inline void shr_rcu_read_unlock(void)
 }
 
 /*
- * Callbacks queued and not yet finished, process-wide. shr_rcu_barrier()
- * repeats liburcu's barrier until it is zero, because a callback may queue
- * another one (freeing a cgroup frees XArray nodes after a grace period) and
- * urcu_memb_barrier() waits only for callbacks queued before it was called.
- * The count drops when a callback returns (shr_rcu_callback_exit(), its last
+ * Callbacks queued and not yet finished, process-wide (rcu.c's design
+ * comment). It rises in shr_call_rcu() before the callback is queued and
+ * drops when the callback returns (shr_rcu_callback_exit(), its last
  * statement): a 0 then means nothing is queued or running, and a callback
  * that queues more raises the count before it lowers its own.
  */
 extern atomic_long shr_rcu_pending;
 
 /*
- * Queue fn(head) after a grace period. The callback must call
+ * Queue fn(head) to run after a grace period, on the library's callback
+ * thread or inside a shr_rcu_barrier() (rcu.c). The callback must call
  * shr_rcu_callback_enter(head) first and shr_rcu_callback_exit() last.
+ * Context: any thread, under any lock (takes only a leaf lock).
  */
-static inline void shr_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
-{
-	atomic_fetch_add_explicit(&shr_rcu_pending, 1, memory_order_relaxed);
-	SHR_TSAN_RELEASE(head);
-	urcu_memb_call_rcu(head, fn);
-}
+void shr_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *));
 
 static inline void shr_rcu_callback_enter(struct rcu_head *head)
 {

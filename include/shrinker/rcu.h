@@ -5,8 +5,9 @@
  * The library's readers are lockless under RCU (liburcu, memb flavour). Every
  * thread that calls into libshrinker must be registered first; the thread
  * that creates a host is no exception. Deferred frees (objects retired after
- * a grace period) are flushed by shr_rcu_barrier(), which leak checks call
- * before reading allocator statistics.
+ * a grace period) run on a callback thread of the library, or earlier in
+ * shr_rcu_barrier(), which leak checks call before reading allocator
+ * statistics.
  */
 #ifndef SHRINKER_RCU_H
 #define SHRINKER_RCU_H
@@ -38,9 +39,14 @@ void shr_synchronize_rcu(void);
  * shr_rcu_barrier() - wait until every callback queued so far has run.
  *
  * After it returns, every object the library retired "after a grace period"
- * has been freed back to its slab cache.
+ * has been freed back to its slab cache. The barrier runs the queued
+ * callbacks itself, in the calling thread, after a grace period (it does not
+ * wait for the library's callback thread to come round), so it costs about
+ * one grace period plus the callbacks' own work, and nothing when none is
+ * queued.
  *
- * Context: Registered thread, not inside an RCU read-side section. Blocks.
+ * Context: Registered thread, not inside an RCU read-side section, holding
+ * no libshrinker lock, not from an RCU callback. Blocks.
  */
 void shr_rcu_barrier(void);
 

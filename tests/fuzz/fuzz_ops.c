@@ -18,10 +18,34 @@
  * free; counters of a freed id stay, as in the kernel, and move to the parent
  * at offline), and applies reference §4's do_shrink_slab arithmetic.
  *
- * Checked after every operation, per host: return codes, freed counts,
- * shrinker ids, shr_list_lru_count_one() of every list of every online
- * cgroup and node, shr_shrinker_nr_deferred() of every (mount, cgroup, node).
+ * It also knows every cgroup's references: the fuzzer holds one on each
+ * cgroup it creates (as a task or a page-cache user would) until a "release"
+ * operation drops it; each object pins the cgroup it was added through; a
+ * child pins its parent until the child is freed; an online cgroup keeps its
+ * base reference. A cgroup none of these pin is released (css_release, then
+ * css_free after a grace period). Objects can be added through a dying
+ * cgroup the fuzzer still holds: they land on the lists of its nearest
+ * online ancestor and pin the dying cgroup.
+ *
+ * Checked, per host: return codes, freed counts, shrinker ids; after every
+ * operation, the number of live objects and which of the objects the
+ * operation added or freed are alive, shr_list_lru_count_one() of the lists
+ * that gained objects, shr_shrinker_nr_deferred() of the counters
+ * do_shrink_slab visited or reparenting moved (struct model's "touched"
+ * sets) and, after a shr_rcu_barrier() that runs every release the
+ * operation queued, which cgroups still exist if it dropped a reference
+ * (shr_mem_cgroup_iter() against the model; a cgroup freed too early is a
+ * use-after-free of our pointer under ASan); every 16 operations and at the
+ * end of the input, all of it: every object, every list and counter of every
+ * (mount, online cgroup, node), every cgroup. FUZZ_OPS_FULL=1 compares
+ * everything after every operation (slower; names the first operation that
+ * differs).
  * Any difference abort()s with the operation index and both values.
+ *
+ * Each host slot keeps its slab allocator for the whole process (one per
+ * node count), so an input does not pay for mapping and poisoning fresh
+ * 64 MiB chunks; after each input's teardown every cache of it must be empty
+ * (a leak is a failure, not just an ASan report at exit).
  *
  * Bounds: <= 8 mounts, <= 16 cgroups (root included), <= 2 nodes, <= 250
  * files (500 objects), <= 256 operations.
@@ -37,8 +61,25 @@
 #include <shrinker/rcu.h>
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
+#include <shrinker/slab.h>
 
 #include "fuzz_ops.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FZ_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FZ_ASAN 1
+#endif
+#endif
+#ifdef FZ_ASAN
+#include <sanitizer/asan_interface.h>
+#define FZ_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define FZ_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define FZ_POISON(p, n) ((void)(p), (void)(n))
+#define FZ_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 #define FZ_MOUNTS 8
 #define FZ_CGROUPS 16
@@ -48,6 +89,8 @@
 #define FZ_HOSTS (SHR_NR_DESIGNS + 1)
 #define FZ_DENTRY 0
 #define FZ_INODE 1
+/* A full comparison every this many operations (and at the end). */
+#define FZ_FULL_EVERY 16
 
 static const long fz_batches[4] = { 1024, 0, 7, 32 };
 static const int fz_seeks[4] = { 2, 1, 0, 4 };
@@ -67,6 +110,9 @@ struct model {
 	int nr_cg;
 	int parent[FZ_CGROUPS];
 	bool online[FZ_CGROUPS];
+	bool held[FZ_CGROUPS];     /* the fuzzer's own reference */
+	bool released[FZ_CGROUPS]; /* freed: no reference left */
+	int pins[FZ_CGROUPS];      /* live objects added through it */
 	bool mounted[FZ_MOUNTS];
 	int id[FZ_MOUNTS];
 	long batch[FZ_MOUNTS];
@@ -77,41 +123,113 @@ struct model {
 	int orig_cg[FZ_FILES];
 	int nr_files;
 	long head_seq, tail_seq;
+	/* Live objects per list, kept in step with obj[] by m_obj_*(). */
+	long cnt[FZ_MOUNTS][2][FZ_CGROUPS][FZ_NODES];
+	/*
+	 * What the current operation may have changed (cleared per op):
+	 * lists that gained objects (an add, offline's splice) and deferred
+	 * counters that do_shrink_slab visited. Lists that only lost objects
+	 * are checked object by object (which live) and by the full
+	 * comparisons.
+	 */
+	bool lists_touched[FZ_MOUNTS][FZ_CGROUPS][FZ_NODES];
+	bool deferred_touched[FZ_MOUNTS][FZ_CGROUPS][FZ_NODES];
+	/* Files whose objects were added or freed by the current operation. */
+	bool file_touched[FZ_FILES];
+	int touched_files[FZ_FILES], nr_touched_files;
+	/* The current operation dropped a cgroup reference. */
+	bool refs_dropped;
+	long nr_alive; /* live objects */
 };
 
 static long m_count(const struct model *m, int mt, int type, int cg, int nid)
 {
-	long n = 0;
+	return m->cnt[mt][type][cg][nid];
+}
 
+static void m_touch(struct model *m, int mt, int cg, int nid)
+{
+	m->lists_touched[mt][cg][nid] = true;
+}
+
+static void m_touch_deferred(struct model *m, int mt, int cg, int nid)
+{
+	m->deferred_touched[mt][cg][nid] = true;
+}
+
+static void m_touch_file(struct model *m, int f)
+{
+	if (!m->file_touched[f]) {
+		m->file_touched[f] = true;
+		m->touched_files[m->nr_touched_files++] = f;
+	}
+}
+
+static void m_obj_add(struct model *m, int f, int type, struct m_obj o)
+{
+	m->obj[f][type] = o;
+	m->cnt[o.mount][type][o.cg][o.node]++;
+	m->pins[m->orig_cg[f]]++;
+	m->nr_alive++;
+	m_touch(m, o.mount, o.cg, o.node);
+	m_touch_file(m, f);
+}
+
+static void m_obj_kill(struct model *m, int f, int type)
+{
+	struct m_obj *o = &m->obj[f][type];
+
+	if (!o->alive)
+		return;
+	o->alive = false;
+	m->cnt[o->mount][type][o->cg][o->node]--;
+	m->pins[m->orig_cg[f]]--;
+	m->nr_alive--;
+	m->refs_dropped = true;
+	m_touch_file(m, f);
+}
+
+/* Move a live object to @cg's list at position @seq (offline's splice). */
+static void m_obj_move(struct model *m, int f, int type, int cg, long seq)
+{
+	struct m_obj *o = &m->obj[f][type];
+
+	m->cnt[o->mount][type][o->cg][o->node]--;
+	o->cg = cg;
+	o->seq = seq;
+	m->cnt[o->mount][type][o->cg][o->node]++;
+	m_touch(m, o->mount, o->cg, o->node);
+}
+
+/* Free up to @n objects from the head of one list, oldest sequence first. */
+static long m_free_head(struct model *m, int mt, int type, int cg, int nid, long n)
+{
+	int cand[FZ_FILES], nr = 0;
+
+	if (n > m->cnt[mt][type][cg][nid])
+		n = m->cnt[mt][type][cg][nid];
+	if (n <= 0)
+		return 0;
 	for (int f = 0; f < m->nr_files; f++) {
 		const struct m_obj *o = &m->obj[f][type];
 
-		n += o->alive && o->mount == mt && o->cg == cg && o->node == nid;
+		if (o->alive && o->mount == mt && o->cg == cg && o->node == nid)
+			cand[nr++] = f;
+	}
+	/* Selection of the n smallest sequence numbers (n and nr are small). */
+	for (long k = 0; k < n; k++) {
+		int best = (int)k;
+
+		for (int j = (int)k + 1; j < nr; j++)
+			if (m->obj[cand[j]][type].seq < m->obj[cand[best]][type].seq)
+				best = j;
+		int tmp = cand[k];
+
+		cand[k] = cand[best];
+		cand[best] = tmp;
+		m_obj_kill(m, cand[k], type);
 	}
 	return n;
-}
-
-/* Free up to @n objects from the head of one list. */
-static long m_free_head(struct model *m, int mt, int type, int cg, int nid, long n)
-{
-	long done = 0;
-
-	while (done < n) {
-		struct m_obj *best = NULL;
-
-		for (int f = 0; f < m->nr_files; f++) {
-			struct m_obj *o = &m->obj[f][type];
-
-			if (o->alive && o->mount == mt && o->cg == cg && o->node == nid &&
-			    (!best || o->seq < best->seq))
-				best = o;
-		}
-		if (!best)
-			break;
-		best->alive = false;
-		done++;
-	}
-	return done;
 }
 
 static long m_mult_frac(long x, long num, long den)
@@ -171,8 +289,10 @@ static long m_shrink_slab(struct model *m, int nid, int cg, int prio)
 	if (!m->online[cg])
 		return 0;
 	for (int mt = 0; mt < FZ_MOUNTS; mt++)
-		if (m->mounted[mt])
+		if (m->mounted[mt]) {
+			m_touch_deferred(m, mt, cg, nid);
 			freed += m_do_shrink(m, mt, cg, nid, prio);
+		}
 	return freed;
 }
 
@@ -222,6 +342,7 @@ static long m_drop_caches(struct model *m)
 static int m_offline(struct model *m, int cg)
 {
 	int p = m->parent[cg];
+	int fs[2 * FZ_FILES], ts[2 * FZ_FILES];
 	long n = 0;
 
 	for (int c = 0; c < m->nr_cg; c++)
@@ -230,26 +351,68 @@ static int m_offline(struct model *m, int cg)
 	/* Splice onto the parents' heads, keeping the child's order. */
 	for (int f = 0; f < m->nr_files; f++)
 		for (int t = 0; t < 2; t++)
-			n += m->obj[f][t].alive && m->obj[f][t].cg == cg;
-	for (long k = 0; k < n; k++) {
-		struct m_obj *best = NULL;
-
-		for (int f = 0; f < m->nr_files; f++)
-			for (int t = 0; t < 2; t++) {
-				struct m_obj *o = &m->obj[f][t];
-
-				if (o->alive && o->cg == cg && (!best || o->seq < best->seq))
-					best = o;
+			if (m->obj[f][t].alive && m->obj[f][t].cg == cg) {
+				fs[n] = f;
+				ts[n++] = t;
 			}
-		best->cg = p;
-		best->seq = m->head_seq - n + k;
+	for (long k = 0; k < n; k++) {
+		long best = k;
+
+		for (long j = k + 1; j < n; j++)
+			if (m->obj[fs[j]][ts[j]].seq < m->obj[fs[best]][ts[best]].seq)
+				best = j;
+		int tf = fs[k], tt = ts[k];
+
+		fs[k] = fs[best];
+		ts[k] = ts[best];
+		fs[best] = tf;
+		ts[best] = tt;
+		m_obj_move(m, fs[k], ts[k], p, m->head_seq - n + k);
 	}
 	m->head_seq -= n;
 	for (int id = 0; id < FZ_MOUNTS; id++)
 		for (int nid = 0; nid < FZ_NODES; nid++)
 			m->def[p][id][nid] += m->def[cg][id][nid];
+	for (int mt = 0; mt < FZ_MOUNTS; mt++)
+		for (int nid = 0; nid < FZ_NODES; nid++)
+			m_touch(m, mt, p, nid);
 	m->online[cg] = false;
+	m->refs_dropped = true;
 	return 0;
+}
+
+/* The cgroup a list_lru add through @cg lands on: its nearest online
+ * ancestor (itself if online). */
+static int m_live_owner(const struct model *m, int cg)
+{
+	while (!m->online[cg])
+		cg = m->parent[cg];
+	return cg;
+}
+
+/*
+ * Mark every cgroup that nothing pins any more as released. A child pins
+ * its parent until it is freed and children have higher indexes, so one
+ * pass from the highest index down settles whole chains. Returns how many
+ * cgroups exist (root included).
+ */
+static int m_settle_releases(struct model *m)
+{
+	int alive = 0;
+
+	for (int c = m->nr_cg - 1; c > 0; c--) {
+		bool child_alive = false;
+
+		if (m->released[c])
+			continue;
+		for (int d = c + 1; d < m->nr_cg && !child_alive; d++)
+			child_alive = m->parent[d] == c && !m->released[d];
+		if (!m->online[c] && !m->held[c] && !m->pins[c] && !child_alive)
+			m->released[c] = true;
+		else
+			alive++;
+	}
+	return alive + 1;
 }
 
 /* ---------------------------------------------------------------- hosts */
@@ -262,7 +425,7 @@ struct fz_obj {
 	int file;
 	int type;
 	int node;
-	struct shr_mem_cgroup *memcg; /* pinned while the object lives */
+	struct shr_mem_cgroup *memcg; /* the cgroup added through, pinned */
 };
 
 struct fz_mount {
@@ -274,14 +437,26 @@ struct fz_mount {
 struct fz_host {
 	char name[48];
 	struct shr_host *host;
-	struct shr_mem_cgroup *cg[FZ_CGROUPS]; /* valid while online */
+	struct shr_slab_allocator *slab; /* the slot's, kept across inputs */
+	/* Valid until the model says the cgroup is released. */
+	struct shr_mem_cgroup *cg[FZ_CGROUPS];
 	struct fz_mount mnt[FZ_MOUNTS];
-	struct fz_obj *obj[FZ_FILES][2];
+	struct fz_obj *obj[FZ_FILES][2]; /* live objects, NULL once freed */
+	long nr_alive;
+	/*
+	 * Their storage: slot [f][t] holds file f's object of type t. A slot
+	 * is poisoned for ASan while its object is not alive, so the library
+	 * touching a freed object is reported as with malloc'ed objects,
+	 * without an allocation per object.
+	 */
+	struct fz_obj store[FZ_FILES][2];
 };
 
 static int fz_op_index;
 /* FUZZ_OPS_TRACE=1: print each operation and the model's answer. */
 static bool fz_trace;
+/* FUZZ_OPS_FULL=1: compare every list and counter after every operation. */
+static bool fz_full;
 
 #define TRACE(...) \
 	do { \
@@ -305,8 +480,9 @@ static void fz_check(const struct fz_host *h, const char *what, long want, long 
 static void obj_free(struct fz_obj *o)
 {
 	o->h->obj[o->file][o->type] = NULL;
+	o->h->nr_alive--;
 	shr_mem_cgroup_put(o->memcg);
-	free(o);
+	FZ_POISON(o, sizeof(*o));
 }
 
 static enum shr_lru_status isolate_dispose(struct shr_list_head *item,
@@ -409,13 +585,14 @@ static void h_umount(struct fz_host *h, int slot, const struct model *m)
 	memset(mt, 0, sizeof(*mt));
 }
 
+/* File @f: a dentry and an inode added through cgroup @cg (online or dying). */
 static void h_create_file(struct fz_host *h, int mt, int f, int cg, int nid)
 {
 	for (int t = 0; t < 2; t++) {
-		struct fz_obj *o = calloc(1, sizeof(*o));
+		struct fz_obj *o = &h->store[f][t];
 
-		if (!o)
-			abort();
+		FZ_UNPOISON(o, sizeof(*o));
+		memset(o, 0, sizeof(*o));
 		shr_list_head_init(&o->lru);
 		o->h = h;
 		o->file = f;
@@ -424,6 +601,7 @@ static void h_create_file(struct fz_host *h, int mt, int f, int cg, int nid)
 		o->memcg = h->cg[cg];
 		shr_mem_cgroup_get(o->memcg);
 		h->obj[f][t] = o;
+		h->nr_alive++;
 		fz_check(h, "list_lru_add", 1,
 			 shr_list_lru_add(h->mnt[mt].lru[t], &o->lru, nid, o->memcg));
 	}
@@ -442,25 +620,65 @@ static void h_delete_file(struct fz_host *h, int mt, int f)
 	}
 }
 
-/* Every observable count against the model. */
-static void h_compare(struct fz_host *h, const struct model *m)
+/* Both lists' counts of one (mount, cgroup, node). */
+static void h_compare_lists(struct fz_host *h, const struct model *m, int mt, int cg, int nid)
 {
-	static long cnt[FZ_MOUNTS][2][FZ_CGROUPS][FZ_NODES];
 	char what[96];
 
-	memset(cnt, 0, sizeof(cnt));
-	for (int f = 0; f < m->nr_files; f++)
-		for (int t = 0; t < 2; t++) {
-			const struct m_obj *o = &m->obj[f][t];
+	for (int t = 0; t < 2; t++) {
+		long want = m_count(m, mt, t, cg, nid);
+		long got = (long)shr_list_lru_count_one(h->mnt[mt].lru[t], nid, h->cg[cg]);
 
-			if (o->alive)
-				cnt[o->mount][t][o->cg][o->node]++;
-			if (o->alive != (h->obj[f][t] != NULL)) {
-				snprintf(what, sizeof(what), "file %d %s alive", f,
-					 t ? "inode" : "dentry");
-				fz_fail(h, what, o->alive, h->obj[f][t] != NULL);
-			}
+		if (got != want) {
+			snprintf(what, sizeof(what), "count_one(mount %d, %s, cgroup %d, node %d)",
+				 mt, t ? "inode" : "dentry", cg, nid);
+			fz_fail(h, what, want, got);
 		}
+	}
+}
+
+/* The deferred work of one (mount, cgroup, node). */
+static void h_compare_deferred(struct fz_host *h, const struct model *m, int mt, int cg, int nid)
+{
+	char what[96];
+
+	if (m->def[cg][m->id[mt]][nid] !=
+	    shr_shrinker_nr_deferred(h->mnt[mt].shrinker, h->cg[cg], nid)) {
+		snprintf(what, sizeof(what), "nr_deferred(mount %d, cgroup %d, node %d)", mt, cg,
+			 nid);
+		fz_fail(h, what, m->def[cg][m->id[mt]][nid],
+			shr_shrinker_nr_deferred(h->mnt[mt].shrinker, h->cg[cg], nid));
+	}
+}
+
+/* Which objects live, then the counts of what the operation touched (@full:
+ * every list and counter of every online cgroup). */
+static void h_compare_file(struct fz_host *h, const struct model *m, int f)
+{
+	char what[96];
+
+	for (int t = 0; t < 2; t++) {
+		const struct m_obj *o = &m->obj[f][t];
+
+		if (o->alive != (h->obj[f][t] != NULL)) {
+			snprintf(what, sizeof(what), "file %d %s alive", f, t ? "inode" : "dentry");
+			fz_fail(h, what, o->alive, h->obj[f][t] != NULL);
+		}
+	}
+}
+
+/* One (mount, cgroup, node) to compare; @lists: its list counts too. */
+struct fz_tuple {
+	signed char mt, cg, nid;
+	bool lists;
+};
+
+/* The tuples an operation touched (@full: every one), listed once for all
+ * hosts of a group. Returns how many. */
+static int m_touched_tuples(const struct model *m, bool full, struct fz_tuple *out)
+{
+	int n = 0;
+
 	for (int mt = 0; mt < FZ_MOUNTS; mt++) {
 		if (!m->mounted[mt])
 			continue;
@@ -468,24 +686,73 @@ static void h_compare(struct fz_host *h, const struct model *m)
 			if (!m->online[cg])
 				continue;
 			for (int nid = 0; nid < m->nr_nodes; nid++) {
-				for (int t = 0; t < 2; t++) {
-					long got = (long)shr_list_lru_count_one(h->mnt[mt].lru[t], nid,
-										h->cg[cg]);
+				bool lists = full || m->lists_touched[mt][cg][nid];
 
-					if (got == cnt[mt][t][cg][nid])
-						continue;
-					snprintf(what, sizeof(what),
-						 "count_one(mount %d, %s, cgroup %d, node %d)", mt,
-						 t ? "inode" : "dentry", cg, nid);
-					fz_fail(h, what, cnt[mt][t][cg][nid], got);
-				}
-				snprintf(what, sizeof(what),
-					 "nr_deferred(mount %d, cgroup %d, node %d)", mt, cg, nid);
-				fz_check(h, what, m->def[cg][m->id[mt]][nid],
-					 shr_shrinker_nr_deferred(h->mnt[mt].shrinker, h->cg[cg],
-								  nid));
+				if (lists || m->deferred_touched[mt][cg][nid])
+					out[n++] = (struct fz_tuple){ (signed char)mt, (signed char)cg,
+								      (signed char)nid, lists };
 			}
 		}
+	}
+	return n;
+}
+
+static void h_compare(struct fz_host *h, const struct model *m, bool full,
+		      const struct fz_tuple *tup, int nr_tup)
+{
+	/* The files the operation added or freed, and the total: together
+	 * they find an object freed that should live, or the other way. */
+	fz_check(h, "objects alive", m->nr_alive, h->nr_alive);
+	if (full)
+		for (int f = 0; f < m->nr_files; f++)
+			h_compare_file(h, m, f);
+	else
+		for (int k = 0; k < m->nr_touched_files; k++)
+			h_compare_file(h, m, m->touched_files[k]);
+	for (int k = 0; k < nr_tup; k++) {
+		if (tup[k].lists)
+			h_compare_lists(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
+		h_compare_deferred(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
+	}
+}
+
+/*
+ * After a barrier: the cgroups the host still has (pre-order walk, dying
+ * ones included) are exactly those the model has not released. Then forget
+ * the released ones' pointers.
+ */
+static void h_compare_cgroups(struct fz_host *h, const struct model *m, int want)
+{
+	struct shr_mem_cgroup *root = h->cg[0], *pos = NULL;
+	int n = 0;
+
+	while ((pos = shr_mem_cgroup_iter(h->host, root, pos))) {
+		int c = 0;
+
+		while (c < m->nr_cg && (m->released[c] || h->cg[c] != pos))
+			c++;
+		if (c == m->nr_cg) {
+			shr_mem_cgroup_iter_break(root, pos);
+			fz_fail(h, "a cgroup the model released still exists (cgroups alive)", want,
+				n + 1);
+		}
+		n++;
+	}
+	fz_check(h, "cgroups alive after a barrier", want, n);
+	for (int c = 1; c < m->nr_cg; c++)
+		if (m->released[c])
+			h->cg[c] = NULL;
+}
+
+static void check_cache_empty(struct shr_kmem_cache *cache, void *arg)
+{
+	struct shr_kmem_cache_stats st;
+
+	shr_kmem_cache_stats(cache, -1, &st);
+	if (st.objects_in_use) {
+		fprintf(stderr, "fuzz_ops: cache %s: %lu objects left after teardown\n",
+			shr_kmem_cache_name(cache), st.objects_in_use);
+		fz_fail(arg, "objects left in the slab allocator", 0, (long)st.objects_in_use);
 	}
 }
 
@@ -514,6 +781,17 @@ static int pick_online(const struct model *m, unsigned int b, bool allow_root)
 	return n ? cand[b % (unsigned int)n] : -1;
 }
 
+/* A cgroup the fuzzer still holds a reference on; @dying: offline ones only. */
+static int pick_held(const struct model *m, unsigned int b, bool dying)
+{
+	int cand[FZ_CGROUPS], n = 0;
+
+	for (int c = 1; c < m->nr_cg; c++)
+		if (m->held[c] && (!dying || !m->online[c]))
+			cand[n++] = c;
+	return n ? cand[b % (unsigned int)n] : -1;
+}
+
 static int pick_mount(const struct model *m, unsigned int b)
 {
 	int cand[FZ_MOUNTS], n = 0;
@@ -525,28 +803,60 @@ static int pick_mount(const struct model *m, unsigned int b)
 }
 
 /*
- * Hosts are split by how they treat a freed shrinker id's per-cgroup
- * deferred work: the kernel's rule (it stays, and the next shrinker with
- * that id inherits it: every design but indexed) and indexed's documented
- * difference (it is dropped when the shrinker is freed). Each group has its
- * own model; every operation runs once per group, from the same input bytes.
+ * Hosts are split into groups (design sets), each with its own model:
+ * "xarray" (xarray, xarray+units=kmalloc, nobitmap) and "array" (prealloc,
+ * array-ondemand, flat) follow the kernel's rule for a freed shrinker id's
+ * per-cgroup deferred work (it stays, and the next shrinker with that id
+ * inherits it); "indexed" follows its documented difference (it is dropped
+ * when the shrinker is freed). Every operation runs once per group, from the
+ * same input bytes. FUZZ_OPS_SET selects one set (make check-fuzz runs a
+ * fuzzer per set, in parallel, so each gets more executions).
  */
 struct fz_group {
+	const char *name; /* the design set, for FUZZ_OPS_SET */
+	bool enabled;
 	struct model model;
 	struct fz_host hosts[FZ_HOSTS];
 	int nr_hosts;
 	bool reset_on_free;
+	/* Bit d: design d; bit SHR_NR_DESIGNS: xarray with units=kmalloc. */
+	unsigned int designs;
+	/* Per host slot and node count, created on first use. */
+	struct shr_slab_allocator *slab[FZ_HOSTS][FZ_NODES];
 };
 
-static struct fz_group groups[2] = { [1] = { .reset_on_free = true } };
+#define FZ_GROUPS 3
+static struct fz_group groups[FZ_GROUPS] = {
+	{ .name = "xarray", .enabled = true,
+	  .designs = 1u << SHR_DESIGN_XARRAY | 1u << SHR_NR_DESIGNS | 1u << SHR_DESIGN_NOBITMAP },
+	{ .name = "array", .enabled = true,
+	  .designs = 1u << SHR_DESIGN_PREALLOC | 1u << SHR_DESIGN_ARRAY_ONDEMAND |
+		     1u << SHR_DESIGN_FLAT },
+	{ .name = "indexed", .enabled = true, .reset_on_free = true,
+	  .designs = 1u << SHR_DESIGN_INDEXED },
+};
 /* The group the operations work on now (see LLVMFuzzerTestOneInput). */
 static struct fz_group *cur = &groups[0];
+
+static struct shr_slab_allocator *slot_slab(int slot, int nr_nodes)
+{
+	struct shr_slab_allocator **sa = &cur->slab[slot][nr_nodes - 1];
+
+	if (!*sa) {
+		struct shr_slab_params sp = { .nr_nodes = nr_nodes, .geometry_cpus = 2 };
+
+		fz_check(NULL, "slab_allocator_create", 0, shr_slab_allocator_create(&sp, sa));
+	}
+	return *sa;
+}
 
 static void setup_hosts(int nr_nodes)
 {
 	cur->nr_hosts = 0;
+	if (!cur->enabled)
+		return;
 	for (int d = 0; d <= SHR_NR_DESIGNS; d++) {
-		if ((d == SHR_DESIGN_INDEXED) != cur->reset_on_free)
+		if (!(cur->designs & 1u << d))
 			continue;
 		struct shr_host_params p;
 		struct fz_host *h = &cur->hosts[cur->nr_hosts];
@@ -560,7 +870,11 @@ static void setup_hosts(int nr_nodes)
 			p.units = SHR_UNITS_KMALLOC;
 		if (shr_host_params_check(&p, &why))
 			continue;
+		FZ_UNPOISON(h->store, sizeof(h->store));
 		memset(h, 0, sizeof(*h));
+		FZ_POISON(h->store, sizeof(h->store));
+		h->slab = slot_slab(cur->nr_hosts, nr_nodes);
+		p.slab = h->slab;
 		snprintf(h->name, sizeof(h->name), "%s%s", shr_design_name(p.design),
 			 d == SHR_NR_DESIGNS ? "+units=kmalloc" : "");
 		fz_check(h, "host_create", 0, shr_host_create(&p, &h->host));
@@ -569,19 +883,39 @@ static void setup_hosts(int nr_nodes)
 	}
 }
 
+/*
+ * Unmount everything, offline children before parents (reverse creation
+ * order), drop the fuzzer's references: every cgroup but the root must be
+ * gone after a barrier. Then the host goes, and its slab allocator must be
+ * empty.
+ */
 static void teardown_hosts(void)
 {
+	struct model *m = &cur->model;
+
 	for (int i = 0; i < cur->nr_hosts; i++) {
 		struct fz_host *h = &cur->hosts[i];
 
 		for (int mt = 0; mt < FZ_MOUNTS; mt++)
-			if (cur->model.mounted[mt])
-				h_umount(h, mt, &cur->model);
-		/* Children before parents: offline in reverse creation order. */
-		for (int c = cur->model.nr_cg - 1; c > 0; c--)
-			if (cur->model.online[c])
+			if (m->mounted[mt])
+				h_umount(h, mt, m);
+		for (int c = m->nr_cg - 1; c > 0; c--)
+			if (m->online[c])
 				fz_check(h, "teardown offline", 0, shr_mem_cgroup_offline(h->cg[c]));
+		for (int c = 1; c < m->nr_cg; c++)
+			if (m->held[c])
+				shr_mem_cgroup_put(h->cg[c]);
+	}
+	shr_rcu_barrier();
+	for (int i = 0; i < cur->nr_hosts; i++) {
+		struct fz_host *h = &cur->hosts[i];
+		struct shr_slab_totals tot;
+
 		fz_check(h, "host_destroy", 0, shr_host_destroy(h->host));
+		shr_slab_for_each_cache(h->slab, check_cache_empty, h);
+		shr_slab_totals(h->slab, &tot);
+		fz_check(h, "large kmalloc bytes after teardown", 0, (long)tot.large_kmalloc_bytes);
+		fz_check(h, "vmalloc bytes after teardown", 0, (long)tot.vmalloc_bytes);
 	}
 }
 
@@ -603,6 +937,9 @@ static void op_mount(unsigned int b)
 	cur->model.seeks[slot] = fz_seeks[(b >> 2) & 3];
 	TRACE("%d: mount %d id %d batch %ld seeks %d\n", fz_op_index, slot, id, cur->model.batch[slot],
 	      cur->model.seeks[slot]);
+	for (int c = 0; c < cur->model.nr_cg; c++)
+		for (int nid = 0; nid < cur->model.nr_nodes; nid++)
+			m_touch(&cur->model, slot, c, nid);
 	for (int i = 0; i < cur->nr_hosts; i++)
 		h_mount(&cur->hosts[i], slot, cur->model.batch[slot], cur->model.seeks[slot], id);
 }
@@ -619,7 +956,7 @@ static void op_umount(unsigned int b)
 	for (int f = 0; f < cur->model.nr_files; f++)
 		for (int t = 0; t < 2; t++)
 			if (cur->model.obj[f][t].mount == mt)
-				cur->model.obj[f][t].alive = false;
+				m_obj_kill(&cur->model, f, t);
 	cur->model.mounted[mt] = false;
 	cur->model.id_used[cur->model.id[mt]] = false;
 	if (cur->reset_on_free)
@@ -637,11 +974,19 @@ static void op_create_cgroup(unsigned int b)
 		return;
 	cur->model.parent[c] = parent;
 	cur->model.online[c] = true;
+	cur->model.held[c] = true;
 	cur->model.nr_cg++;
 	TRACE("%d: create cgroup %d under %d\n", fz_op_index, c, parent);
-	for (int i = 0; i < cur->nr_hosts; i++)
-		fz_check(&cur->hosts[i], "mem_cgroup_create", 0,
-			 shr_mem_cgroup_create(cur->hosts[i].cg[parent], &cur->hosts[i].cg[c]));
+	for (int mt = 0; mt < FZ_MOUNTS; mt++)
+		for (int nid = 0; nid < cur->model.nr_nodes; nid++)
+			m_touch(&cur->model, mt, c, nid);
+	for (int i = 0; i < cur->nr_hosts; i++) {
+		struct fz_host *h = &cur->hosts[i];
+
+		fz_check(h, "mem_cgroup_create", 0, shr_mem_cgroup_create(h->cg[parent], &h->cg[c]));
+		/* The fuzzer's own reference, dropped by op_release(). */
+		shr_mem_cgroup_get(h->cg[c]);
+	}
 }
 
 static void op_offline(unsigned int b)
@@ -653,32 +998,54 @@ static void op_offline(unsigned int b)
 		return;
 	want = m_offline(&cur->model, c);
 	TRACE("%d: offline cgroup %d -> %d\n", fz_op_index, c, want);
-	for (int i = 0; i < cur->nr_hosts; i++) {
+	for (int i = 0; i < cur->nr_hosts; i++)
 		fz_check(&cur->hosts[i], "mem_cgroup_offline", want,
 			 shr_mem_cgroup_offline(cur->hosts[i].cg[c]));
-		if (!want)
-			cur->hosts[i].cg[c] = NULL;
-	}
 }
 
+/* Drop the fuzzer's reference on a cgroup; the last reference (offline, no
+ * object or child left) releases and frees it. */
+static void op_release(unsigned int b)
+{
+	int c = pick_held(&cur->model, b, false);
+
+	if (c < 0)
+		return;
+	cur->model.held[c] = false;
+	cur->model.refs_dropped = true;
+	TRACE("%d: release cgroup %d (%s, %d objects pin it)\n", fz_op_index, c,
+	      cur->model.online[c] ? "online" : "dying", cur->model.pins[c]);
+	for (int i = 0; i < cur->nr_hosts; i++)
+		shr_mem_cgroup_put(cur->hosts[i].cg[c]);
+}
+
+/* Files of one mount and node, added through an online cgroup or (third
+ * byte's top bits all set, one in eight) through a dying one the fuzzer
+ * holds: those land on the nearest online ancestor's lists. */
 static void op_create_files(struct fz_input *in)
 {
 	int mt = pick_mount(&cur->model, next_byte(in));
-	int cg = pick_online(&cur->model, next_byte(in), true);
+	unsigned int cg_byte = next_byte(in);
 	unsigned int b = next_byte(in);
 	int nid = (int)(b & 1) % cur->model.nr_nodes;
 	int count = 1 + (int)((b >> 1) & 15);
+	int cg = (b >> 5) == 7 ? pick_held(&cur->model, cg_byte, true) : -1;
+	int owner;
 
+	if (cg < 0)
+		cg = pick_online(&cur->model, cg_byte, true);
 	if (mt < 0)
 		return;
-	TRACE("%d: create %d files mount %d cgroup %d node %d\n", fz_op_index, count, mt, cg, nid);
+	owner = m_live_owner(&cur->model, cg);
+	TRACE("%d: create %d files mount %d cgroup %d (list of %d) node %d\n", fz_op_index, count,
+	      mt, cg, owner, nid);
 	for (int k = 0; k < count && cur->model.nr_files < FZ_FILES; k++) {
 		int f = cur->model.nr_files++;
 
-		for (int t = 0; t < 2; t++) {
-			cur->model.obj[f][t] = (struct m_obj){ true, mt, cg, nid, cur->model.tail_seq++ };
-		}
 		cur->model.orig_cg[f] = cg;
+		for (int t = 0; t < 2; t++)
+			m_obj_add(&cur->model, f, t,
+				  (struct m_obj){ true, mt, owner, nid, cur->model.tail_seq++ });
 		for (int i = 0; i < cur->nr_hosts; i++)
 			h_create_file(&cur->hosts[i], mt, f, cg, nid);
 	}
@@ -697,7 +1064,8 @@ static void op_delete_file(unsigned int b)
 	TRACE("%d: delete file %d\n", fz_op_index, f);
 	for (int i = 0; i < cur->nr_hosts; i++)
 		h_delete_file(&cur->hosts[i], cur->model.obj[f][0].mount, f);
-	cur->model.obj[f][0].alive = cur->model.obj[f][1].alive = false;
+	m_obj_kill(&cur->model, f, 0);
+	m_obj_kill(&cur->model, f, 1);
 }
 
 static void op_shrink_slab(struct fz_input *in)
@@ -790,9 +1158,32 @@ static void run_op(struct fz_input *in)
 		op_drop_caches();
 		break;
 	default:
-		op_create_cgroup(next_byte(in));
+		op_release(next_byte(in));
 		break;
 	}
+}
+
+/* Compare every host of the current group with its model (@full: all
+ * lists), after a barrier so that releases the operation queued have run. */
+static void compare_group(bool full)
+{
+	static struct fz_tuple tup[FZ_MOUNTS * FZ_CGROUPS * FZ_NODES];
+	struct model *m = &cur->model;
+	int alive = m_settle_releases(m);
+	int nr_tup = m_touched_tuples(m, full, tup);
+
+	shr_rcu_barrier();
+	for (int i = 0; i < cur->nr_hosts; i++) {
+		h_compare(&cur->hosts[i], m, full, tup, nr_tup);
+		if (full || m->refs_dropped)
+			h_compare_cgroups(&cur->hosts[i], m, alive);
+	}
+	for (int k = 0; k < m->nr_touched_files; k++)
+		m->file_touched[m->touched_files[k]] = false;
+	m->nr_touched_files = 0;
+	m->refs_dropped = false;
+	memset(cur->model.lists_touched, 0, sizeof(cur->model.lists_touched));
+	memset(cur->model.deferred_touched, 0, sizeof(cur->model.deferred_touched));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -803,13 +1194,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!registered) {
 		const char *t = getenv("FUZZ_OPS_TRACE");
+		const char *full = getenv("FUZZ_OPS_FULL");
+
+		const char *set = getenv("FUZZ_OPS_SET");
 
 		fz_trace = t && *t == '1';
+		fz_full = full && *full == '1';
+		/* FUZZ_OPS_SET=xarray|array|indexed: one design set only. */
+		if (set && *set) {
+			bool known = false;
+
+			for (int g = 0; g < FZ_GROUPS; g++) {
+				groups[g].enabled = !strcmp(set, groups[g].name);
+				known |= groups[g].enabled;
+			}
+			if (!known) {
+				fprintf(stderr,
+					"fuzz_ops: FUZZ_OPS_SET=%s: not xarray, array or indexed\n",
+					set);
+				exit(2);
+			}
+		}
 		shr_thread_register();
 		registered = true;
 	}
 	nr_nodes = 1 + (int)(next_byte(&in) & 1);
-	for (int g = 0; g < 2; g++) {
+	for (int g = 0; g < FZ_GROUPS; g++) {
 		cur = &groups[g];
 		memset(&cur->model, 0, sizeof(cur->model));
 		cur->model.nr_nodes = nr_nodes;
@@ -822,18 +1232,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (fz_op_index = 0; in.n && fz_op_index < FZ_OPS; fz_op_index++) {
 		struct fz_input start = in;
 
-		for (int g = 0; g < 2; g++) {
+		for (int g = 0; g < FZ_GROUPS; g++) {
 			cur = &groups[g];
 			if (!cur->nr_hosts)
 				continue;
 			in = start;
 			run_op(&in);
-			for (int i = 0; i < cur->nr_hosts; i++)
-				h_compare(&cur->hosts[i], &cur->model);
+			compare_group(fz_full || fz_op_index % FZ_FULL_EVERY == FZ_FULL_EVERY - 1);
 		}
 	}
-	for (int g = 0; g < 2; g++) {
+	for (int g = 0; g < FZ_GROUPS; g++) {
 		cur = &groups[g];
+		if (cur->nr_hosts)
+			compare_group(true);
 		teardown_hosts();
 	}
 	cur = &groups[0];

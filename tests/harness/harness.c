@@ -2,6 +2,7 @@
 /*
  * Test harness: seed handling and PRNG. See harness.h.
  */
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@
 
 static uint64_t run_seed;
 static int run_long;
+/* --only: cmocka's test filter, checked to match at least one test. */
+static const char *only;
 static struct {
 	const char *design;
 	const char *units;
@@ -122,8 +125,8 @@ void shr_test_init(int argc, char **argv)
 			run_seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--long"))
 			run_long = 1;
-		else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
-			cmocka_set_test_filter(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else
 			parse_config_arg(argc, argv, &i);
 	}
@@ -204,7 +207,18 @@ void shr_test_expect_abort(void (*fn)(void *arg), void *arg, const char *needle)
 
 int shr_test_run_group(const char *name, const struct CMUnitTest *tests, size_t count)
 {
+	size_t selected = 0;
 	int ret;
+
+	for (size_t i = 0; only && i < count; i++)
+		selected += !fnmatch(only, tests[i].name, 0);
+	if (only && !selected) {
+		/* A misspelt --only must not pass by running nothing. */
+		fprintf(stderr, "%s: no test matches --only '%s'\n", name, only);
+		return 1;
+	}
+	if (only)
+		cmocka_set_test_filter(only);
 
 	printf("# %s [%s]: seed %llu (replay with --seed %llu)\n", name, cfg.name,
 	       (unsigned long long)run_seed, (unsigned long long)run_seed);

@@ -17,8 +17,9 @@
 #include <cmocka.h>
 
 /*
- * Parse --seed/--long from argv (or the environment), and --filter PATTERN
- * (run only the tests whose name matches the glob PATTERN). Call once from
+ * Parse --seed/--long from argv (or the environment), and --only PATTERN
+ * (run only the tests whose name matches; cmocka's * and ? wildcards), so
+ * that one binary's long tests can be separate Meson tests. Call once from
  * main.
  */
 void shr_test_init(int argc, char **argv);

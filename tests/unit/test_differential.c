@@ -285,49 +285,81 @@ static int ref_of(const struct run *r, int i)
 	return -1;
 }
 
-static void compare_mount_cg(struct run *r, struct dhost *ref, struct dhost *h, int mi, int ci)
+/*
+ * Objects and deferred work of one (mount, cgroup slot, node) on every host
+ * against its reference. Each reference's values are read once, and a label
+ * is formatted only for a difference.
+ */
+static void compare_mount_cg_node(struct run *r, int mi, int ci, int nid)
 {
+	unsigned long objects[MAX_HOSTS];
+	long deferred[MAX_HOSTS];
+	bool have[MAX_HOSTS] = { false };
 	char what[96];
 
-	for (int nid = 0; nid < NODES; nid++) {
-		snprintf(what, sizeof(what), "objects of mount %d in cgroup slot %d node %d", mi,
-			 ci, nid);
-		diff_ul(r, h, what, lab_sb_count(ref->sb[mi], nid, ref->cg[ci]),
-			lab_sb_count(h->sb[mi], nid, h->cg[ci]));
+	for (int i = 1; i < r->nr; i++) {
+		struct dhost *h = &r->h[i];
+		int ref = ref_of(r, i);
+		unsigned long n;
+		long d;
+
+		if (ref < 0)
+			continue;
+		if (!have[ref]) {
+			struct dhost *rh = &r->h[ref];
+
+			objects[ref] = lab_sb_count(rh->sb[mi], nid, rh->cg[ci]);
+			deferred[ref] = shr_shrinker_nr_deferred(rh->sb[mi]->shrinker, rh->cg[ci],
+								 nid);
+			have[ref] = true;
+		}
+		n = lab_sb_count(h->sb[mi], nid, h->cg[ci]);
+		if (n != objects[ref]) {
+			snprintf(what, sizeof(what), "objects of mount %d in cgroup slot %d node %d",
+				 mi, ci, nid);
+			diff_ul(r, h, what, objects[ref], n);
+		}
 		if (skip_deferred(h, shr_shrinker_id(h->sb[mi]->shrinker)))
 			continue;
-		snprintf(what, sizeof(what), "deferred of mount %d in cgroup slot %d node %d", mi,
-			 ci, nid);
-		diff_long(r, h, what, shr_shrinker_nr_deferred(ref->sb[mi]->shrinker, ref->cg[ci], nid),
-			  shr_shrinker_nr_deferred(h->sb[mi]->shrinker, h->cg[ci], nid));
+		d = shr_shrinker_nr_deferred(h->sb[mi]->shrinker, h->cg[ci], nid);
+		if (d != deferred[ref]) {
+			snprintf(what, sizeof(what), "deferred of mount %d in cgroup slot %d node %d",
+				 mi, ci, nid);
+			diff_long(r, h, what, deferred[ref], d);
+		}
 	}
 }
 
+/* Every mounted mount: its debugfs "count" text, then its objects and
+ * deferred work per live cgroup slot and node, on every host. */
 static void compare_all(struct run *r)
 {
 	for (int mi = 0; mi < MAX_MOUNTS; mi++) {
-		char *ref_text;
+		char *text[MAX_HOSTS] = { NULL };
 
 		if (!r->m.mounted[mi])
 			continue;
 		for (int i = 1; i < r->nr; i++) {
-			struct dhost *h = &r->h[i];
 			int ref = ref_of(r, i);
-			char *text, what[64];
+			char what[64];
 
 			if (ref < 0)
 				continue;
-			ref_text = debugfs_count(r->h[ref].sb[mi]);
-			text = debugfs_count(h->sb[mi]);
-			snprintf(what, sizeof(what), "debugfs count of mount %d", mi);
-			if (strcmp(ref_text, text))
-				diff_fail(r, h, what, ref_text, text);
-			free(text);
-			free(ref_text);
-			for (int ci = 0; ci <= MAX_CGS; ci++)
-				if (r->m.live[ci])
-					compare_mount_cg(r, &r->h[ref], h, mi, ci);
+			if (!text[ref])
+				text[ref] = debugfs_count(r->h[ref].sb[mi]);
+			if (!text[i])
+				text[i] = debugfs_count(r->h[i].sb[mi]);
+			if (strcmp(text[ref], text[i])) {
+				snprintf(what, sizeof(what), "debugfs count of mount %d", mi);
+				diff_fail(r, &r->h[i], what, text[ref], text[i]);
+			}
 		}
+		for (int i = 0; i < r->nr; i++)
+			free(text[i]);
+		for (int ci = 0; ci <= MAX_CGS; ci++)
+			if (r->m.live[ci])
+				for (int nid = 0; nid < NODES; nid++)
+					compare_mount_cg_node(r, mi, ci, nid);
 	}
 }
 

@@ -5,6 +5,7 @@
  * of the slab-backed bookkeeping attribution.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -588,6 +589,19 @@ struct gate {
 	atomic_int round, done;
 };
 
+/*
+ * Wait until *@v >= @target: spin while the other thread is likely running
+ * (both on a CPU: the rounds stay close together), then yield, so a
+ * descheduled partner on a busy machine gets the CPU instead of this thread
+ * burning its time slice.
+ */
+static void gate_wait(atomic_int *v, int target)
+{
+	for (unsigned int spins = 0; atomic_load(v) < target; spins++)
+		if (spins >= 2000)
+			sched_yield();
+}
+
 static unsigned long gate_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
 {
 	struct gate *g = s->private_data;
@@ -634,8 +648,7 @@ static void *gate_clearer(void *arg)
 
 	shr_thread_register();
 	for (int r = 1;; r++) {
-		while (atomic_load(&g->round) < r)
-			;
+		gate_wait(&g->round, r);
 		if (atomic_load(&g->stop))
 			break;
 		assert_int_equal(shr_set_shrinker_bit(g->cg, 0, g->slab_s), 0);
@@ -680,8 +693,7 @@ static void test_gate_clear_races_set_bit_same_unit(void **state)
 		/* An object, then its bit (list_lru_add's order). */
 		atomic_fetch_add(&g.objects, 1);
 		assert_int_equal(shr_set_shrinker_bit(g.cg, 0, g.nonslab_s), 0);
-		while (atomic_load(&g.done) < i + 1)
-			;
+		gate_wait(&g.done, i + 1);
 		assert_int_equal(shr_shrink_slab(g.host, 0, g.cg, 0, &freed), 0);
 		assert_int_equal(atomic_load(&g.objects), 0);
 	}

@@ -4,6 +4,7 @@
  * the debugfs text interface, with fake shrinkers on the default design.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,8 +657,9 @@ static void test_walks_race_register_free(void **state)
 		if (flags)
 			assert_int_equal(shr_set_shrinker_bit(r.child, 0, s[k]), 0);
 	}
+	/* Yield: on a busy machine the walkers need this CPU to get there. */
 	while (atomic_load(&r.walks) < 10)
-		;
+		sched_yield();
 	atomic_store(&r.stop, true);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_join(th[i], NULL), 0);
