@@ -41,6 +41,7 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 stty -F /dev/ttyS2 raw -echo 2>/dev/null
 . /klab/env
+dmesg -n 5
 echo "KLAB-INIT $(cut -d' ' -f1 /proc/uptime)" > /dev/ttyS2
 if [ -n "$KLAB_WORKDISK" ]; then
 	mount -t ext4 "$KLAB_WORKDISK" /work || echo "klab init: cannot mount $KLAB_WORKDISK" >&2
@@ -144,8 +145,10 @@ class BootResult:
 
 
 def _qemu_cmd(kernel, initrd, accel, opt, out_path, status_path):
-    append = "console=ttyS0 panic=-1 oops=panic" if opt.get("panic_on_oops") \
-        else "console=ttyS0 panic=-1"
+    # A big log buffer: the host reads the whole dmesg at the end.
+    append = "console=ttyS0 panic=-1 log_buf_len=16M"
+    if opt.get("panic_on_oops"):
+        append += " oops=panic"
     if opt["nodes"] > 1:
         append += " numa=fake=%d" % opt["nodes"]
     if opt.get("append"):
