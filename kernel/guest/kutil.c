@@ -152,18 +152,43 @@ void cg_rmdir_range(const char *dir, unsigned long first, unsigned long n)
 	}
 }
 
+/* What still holds dying cgroups: the charges left under @dir. */
+static void dump_stat(const char *dir)
+{
+	char path[512], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strtol(strchr(line, ' ') ? strchr(line, ' ') : line, NULL, 10))
+			fprintf(stderr, "  %s: %s", path, line);
+	fclose(f);
+}
+
 void cg_wait_released(const char *dir, unsigned int timeout_s)
 {
 	char path[512];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), next = t0 + 10000000000ull;
 	long dying;
 
 	snprintf(path, sizeof(path), "%s/cgroup.stat", dir);
 	while ((dying = keyed_value(path, "nr_dying_descendants")) != 0) {
+		uint64_t t = now_ns();
+
 		if (dying < 0)
 			die("%s: no nr_dying_descendants", path);
-		if (now_ns() - t0 > (uint64_t)timeout_s * 1000000000ull)
+		if (t - t0 > (uint64_t)timeout_s * 1000000000ull)
 			die("%s: %ld cgroups still dying after %u s", dir, dying, timeout_s);
+		if (t > next) {
+			say("%s: %ld cgroups still dying after %.0f s", dir, dying,
+			    (double)(t - t0) / 1e9);
+			if (next == t0 + 10000000000ull)
+				dump_stat(dir);
+			next = t + 10000000000ull;
+		}
 		usleep(500);
 	}
 }
