@@ -192,9 +192,9 @@ def _run_once(kernel, initrd, accel, opt, tmp, console_stream):
         for line in iter(proc.stdout.readline, b""):
             text = line.decode("utf-8", "replace").replace("\r", "")
             console.append(text)
-            if console_stream:
-                console_stream.write(text)
-                console_stream.flush()
+            for st in console_stream or ():
+                st.write(text)
+                st.flush()
 
     th = threading.Thread(target=pump, daemon=True)
     th.start()
@@ -247,6 +247,7 @@ def boot(kernel, prog, args=(), cpus=2, nodes=1, mem=2048, accel="auto", append=
          workdisk=False, swapdisk=False, cwd=None, panic_on_oops=False):
     """Boot kernel, run prog with args as the guest's only job; return BootResult.
 
+    console_stream: files the console is copied to as it arrives.
     files: extra (host, guest) files for the initramfs. disks: raw images
     attached as virtio-blk (/dev/vda, /dev/vdb, ... in order); workdisk and
     swapdisk say that the first (and second) is the ext4 working directory
@@ -315,7 +316,7 @@ def main_boot(argv):
     for spec in a.file:
         host, _, guest = spec.partition(":")
         files.append((host, guest or "/klab/" + os.path.basename(host)))
-    stream = sys.stderr if a.console == "-" else None
+    stream = [sys.stderr] if a.console == "-" else None
     try:
         r = boot(a.bzimage, a.prog, a.args, cpus=a.cpus, nodes=a.nodes, mem=a.mem,
                  accel=a.accel, append=a.append, files=files, disks=a.disk,

@@ -73,28 +73,18 @@ def compile_guest(timer):
     return {n: os.path.join(out, n) for n in progs}
 
 
-def compile_selftests(repo, timer):
+def compile_selftests(timer):
     """test_kmem and test_memcontrol of the pristine source, static, -O0 (at
     -O2 gcc drops the loops that touch pages and the tests fail falsely)."""
     out = os.path.join(out_dir(), "selftests")
     os.makedirs(out, exist_ok=True)
+    src = os.path.join(ktree.ensure_selftests_src(timer), "tools/testing/selftests/cgroup")
 
     def cc():
-        with tempfile.TemporaryDirectory(prefix="klab-st-") as tmp:
-            arch = subprocess.Popen(["git", "-C", repo, "archive", "master",
-                                     "tools/testing/selftests/cgroup",
-                                     "tools/testing/selftests/kselftest.h",
-                                     "tools/testing/selftests/clone3",
-                                     "tools/testing/selftests/pidfd", "tools/include"],
-                                    stdout=subprocess.PIPE)
-            subprocess.run(["tar", "-x", "-C", tmp], stdin=arch.stdout, check=True)
-            if arch.wait():
-                raise RuntimeError("git archive of the selftests failed")
-            src = os.path.join(tmp, "tools/testing/selftests/cgroup")
-            for t in SELFTESTS:
-                ktree.sh(["gcc", "-static", "-O0", "-Wall", "-pthread", "-I..",
-                          "-I../../../include", "-o", os.path.join(out, t), t + ".c",
-                          "cgroup_util.c"], cwd=src, quiet=True)
+        for t in SELFTESTS:
+            ktree.sh(["gcc", "-static", "-O0", "-Wall", "-pthread", "-I..",
+                      "-I../../../include", "-o", os.path.join(out, t), t + ".c",
+                      "cgroup_util.c"], cwd=src, quiet=True)
     timer.run("compile cgroup selftests (-O0, static)", cc)
     return {t: os.path.join(out, t) for t in SELFTESTS}
 
@@ -109,9 +99,9 @@ def save(path, text):
 def run_boot(timer, label, img, prog, args, fails, **kw):
     """Boot once; save console, stdout and dmesg; check exit status and dmesg."""
     base = os.path.join(out_dir(), label)
-    r = timer.run("boot %s" % label, kboot.boot, img, prog, args, cpus=CPUS, nodes=NODES,
-                  dmesg=True, **kw)
-    save(base + ".console", r.console)
+    with open(base + ".console", "w") as live:
+        r = timer.run("boot %s" % label, kboot.boot, img, prog, args, cpus=CPUS, nodes=NODES,
+                      dmesg=True, console_stream=[live], **kw)
     save(base + ".out", r.stdout)
     save(base + ".dmesg", r.dmesg)
     acc = r.accel + (" (%s)" % r.accel_note if r.accel_note else "")
@@ -235,7 +225,8 @@ def torture_boots(designs, images, torture, size, timer, fails):
         print(r.stdout)
 
 
-def checkpatch(designs, repo, timer, fails):
+def checkpatch(designs, timer, fails):
+    repo = ktree.ensure_tree("lab", timer)
     script = os.path.join(repo, "scripts", "checkpatch.pl")
     n = 0
     for d in designs:
@@ -302,19 +293,18 @@ def main(cmd, argv):
             lab_boots(designs, images, guest, a.geometry, a.boots, timer, fails)
         elif cmd == "selftests":
             images = ktree.build_all("lab", designs, timer)
-            tests = compile_selftests(ktree.ensure_repo(timer), timer)
+            tests = compile_selftests(timer)
             selftest_boots(designs, images, tests, timer, fails)
         elif cmd == "torture":
             images = ktree.build_all("debug", designs, timer)
             torture_boots(designs, images, compile_guest(timer)["ktorture"], a.geometry,
                           timer, fails)
         elif cmd == "checkpatch":
-            checkpatch(designs, ktree.ensure_repo(timer), timer, fails)
+            checkpatch(designs, timer, fails)
         elif cmd == "check":
-            repo = ktree.ensure_repo(timer)
-            checkpatch(designs, repo, timer, fails)
+            checkpatch(designs, timer, fails)
             progs = compile_guest(timer)
-            tests = compile_selftests(repo, timer)
+            tests = compile_selftests(timer)
             images = ktree.build_all("lab", designs, timer)
             lab_boots(designs, images, progs["klab-guest"], "short", 1, timer, fails)
             selftest_boots(designs, images, tests, timer, fails)
