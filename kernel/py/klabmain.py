@@ -242,6 +242,16 @@ def checkpatch(designs, timer, fails):
     log("checkpatch --strict: %d patches" % n)
 
 
+def self_test(fails):
+    """The host side's own tests (splat patterns, selftest parsing)."""
+    import unittest
+    import test_kreport
+    suite = unittest.defaultTestLoader.loadTestsFromModule(test_kreport)
+    r = unittest.TextTestRunner(stream=sys.stderr, verbosity=0).run(suite)
+    if not r.wasSuccessful():
+        fails.append("kernel/py/test_kreport.py failed")
+
+
 def print_times(timer):
     lines = ["", "step times (wall, this machine; load at start: %s)" % load_note()]
     total = 0
@@ -302,6 +312,7 @@ def main(cmd, argv):
         elif cmd == "checkpatch":
             checkpatch(designs, timer, fails)
         elif cmd == "check":
+            self_test(fails)
             checkpatch(designs, timer, fails)
             progs = compile_guest(timer)
             tests = compile_selftests(timer)

@@ -18,7 +18,7 @@ SPLAT_PATTERNS = [
     r"double free", r"refcount_t:", r"ODEBUG:", r"self-detected stall",
     r"detected stalls", r"blocked for more than", r"kernel BUG at",
     r"Unable to handle", r"invalid opcode", r"\bslab error\b", r"stack-protector",
-    r"INFO: lockdep is turned off",
+    r"INFO: lockdep is turned off", r"\bBUG [\w-]+ \(",
 ]
 SPLAT_RE = re.compile("|".join(SPLAT_PATTERNS))
 
