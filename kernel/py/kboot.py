@@ -201,20 +201,23 @@ def _run_once(kernel, initrd, accel, opt, tmp, console_stream):
     init_deadline = t0 + KVM_INIT_TIMEOUT if accel == "kvm" else None
     deadline = t0 + opt["timeout"]
     hung_before_init = False
-    while proc.poll() is None:
-        now = time.monotonic()
-        if init_deadline and now > init_deadline:
-            if "KLAB-INIT" not in _read(status_path):
-                hung_before_init = True
+    try:
+        while proc.poll() is None:
+            now = time.monotonic()
+            if init_deadline and now > init_deadline:
+                if "KLAB-INIT" not in _read(status_path):
+                    hung_before_init = True
+                    break
+                init_deadline = None
+            if now > deadline:
+                res.timed_out = True
                 break
-            init_deadline = None
-        if now > deadline:
-            res.timed_out = True
-            break
-        time.sleep(0.2)
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
+            time.sleep(0.2)
+    finally:
+        # Never leave a guest behind (timeout, KVM hang, or klab killed).
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
     th.join(timeout=5)
     res.wall = time.monotonic() - t0
     res.console = "".join(console)

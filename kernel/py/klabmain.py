@@ -284,7 +284,9 @@ def main(cmd, argv):
     p.add_argument("--geometry", choices=sorted(GEOMETRY), default="full" if cmd == "lab"
                    else "short")
     p.add_argument("--boots", type=int, default=1, help="lab boots per design (interleaved)")
-    p.add_argument("--config", choices=["lab", "debug", "all"], default="all")
+    p.add_argument("--config", choices=["lab", "debug", "all"], default="all",
+                   help="build: which configs (default all); selftests: debug runs them "
+                   "on the debug kernels (default: lab)")
     a = p.parse_args(argv)
     load_note()
     timer = ktree.Timer()
@@ -302,7 +304,7 @@ def main(cmd, argv):
             guest = compile_guest(timer)["klab-guest"]
             lab_boots(designs, images, guest, a.geometry, a.boots, timer, fails)
         elif cmd == "selftests":
-            images = ktree.build_all("lab", designs, timer)
+            images = ktree.build_all("debug" if a.config == "debug" else "lab", designs, timer)
             tests = compile_selftests(timer)
             selftest_boots(designs, images, tests, timer, fails)
         elif cmd == "torture":
