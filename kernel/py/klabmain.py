@@ -277,7 +277,13 @@ def load_note():
 
 # ---------------------------------------------------------------- commands
 
+COMMANDS = ("build", "lab", "selftests", "torture", "checkpatch", "check")
+
+
 def main(cmd, argv):
+    if cmd not in COMMANDS:
+        print("klab: unknown command %r (klab --help)" % cmd, file=sys.stderr)
+        return 2
     p = argparse.ArgumentParser(prog="klab " + cmd)
     p.add_argument("designs", nargs="*", help="designs (default: mainline + every "
                    "kernel/patches/<design>/)")
