@@ -10,7 +10,7 @@ TORTURE_SEED ?= $(shell date +%s)
 MESON      ?= meson
 
 .PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan check-fuzz \
-	torture clean
+	torture clean kernel-lab check-kernel
 
 all: build
 
@@ -84,6 +84,19 @@ check-fuzz: deps
 	ninja -C $(FUZZ_BUILD)
 	tests/fuzz/run_fuzz.sh ./$(FUZZ_BUILD)/tests/fuzz/fuzz_ops $(FUZZ_BUILD) $(FUZZ_TIME) \
 		tests/fuzz/corpus
+
+# The kernel lab (kernel/README.md): our designs as patches on Debian's
+# linux-source-6.12, built and booted in QEMU. kernel-lab runs the experiments
+# at the issue's geometry; check-kernel is the CI part (checkpatch, every
+# design built and booted with a short experiment, the cgroup selftests
+# against mainline's baseline, a debug-kernel torture). Both install the
+# Debian packages they need and keep the source and build trees in
+# $$KLAB_CACHE (default /var/cache/libshrinker).
+kernel-lab:
+	kernel/klab lab
+
+check-kernel:
+	kernel/klab check
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: GPL-2.0
+"""klab's commands: build, lab, selftests, torture, checkpatch, check."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import kboot
+import kreport
+import ktree
+from ktree import log
+
+KDIR = ktree.KDIR
+GUEST = os.path.join(KDIR, "guest")
+REPO_ROOT = os.path.dirname(KDIR)
+
+# Guest geometries. "full" is the issue's; "short" is CI's (seconds per boot).
+GEOMETRY = {
+    "full": dict(mem=6144, timeout=5400, args=[
+        "--units", "1,35,126,314", "--cgroups", "2000", "--units-cgroups", "200",
+        "--churn-cgroups", "1000", "--samples", "5", "--churn-samples", "3",
+        "--register-batch", "640", "--register-samples", "5", "--highwater-mounts", "2000",
+        "--walk-points", "5"]),
+    "short": dict(mem=2048, timeout=900, args=[
+        "--units", "1,12", "--cgroups", "200", "--units-cgroups", "50",
+        "--churn-cgroups", "100", "--samples", "5", "--churn-samples", "3",
+        "--register-batch", "128", "--register-samples", "3", "--highwater-mounts", "200",
+        "--walk-points", "3"]),
+}
+NODES = 4
+CPUS = 2
+SELFTESTS = ["test_kmem", "test_memcontrol"]
+TORTURE = dict(short=["--workers", "4", "--ops", "300"], full=["--workers", "4", "--ops", "2000"])
+DEBUG_APPEND = "slub_debug=FZPU"
+
+
+def out_dir():
+    d = os.environ.get("KLAB_OUT", os.path.join(REPO_ROOT, "build-kernel"))
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def designs_arg(names):
+    have = ktree.designs_available()
+    if not names:
+        return have
+    for n in names:
+        if n not in have:
+            raise SystemExit("klab: no design %r (have: %s)" % (n, ", ".join(have)))
+    return ["mainline"] + [n for n in names if n != "mainline"]
+
+
+# ------------------------------------------------------------ guest programs
+
+def compile_guest(timer):
+    """The static guest programs, compiled on the host into out/guest/."""
+    out = os.path.join(out_dir(), "guest")
+    os.makedirs(out, exist_ok=True)
+    progs = {
+        "klab-guest": ["klab-guest.c", "kutil.c", "kjson.c"],
+        "ktorture": ["ktorture.c", "kutil.c"],
+        "smoke": ["smoke.c"],
+    }
+
+    def cc():
+        for name, srcs in progs.items():
+            ktree.sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
+                      os.path.join(out, name)] + [os.path.join(GUEST, s) for s in srcs]
+                     + ["-lm"])
+    timer.run("compile guest programs", cc)
+    return {n: os.path.join(out, n) for n in progs}
+
+
+def compile_selftests(timer):
+    """test_kmem and test_memcontrol of the pristine source, static, -O0 (at
+    -O2 gcc drops the loops that touch pages and the tests fail falsely)."""
+    out = os.path.join(out_dir(), "selftests")
+    os.makedirs(out, exist_ok=True)
+    src = os.path.join(ktree.ensure_selftests_src(timer), "tools/testing/selftests/cgroup")
+
+    def cc():
+        for t in SELFTESTS:
+            ktree.sh(["gcc", "-static", "-O0", "-Wall", "-pthread", "-I..",
+                      "-I../../../include", "-o", os.path.join(out, t), t + ".c",
+                      "cgroup_util.c"], cwd=src, quiet=True)
+    timer.run("compile cgroup selftests (-O0, static)", cc)
+    return {t: os.path.join(out, t) for t in SELFTESTS}
+
+
+# ------------------------------------------------------------------- boots
+
+def save(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def run_boot(timer, label, img, prog, args, fails, **kw):
+    """Boot once; save console, stdout and dmesg; check exit status and dmesg."""
+    base = os.path.join(out_dir(), label)
+    with open(base + ".console", "w") as live:
+        r = timer.run("boot %s" % label, kboot.boot, img, prog, args, cpus=CPUS, nodes=NODES,
+                      dmesg=True, console_stream=[live], **kw)
+    save(base + ".out", r.stdout)
+    save(base + ".dmesg", r.dmesg)
+    acc = r.accel + (" (%s)" % r.accel_note if r.accel_note else "")
+    log("%s: accel %s, /init at %.1f s uptime, exit %s, %.1f s wall" %
+        (label, acc, r.init_uptime or -1, r.status, r.wall))
+    if r.status is None:
+        fails.append("%s: guest did not finish (%s); see %s.console" %
+                     (label, "timeout" if r.timed_out else "no exit status", base))
+    sp = kreport.splats(r.dmesg if r.status is not None else r.console)
+    if sp:
+        fails.append("%s: %d splat line(s) in dmesg, first:\n%s" % (label, len(sp), sp[0]))
+    return r
+
+
+def lab_boots(designs, images, guest, geometry, boots, timer, fails):
+    g = GEOMETRY[geometry]
+    docs = []
+    accel = kboot.kvm_usable()[0] and "kvm" or "tcg"
+    for rnd in range(boots):
+        for d in designs:
+            label = "lab-%s-%s-%d" % (geometry, d, rnd)
+            args = ["--design", "kernel:" + d, "--accel", accel] + g["args"]
+            r = run_boot(timer, label, images[d], guest, args, fails, mem=g["mem"],
+                         timeout=g["timeout"])
+            if r.status != 0:
+                if r.status is not None:
+                    fails.append("%s: klab-guest exited %d" % (label, r.status))
+                continue
+            try:
+                doc = json.loads(r.stdout)
+            except ValueError as e:
+                fails.append("%s: no JSON from the guest (%s)" % (label, e))
+                continue
+            doc["guest"]["accel"] = r.accel + (" (%s)" % r.accel_note if r.accel_note else "")
+            docs.append(doc)
+    merged = kreport.merge_lab(docs) if docs else None
+    if merged:
+        path = os.path.join(out_dir(), "kernel-lab-%s.json" % geometry)
+        with open(path, "w") as f:
+            json.dump(merged, f, indent=1)
+        text = kreport.tables(merged)
+        save(os.path.join(out_dir(), "kernel-lab-%s.txt" % geometry), text)
+        print(text)
+        log("JSON: %s" % path)
+    return merged
+
+
+def selftest_boots(designs, images, tests, timer, fails):
+    """The cgroup selftests in each design's guest (ext4 /work, swap);
+    a test that passes on mainline and fails on a design fails the run
+    (after one retry of that design, which tells flaky from broken)."""
+    script = os.path.join(GUEST, "selftests.sh")
+    files = [(p, "/klab/" + t) for t, p in tests.items()]
+    results = {}
+
+    def one(d, attempt):
+        with tempfile.TemporaryDirectory(prefix="klab-disk-") as tmp:
+            work = os.path.join(tmp, "work.img")
+            swap = os.path.join(tmp, "swap.img")
+            for p, size in ((work, 1 << 30), (swap, 512 << 20)):
+                with open(p, "wb") as f:
+                    f.truncate(size)
+            ktree.sh(["mkfs.ext4", "-q", "-F", work], quiet=True)
+            label = "selftests-%s-%d" % (d, attempt)
+            r = run_boot(timer, label, images[d], script, [], fails, mem=2048, timeout=900,
+                         files=files, disks=[work, swap], workdisk=True, swapdisk=True,
+                         cwd="/work")
+        return kreport.parse_selftests(r.stdout)
+
+    for d in designs:
+        results[d] = one(d, 0)
+    base = results.get("mainline", {})
+    lines = []
+    for d in designs:
+        res = results[d]
+        for t in SELFTESTS:
+            tests_ = res.get(t, {}).get("tests", {})
+            npass = sum(1 for v in tests_.values() if v == "pass")
+            failed = sorted(k for k, v in tests_.items() if v == "fail")
+            lines.append("  %-10s %-16s %2d/%-2d passed%s" % (
+                d, t, npass, len(tests_), ("; failing: " + ", ".join(failed)) if failed else ""))
+            if not tests_:
+                fails.append("selftests %s: %s produced no results" % (d, t))
+        if d == "mainline":
+            continue
+        regress = regressions(base, res)
+        if regress:
+            log("selftests %s: %s fail here and pass on mainline; retrying once" %
+                (d, ", ".join(regress)))
+            again = regressions(base, one(d, 1))
+            for t in regress:
+                if t in again:
+                    fails.append("selftests %s: %s passes on mainline, fails here (twice)" % (d, t))
+                else:
+                    lines.append("  %-10s FLAKY: %s failed once, passed on retry" % (d, t))
+    text = "\ncgroup selftests (baseline: mainline in this run)\n" + "\n".join(lines) + "\n"
+    print(text)
+    save(os.path.join(out_dir(), "selftests.txt"), text)
+    with open(os.path.join(out_dir(), "selftests.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    return results
+
+
+def regressions(base, res):
+    out = []
+    for t in SELFTESTS:
+        b = base.get(t, {}).get("tests", {})
+        for name, state in res.get(t, {}).get("tests", {}).items():
+            if state == "fail" and b.get(name) == "pass":
+                out.append(name)
+    return out
+
+
+def torture_boots(designs, images, torture, size, timer, fails):
+    for d in designs:
+        label = "torture-%s" % d
+        r = run_boot(timer, label, images[d], torture, TORTURE[size], fails, mem=2048,
+                     timeout=2400, append=DEBUG_APPEND)
+        if r.status not in (0, None):
+            fails.append("%s: ktorture exited %d (see %s.out)" % (label, r.status, label))
+        print(r.stdout)
+
+
+def checkpatch(designs, timer, fails):
+    repo = ktree.ensure_tree("lab", timer)
+    script = os.path.join(repo, "scripts", "checkpatch.pl")
+    n = 0
+    for d in designs:
+        for p in ktree.series(d):
+            n += 1
+            r = subprocess.run(["perl", script, "--strict", "--root=" + repo, p],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            summary = [x for x in r.stdout.split("\n") if x.startswith("total:")]
+            if r.returncode != 0 or not summary or "0 errors, 0 warnings, 0 checks" not in \
+                    summary[0]:
+                fails.append("checkpatch --strict %s/%s:\n%s" % (d, os.path.basename(p),
+                                                                 r.stdout[-3000:]))
+    log("checkpatch --strict: %d patches" % n)
+
+
+def self_test(fails):
+    """The host side's own tests (splat patterns, selftest parsing)."""
+    import unittest
+    import test_kreport
+    suite = unittest.defaultTestLoader.loadTestsFromModule(test_kreport)
+    r = unittest.TextTestRunner(stream=sys.stderr, verbosity=0).run(suite)
+    if not r.wasSuccessful():
+        fails.append("kernel/py/test_kreport.py failed")
+
+
+def print_times(timer):
+    lines = ["", "step times (wall, this machine; load at start: %s)" % load_note()]
+    total = 0
+    for name, s in timer.steps:
+        lines.append("  %-46s %8.1f s" % (name, s))
+        total += s
+    lines.append("  %-46s %8.1f s" % ("total", total))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    save(os.path.join(out_dir(), "times.txt"), text)
+
+
+_load = None
+
+
+def load_note():
+    global _load
+    if _load is None:
+        with open("/proc/loadavg") as f:
+            _load = " ".join(f.read().split()[:3]) + " (%d cpus)" % os.cpu_count()
+    return _load
+
+
+# ---------------------------------------------------------------- commands
+
+COMMANDS = ("build", "lab", "selftests", "torture", "checkpatch", "check")
+
+
+def main(cmd, argv):
+    if cmd not in COMMANDS:
+        print("klab: unknown command %r (klab --help)" % cmd, file=sys.stderr)
+        return 2
+    p = argparse.ArgumentParser(prog="klab " + cmd)
+    p.add_argument("designs", nargs="*", help="designs (default: mainline + every "
+                   "kernel/patches/<design>/)")
+    p.add_argument("--geometry", choices=sorted(GEOMETRY), default="full" if cmd == "lab"
+                   else "short")
+    p.add_argument("--boots", type=int, default=1, help="lab boots per design (interleaved)")
+    p.add_argument("--config", choices=["lab", "debug", "all"], default="all",
+                   help="build: which configs (default all); selftests: debug runs them "
+                   "on the debug kernels (default: lab)")
+    a = p.parse_args(argv)
+    load_note()
+    timer = ktree.Timer()
+    fails = []
+    designs = designs_arg(a.designs)
+    log("designs: %s; cache %s; output %s" % (", ".join(designs), ktree.cache_dir(), out_dir()))
+    try:
+        ktree.install_packages(timer)
+        if cmd == "build":
+            for c in (["lab", "debug"] if a.config == "all" else [a.config]):
+                for d, img in ktree.build_all(c, designs, timer).items():
+                    print("%s/%s: %s" % (c, d, img))
+        elif cmd == "lab":
+            images = ktree.build_all("lab", designs, timer)
+            guest = compile_guest(timer)["klab-guest"]
+            lab_boots(designs, images, guest, a.geometry, a.boots, timer, fails)
+        elif cmd == "selftests":
+            images = ktree.build_all("debug" if a.config == "debug" else "lab", designs, timer)
+            tests = compile_selftests(timer)
+            selftest_boots(designs, images, tests, timer, fails)
+        elif cmd == "torture":
+            images = ktree.build_all("debug", designs, timer)
+            torture_boots(designs, images, compile_guest(timer)["ktorture"], a.geometry,
+                          timer, fails)
+        elif cmd == "checkpatch":
+            checkpatch(designs, timer, fails)
+        elif cmd == "check":
+            self_test(fails)
+            checkpatch(designs, timer, fails)
+            progs = compile_guest(timer)
+            tests = compile_selftests(timer)
+            images = ktree.build_all("lab", designs, timer)
+            lab_boots(designs, images, progs["klab-guest"], "short", 1, timer, fails)
+            selftest_boots(designs, images, tests, timer, fails)
+            dbg = ktree.build_all("debug", designs, timer)
+            torture_boots(designs, dbg, progs["ktorture"], "short", timer, fails)
+        else:
+            raise SystemExit("klab: unknown command %r" % cmd)
+    except (RuntimeError, kboot.BootError) as e:
+        fails.append(str(e))
+    print_times(timer)
+    if fails:
+        print("klab %s: FAILED\n  - %s" % (cmd, "\n  - ".join(fails)), file=sys.stderr)
+        return 1
+    print("klab %s: ok" % cmd)
+    return 0
