@@ -34,6 +34,7 @@
 
 #include "completion.h"
 #include "debug.h"
+#include "race.h"
 #include "rcu.h"
 #include "rculist.h"
 

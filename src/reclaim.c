@@ -233,6 +233,8 @@ static unsigned long do_shrink_slab(struct shr_shrink_control *sc, struct shr_sh
 	freeable = (long)count;
 
 	nr = deferred_xchg(s, sc);
+	/* The work is in our hands: offline may reparent the counters now. */
+	shr_race_point(SHR_RACE_DEFERRED_TAKEN);
 	delta = scan_delta(freeable, s->pub.seeks, priority);
 	total_scan = (long)((uint64_t)(nr >> priority) + delta);
 	cap = shr_twice(freeable);
@@ -290,6 +292,7 @@ static unsigned long shrink_slab_global(struct shr_host *host, int nid, int prio
 		};
 		unsigned long ret;
 
+		shr_race_point(SHR_RACE_WALK_PIN);
 		if (!shr_shrinker_try_get(s))
 			continue;
 		shr_rcu_read_unlock();
@@ -298,6 +301,8 @@ static unsigned long shrink_slab_global(struct shr_host *host, int nid, int prio
 			ret = 0;
 		freed += ret;
 		shr_rcu_read_lock();
+		/* Free may unlink @s once we put it; RCU keeps its next. */
+		shr_race_point(SHR_RACE_GLOBAL_WALK_PUT);
 		shr_shrinker_put(s);
 	}
 	shr_rcu_read_unlock();
@@ -339,6 +344,7 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
 
 	if (!ops->clear_bit(sc->memcg, sc->nid, id))
 		return 0; /* the design keeps no bits: nothing to race with */
+	shr_race_point(SHR_RACE_EMPTY_CLEAR_B);
 	/* (B): pairs with (A), the fence in shr_info_unit_set_bit(). */
 	atomic_thread_fence(memory_order_seq_cst);
 	ret = do_shrink_slab(sc, s, priority);
@@ -381,11 +387,13 @@ static struct shr_shrinker_impl *walk_pin_next(struct shr_mem_cgroup *memcg, int
 		}
 		*pos = *id + 1;
 		s = ops->lookup(memcg, *id);
+		shr_race_point(SHR_RACE_WALK_PIN);
 		if (s && shr_shrinker_try_get(s)) {
 			shr_rcu_read_unlock();
 			return s;
 		}
 		/* Freed or not armed: the bit is stale (unregister leaves bits). */
+		shr_race_point(SHR_RACE_WALK_STALE_LOOKUP);
 		if (!shr_memcg_is_root(memcg))
 			ops->clear_bit(memcg, nid, *id);
 		shr_rcu_read_unlock();

@@ -97,6 +97,8 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 		goto unlock;
 	}
 	s->id = id;
+	/* Walkers may find the id now (and fail to pin it). */
+	shr_race_point(SHR_RACE_SHRINKER_ID_PUBLISHED);
 	ret = host->info_ops->shrinker_add(host, s);
 	if (ret) {
 		shr_idr_remove(&host->shrinker_idr, (unsigned long)id);
@@ -191,6 +193,8 @@ int shr_shrinker_register(struct shr_shrinker *shrinker)
 	s->registered = true;
 	s->ever_registered = true;
 	pthread_mutex_unlock(&host->shrinker_mutex);
+	/* On the lists, not pinnable yet. */
+	shr_race_point(SHR_RACE_SHRINKER_ARM);
 	/* Arm: from now on walkers can pin it. Release pairs with the acquire
 	 * of a successful shr_shrinker_try_get(). */
 	atomic_store_explicit(&s->refcount, 1, memory_order_release);
@@ -258,6 +262,8 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 		shr_shrinker_put(s);
 		shr_wait_for_completion(&s->done);
 	}
+	/* Nobody can pin it; its id still maps to it (and its bits stay). */
+	shr_race_point(SHR_RACE_SHRINKER_DEAD);
 	pthread_mutex_lock(&host->shrinker_mutex);
 	if (s->registered) {
 		shr_rcu_list_del(&s->list);

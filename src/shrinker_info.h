@@ -186,6 +186,7 @@ void shr_info_record_hold(struct shr_host *host, unsigned long long ns);
  * shrink_slab_memcg() between clear_bit and the second count. */
 static inline void shr_info_unit_set_bit(struct shr_info_unit *unit, int offset)
 {
+	shr_race_point(SHR_RACE_SET_BIT_A);
 	atomic_thread_fence(memory_order_seq_cst);
 	atomic_fetch_or_explicit(&unit->map, 1UL << offset, memory_order_relaxed);
 }
