@@ -6,13 +6,17 @@
  * States of a shrinker, and who may see it:
  *   allocated    in the id registry (memcg-aware), not on the list;
  *                refcount 0, so a walker that finds it by id cannot pin it
- *                (and clears the stale bit).
+ *                (it keeps the bit: objects added before register need
+ *                it once the shrinker is armed).
  *   registered   on host->shrinker_list (tail) and, unless the root's
  *                bits index it (SHR_SHRINKER_ROOT_BITS under a design with
  *                root bits), on host->root_walk_list; refcount >= 1; the
  *                registration owns one reference.
- *   being freed  refcount dropped to 0 by free's put; no new pins possible
- *                (increment-unless-zero); free waits on `done` until every
+ *   being freed  `dying` set, then refcount dropped to 0 by free's put; no
+ *                new pins possible (increment-unless-zero), and a walker
+ *                that fails to pin it clears its bits (re-checking the id's
+ *                owner after a barrier, see clear_stale_bit() in
+ *                reclaim.c); free waits on `done` until every
  *                in-flight user has put its reference, then unlinks it,
  *                releases the id, and frees it after a grace period.
  *
@@ -146,6 +150,7 @@ int shr_shrinker_alloc(struct shr_host *host, unsigned int flags, const char *na
 	s->debugfs_id = -1;
 	s->pub.seeks = SHR_DEFAULT_SEEKS;
 	atomic_init(&s->refcount, 0);
+	atomic_init(&s->dying, false);
 	shr_completion_init(&s->done);
 	ret = shrinker_set_name(s, name);
 	if (ret)
@@ -255,6 +260,8 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	}
 	s = to_impl(shrinker);
 	host = s->host;
+	/* Walkers that cannot pin it from now on treat its bits as stale. */
+	atomic_store_explicit(&s->dying, true, memory_order_relaxed);
 	pthread_mutex_lock(&host->shrinker_mutex);
 	registered = s->registered;
 	pthread_mutex_unlock(&host->shrinker_mutex);

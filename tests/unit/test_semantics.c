@@ -393,9 +393,11 @@ static void test_offline_cgroup_frees_nothing(void **state)
 	host_done(host);
 }
 
-/* §14.3: a bit of an unregistered (allocated-only) or freed shrinker is
- * cleared by the walk; it is not called. */
-static void test_bit_of_unarmed_shrinker_is_cleared(void **state)
+/* §14.3, with a deliberate difference: a bit of an allocated-only shrinker
+ * (objects added before register) is kept by the walk, which does not call
+ * it; once registered, the next walk does. (The kernel clears it and the
+ * objects stay unseen until their list next goes 0 -> 1.) */
+static void test_bit_of_unarmed_shrinker_is_kept(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
@@ -408,13 +410,41 @@ static void test_bit_of_unarmed_shrinker_is_cleared(void **state)
 	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	assert_int_equal(a->count_calls, 0);
-	/* Registered now, but the bit was cleared: still not called. */
+	assert_int_equal(shrink(host, 0, cg, 0), 0);
+	assert_int_equal(a->count_calls, 0);
+	/* Registered now: the bit is still there, so it is called. */
 	assert_int_equal(shr_shrinker_register(a->s), 0);
 	shr_host_bookkeeping_stats(host, &st0);
-	assert_int_equal(shrink(host, 0, cg, 0), shr_host_design(host) == SHR_DESIGN_NOBITMAP ? 5 : 0);
+	assert_int_equal(shrink(host, 0, cg, 0), 5);
 	shr_host_bookkeeping_stats(host, &st1);
 	assert_int_equal(st1.walks, st0.walks + 1);
 	fake_free(a);
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	host_done(host);
+}
+
+/* §14.3: a bit of a freed shrinker is cleared by the walk (nothing is
+ * called); the id's next owner, holding nothing there, is not called. */
+static void test_bit_of_freed_shrinker_is_cleared(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
+	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	unsigned long ino = shr_mem_cgroup_ino(cg);
+	struct fake *b;
+	int id = shr_shrinker_id(a->s);
+
+	(void)state;
+	a->objects[ino][0] = 5;
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	fake_free(a);
+	assert_int_equal(shrink(host, 0, cg, 0), 0);
+	b = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	assert_int_equal(shr_shrinker_id(b->s), id);
+	assert_int_equal(shrink(host, 0, cg, 0), 0);
+	/* nobitmap has no bits: it calls every memcg-aware shrinker. */
+	assert_int_equal(b->count_calls, shr_host_design(host) == SHR_DESIGN_NOBITMAP ? 1 : 0);
+	fake_free(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -982,7 +1012,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_root_lists_reach_global_reclaim_by_every_path),
 		cmocka_unit_test(test_nonroot_walk_calls_only_shrinkers_with_bits),
 		cmocka_unit_test(test_offline_cgroup_frees_nothing),
-		cmocka_unit_test(test_bit_of_unarmed_shrinker_is_cleared),
+		cmocka_unit_test(test_bit_of_unarmed_shrinker_is_kept),
+		cmocka_unit_test(test_bit_of_freed_shrinker_is_cleared),
 		cmocka_unit_test(test_shrink_empty_clears_bit_and_recheck_sets_it_again),
 		cmocka_unit_test(test_count_zero_keeps_the_bit),
 		cmocka_unit_test(test_nid_unchanged_and_non_numa_defers_to_slot_zero),
