@@ -366,7 +366,7 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
  * @nid:   node.
  * @id:    the id, in @memcg's id space.
  *
- * Race being closed (id reuse; docs/RACES.md R3 and
+ * Race being closed (id reuse; docs/RACES.md R2 and
  * docs/kernel-bug-id-reuse.md). Left: this walker, which found the bit set
  * but could not pin the id's shrinker; right: other threads.
  *
