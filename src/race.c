@@ -6,7 +6,10 @@
  * ------
  * Every point has a hit counter (its own cache line, relaxed increments)
  * and an optional test hook. Delays are armed process-wide: a mask of
- * points, a probability in 1/1000, a longest delay and a seed. Each thread
+ * points, a probability in 1/1000, a longest delay and a seed. Each point
+ * scales the probability by its weight (point_weight[]: 1/8 at points
+ * every operation passes, 8x at the rarely passed ones, capped at 1), and
+ * a rarely passed one may sleep up to RARE_STRETCH times longer. Each thread
  * draws from its own xorshift generator, seeded from the configured seed and
  * the thread's arrival order, and reseeds when the configuration changes
  * (a generation number). A delay is a sched_yield() or a nanosleep() of up
@@ -63,6 +66,7 @@ static const char *const point_names[SHR_RACE_NR] = {
 
 _Static_assert(SHR_RACE_NR <= 64, "the delay mask is one 64-bit word");
 
+
 const char *shr_race_point_name(enum shr_race_point p)
 {
 	if ((unsigned int)p >= SHR_RACE_NR || !point_names[p])
@@ -110,6 +114,49 @@ bool shr_race_point_reachable(enum shr_race_point p, enum shr_design design)
 }
 
 #if SHR_DEBUG_CHECKS
+
+/*
+ * How often each point fires, relative to the configured probability, in
+ * eighths: HOT points are passed by nearly every operation (every XArray
+ * load, every cgroup an iterator steps over), RARE ones guard windows that a
+ * workload passes only now and then (a stale bit, a growth, an offline), so
+ * the same setting spends the delays where the narrow windows are.
+ */
+enum { HOT = 1, WARM = 4, NORMAL = 8, RARE = 64 };
+/* Longest delay at a RARE point, in units of the configured max_us. */
+#define RARE_STRETCH 10u
+
+static const unsigned char point_weight[SHR_RACE_NR] = {
+	[SHR_RACE_SET_BIT_A] = NORMAL,
+	[SHR_RACE_EMPTY_CLEAR_B] = NORMAL,
+	[SHR_RACE_WALK_STALE_LOOKUP] = RARE,
+	[SHR_RACE_WALK_STALE_RECHECK] = RARE,
+	[SHR_RACE_WALK_PIN] = WARM,
+	[SHR_RACE_GLOBAL_WALK_PUT] = WARM,
+	[SHR_RACE_SHRINKER_DEAD] = RARE,
+	[SHR_RACE_SHRINKER_ARM] = RARE,
+	[SHR_RACE_SHRINKER_ID_PUBLISHED] = RARE,
+	[SHR_RACE_DEFERRED_TAKEN] = WARM,
+	[SHR_RACE_IX_SET_M1_M2] = NORMAL,
+	[SHR_RACE_IX_UNMARK_C2] = NORMAL,
+	[SHR_RACE_IX_UNIT_ERASED] = RARE,
+	[SHR_RACE_FLAT_GROW_G] = RARE,
+	[SHR_RACE_FLAT_WRITER_W] = NORMAL,
+	[SHR_RACE_ARR_INSTALL] = RARE,
+	[SHR_RACE_ARR_GROW_COPY] = RARE,
+	[SHR_RACE_INFO_PUBLISH] = RARE,
+	[SHR_RACE_LRU_PUBLISH] = NORMAL,
+	[SHR_RACE_LRU_LOOKUP_LOCK] = WARM,
+	[SHR_RACE_REPARENT_SPLICED] = RARE,
+	[SHR_RACE_OFFLINE_DYING] = RARE,
+	[SHR_RACE_OFFLINE_DEFERRED] = RARE,
+	[SHR_RACE_MEMCG_ONLINE] = RARE,
+	[SHR_RACE_MEMCG_TRYGET] = HOT,
+	[SHR_RACE_MEMCG_PUT] = HOT,
+	[SHR_RACE_XA_READER_DESCEND] = HOT,
+	[SHR_RACE_XA_NODE_RETIRE] = RARE,
+	[SHR_RACE_XA_NODE_PUBLISH] = NORMAL,
+};
 
 /* Longest busy-wait inside a spinning lock. */
 #define SPIN_MAX_US 20u
@@ -204,7 +251,7 @@ void shr_race_hit(enum shr_race_point p)
 {
 	struct point_state *ps = &points[p];
 	shr_race_hook_fn fn;
-	unsigned int gen, permille;
+	unsigned int gen, permille, max_us;
 	uint64_t r;
 
 	atomic_fetch_add_explicit(&ps->hits, 1, memory_order_relaxed);
@@ -219,9 +266,14 @@ void shr_race_hit(enum shr_race_point p)
 	gen = atomic_load_explicit(&cfg.gen, memory_order_acquire);
 	permille = atomic_load_explicit(&cfg.permille, memory_order_relaxed);
 	r = next_rand(gen);
-	if (r % 1000 >= permille)
+	/* Probability permille/1000 scaled by the point's weight (eighths). */
+	if (r % 8000 >= (uint64_t)permille * point_weight[p])
 		return;
-	delay(r >> 10, atomic_load_explicit(&cfg.max_us, memory_order_relaxed));
+	max_us = atomic_load_explicit(&cfg.max_us, memory_order_relaxed);
+	/* A rare window is held open longer: its cost is small in total. */
+	if (point_weight[p] >= RARE)
+		max_us *= RARE_STRETCH;
+	delay(r >> 13, max_us);
 }
 
 void shr_race_spin_enter(void)

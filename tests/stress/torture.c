@@ -62,6 +62,7 @@
 #include <shrinker/host.h>
 #include <shrinker/list_lru.h>
 #include <shrinker/memcg.h>
+#include <shrinker/race.h>
 #include <shrinker/rcu.h>
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
@@ -75,6 +76,9 @@
 #define LEDGER_BITS 15
 #define LEDGER_CAP (1u << LEDGER_BITS) /* objects alive at once, at most */
 #define GEN_SHIFT 8
+/* Window widening defaults (debug builds). */
+#define DEFAULT_DELAY_US 100
+#define DEFAULT_DELAY_PERMILLE 10
 
 enum rec_state { REC_FREE, REC_ADDING, REC_ON_LIST, REC_ISOLATED, REC_DELETING };
 
@@ -132,6 +136,11 @@ struct config {
 	int seconds;
 	uint64_t seed;
 	int threads;
+	/* Window widening (debug builds): longest delay, probability in 1/1000;
+	 * max_us 0 = off. */
+	unsigned int delay_max_us;
+	unsigned int delay_permille;
+	uint64_t delay_mask; /* race points that may delay */
 };
 
 static struct {
@@ -160,6 +169,9 @@ static struct {
 	/* Tolerate no stranded object at all (default; --kernel-bits clears
 	 * it). Sync: main. */
 	bool strict_bits;
+	/* Race-point hits summed over the designs run. Sync: main thread. */
+	unsigned long race_hits[SHR_RACE_NR];
+	bool race_reachable[SHR_RACE_NR];
 } T;
 
 static uint64_t rng_next(uint64_t *s)
@@ -908,6 +920,11 @@ static void quiescent_check(uint64_t *rng)
 	check_ledger("quiescent");
 	check_deferred_reparent(rng);
 	check_ledger("after reparent");
+	/* Nothing stranded, now and not only at the end: a bit lost while
+	 * the workers ran would heal once its list empties and refills, or
+	 * its cgroup goes offline (reparenting sets the parent's bit). */
+	op_drop_caches();
+	check_lists_empty("quiescent, after drop_caches", false);
 	pthread_barrier_wait(&T.resume);
 }
 
@@ -1042,6 +1059,77 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
+/* ---- window widening --------------------------------------------------- */
+
+/* Stutter: delays on for this long, then off for STUTTER_OFF_S, so the
+ * workload keeps passing from slow to fast interleavings (rcutorture). */
+#define STUTTER_ON_S 0.75
+#define STUTTER_OFF_S 0.25
+
+static bool widening(void)
+{
+	return T.cfg.delay_max_us && shr_race_available();
+}
+
+/* Arm (@on) or disarm the delays; a no-op when widening is off. */
+static void widen(bool on, uint64_t phase)
+{
+	int ret;
+
+	if (!widening())
+		return;
+	if (!on) {
+		shr_race_delays_disable();
+		return;
+	}
+	ret = shr_race_delays_enable(T.cfg.delay_mask, T.cfg.seed ^ (phase * 0x9e3779b97f4a7c15ULL),
+				     T.cfg.delay_max_us, T.cfg.delay_permille);
+	if (ret)
+		violation("shr_race_delays_enable: %d", ret);
+}
+
+/* Print this design's race-point hits and add them to the run's totals. */
+static void report_race_hits(enum shr_design design)
+{
+	int unreached = 0;
+
+	if (!shr_race_available())
+		return;
+	printf("  race points (hits%s):", widening() ? ", delays armed" : "");
+	for (int p = 0; p < SHR_RACE_NR; p++) {
+		unsigned long h = shr_race_hits((enum shr_race_point)p);
+		bool reachable = shr_race_point_reachable((enum shr_race_point)p, design);
+
+		T.race_hits[p] += h;
+		T.race_reachable[p] |= reachable;
+		if (h)
+			printf(" %s=%lu", shr_race_point_name((enum shr_race_point)p), h);
+		else if (reachable)
+			unreached++;
+	}
+	printf("\n");
+	if (unreached) {
+		printf("  race points of this design not reached in this run:");
+		for (int p = 0; p < SHR_RACE_NR; p++)
+			if (!shr_race_hits((enum shr_race_point)p) &&
+			    shr_race_point_reachable((enum shr_race_point)p, design))
+				printf(" %s", shr_race_point_name((enum shr_race_point)p));
+		printf("\n");
+	}
+}
+
+/* After every design: each point some design could reach was reached. */
+static void check_race_coverage(void)
+{
+	if (!shr_race_available())
+		return;
+	for (int p = 0; p < SHR_RACE_NR; p++)
+		if (T.race_reachable[p] && !T.race_hits[p])
+			violation("race point %s was never reached by the designs run",
+				  shr_race_point_name((enum shr_race_point)p));
+	printf("torture: every race point reachable by the designs run was reached\n");
+}
+
 /* Run one design; returns 0, or 1 when it is not in this build (skipped). */
 static int run_design(enum shr_design design)
 {
@@ -1052,7 +1140,10 @@ static int run_design(enum shr_design design)
 	pthread_t tids[MAX_THREADS];
 	uint64_t rng = T.cfg.seed ^ 0x5eedULL;
 	const char *why = NULL;
-	double start, elapsed, interval, next;
+	double start, elapsed, interval, next, stutter;
+	uint64_t phase = 0;
+	unsigned long total_ops = 0;
+	bool widened = true;
 	int ret;
 
 	T.design = shr_design_name(design);
@@ -1064,6 +1155,7 @@ static int run_design(enum shr_design design)
 		return 1;
 	}
 	reset_state();
+	shr_race_hits_reset();
 	ret = shr_slab_allocator_create(&sp, &sa);
 	if (ret)
 		violation("shr_slab_allocator_create: %d", ret);
@@ -1083,6 +1175,7 @@ static int run_design(enum shr_design design)
 
 	pthread_barrier_init(&T.stopped, NULL, (unsigned int)T.cfg.threads + 1);
 	pthread_barrier_init(&T.resume, NULL, (unsigned int)T.cfg.threads + 1);
+	widen(true, phase++);
 	for (int t = 0; t < T.cfg.threads; t++)
 		if (pthread_create(&tids[t], NULL, worker, (void *)(uintptr_t)(t + 1)))
 			violation("pthread_create failed");
@@ -1091,19 +1184,30 @@ static int run_design(enum shr_design design)
 	interval = T.cfg.seconds / 8.0;
 	interval = interval < 0.5 ? 0.5 : interval > 3.0 ? 3.0 : interval;
 	next = start + interval;
+	stutter = start + STUTTER_ON_S;
 	while (now_s() - start < T.cfg.seconds) {
+		double until = next < stutter ? next : stutter;
 		double left = start + T.cfg.seconds - now_s();
-		double wait = next - now_s();
+		double wait = until - now_s();
 
 		sleep_s(wait < left ? (wait > 0 ? wait : 0) : (left > 0 ? left : 0));
+		if (now_s() >= stutter) {
+			widened = !widened;
+			widen(widened, phase++);
+			stutter = now_s() + (widened ? STUTTER_ON_S : STUTTER_OFF_S);
+		}
 		if (now_s() >= next && now_s() - start < T.cfg.seconds) {
+			/* The checks themselves run without delays. */
+			widen(false, 0);
 			quiescent_check(&rng);
+			widen(widened, phase++);
 			next = now_s() + interval;
 		}
 	}
 	atomic_store(&T.stop, true);
 	for (int t = 0; t < T.cfg.threads; t++)
 		pthread_join(tids[t], NULL);
+	widen(false, 0);
 	elapsed = now_s() - start;
 	pthread_barrier_destroy(&T.stopped);
 	pthread_barrier_destroy(&T.resume);
@@ -1113,12 +1217,17 @@ static int run_design(enum shr_design design)
 
 	printf("torture: design %s: %.1f s, %d threads, %d nodes, seed %" PRIu64 "\n", T.design,
 	       elapsed, T.cfg.threads, T.cfg.params.nr_nodes, T.cfg.seed);
-	for (int k = 0; k < OP_NR; k++)
+	for (int k = 0; k < OP_NR; k++) {
 		printf("  %-36s %lu\n", op_names[k], atomic_load(&T.ops[k]));
+		if (k != OP_FREED_BY_SCAN)
+			total_ops += atomic_load(&T.ops[k]);
+	}
+	printf("  operations per second                %.0f\n", (double)total_ops / elapsed);
 	printf("  checks passed                        %lu\n", T.checks);
 	printf("  deferred counters moved by checked reparents: %lu\n", T.deferred_moved);
 	printf("  stranded on lists an add through a dying cgroup reached: %lu objects\n",
 	       T.stranded_known);
+	report_race_hits(design);
 	fflush(stdout);
 	return 0;
 }
@@ -1130,8 +1239,50 @@ static void usage(const char *msg, const char *arg)
 	fprintf(stderr, "torture: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	fprintf(stderr, "usage: torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc] "
 			"[--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N] [--nodes N] "
-			"[--strict-bits | --kernel-bits]\n");
+			"[--strict-bits | --kernel-bits] [--delays MAX_US[,PERMILLE] | --delays 0] "
+			"[--delay-points NAME,...]\n");
 	exit(2);
+}
+
+/* --delay-points NAME[,NAME...]: only these race points delay. */
+static void parse_delay_points(const char *v)
+{
+	char buf[512], *tok, *save;
+
+	if (!v || strlen(v) >= sizeof(buf))
+		usage("bad value for", "--delay-points");
+	strcpy(buf, v);
+	T.cfg.delay_mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int p;
+
+		for (p = 0; p < SHR_RACE_NR; p++)
+			if (!strcmp(tok, shr_race_point_name((enum shr_race_point)p)))
+				break;
+		if (p == SHR_RACE_NR)
+			usage("unknown race point", tok);
+		T.cfg.delay_mask |= UINT64_C(1) << p;
+	}
+	if (!T.cfg.delay_mask)
+		usage("bad value for", "--delay-points");
+}
+
+/* --delays MAX_US[,PERMILLE]; 0 turns widening off. */
+static void parse_delays(const char *v)
+{
+	char *end;
+	unsigned long us, pm = T.cfg.delay_permille;
+
+	if (!v)
+		usage("missing value for", "--delays");
+	errno = 0;
+	us = strtoul(v, &end, 10);
+	if (!errno && *end == ',' && end[1] >= '0' && end[1] <= '9')
+		pm = strtoul(end + 1, &end, 10);
+	if (errno || *end || end == v || *v == '-' || us > 1000000 || pm < 1 || pm > 1000)
+		usage("bad value for --delays (MAX_US[,PERMILLE], permille 1..1000)", v);
+	T.cfg.delay_max_us = (unsigned int)us;
+	T.cfg.delay_permille = (unsigned int)pm;
 }
 
 static long parse_num(const char *s, long min, long max, const char *what)
@@ -1158,6 +1309,12 @@ int main(int argc, char **argv)
 	T.cfg.seconds = 5;
 	T.cfg.seed = (uint64_t)time(NULL);
 	T.cfg.threads = 4;
+	/* Widening on by default where the build has race points. */
+	T.cfg.delay_max_us = DEFAULT_DELAY_US;
+	T.cfg.delay_permille = DEFAULT_DELAY_PERMILLE;
+	T.cfg.delay_mask = SHR_RACE_ALL;
+	if (getenv("SHR_RACE_DELAYS"))
+		parse_delays(getenv("SHR_RACE_DELAYS"));
 	T.strict_bits = true;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1203,6 +1360,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--threads")) {
 			T.cfg.threads = (int)parse_num(v, 1, MAX_THREADS, a);
 			i++;
+		} else if (!strcmp(a, "--delays")) {
+			parse_delays(v);
+			i++;
+		} else if (!strcmp(a, "--delay-points")) {
+			parse_delay_points(v);
+			i++;
 		} else if (!strcmp(a, "--nodes")) {
 			T.cfg.params.nr_nodes = (int)parse_num(v, 1, SHR_MAX_NUMNODES, a);
 			i++;
@@ -1219,6 +1382,13 @@ int main(int argc, char **argv)
 
 	shr_thread_register();
 	printf("torture: seed %" PRIu64 "\n", T.cfg.seed);
+	if (widening())
+		printf("torture: window widening on: delays up to %u us at %u/1000 of race-point "
+		       "hits, stutter %.2f s on / %.2f s off\n",
+		       T.cfg.delay_max_us, T.cfg.delay_permille, STUTTER_ON_S, STUTTER_OFF_S);
+	else
+		printf("torture: window widening off (%s)\n",
+		       shr_race_available() ? "--delays 0" : "no race points in this build");
 	fflush(stdout);
 	if (!strcmp(design, "all")) {
 		for (int d = 0; d < SHR_NR_DESIGNS; d++) {
@@ -1242,6 +1412,8 @@ int main(int argc, char **argv)
 		else
 			ran++;
 	}
+	if (!strcmp(design, "all"))
+		check_race_coverage();
 	printf("torture: %d design(s) passed, %d skipped, seed %" PRIu64 "\n", ran, skipped,
 	       T.cfg.seed);
 	shr_thread_unregister();
