@@ -8,13 +8,14 @@
  * and an optional test hook. Delays are armed process-wide: a mask of
  * points, a probability in 1/1000, a longest delay and a seed. Each point
  * scales the probability by its weight (point_weight[]: 1/8 at points
- * every operation passes, 8x at the rarely passed ones, capped at 1), and
+ * every operation passes, 100x at the rarely passed ones, capped at 1), and
  * a rarely passed one may sleep up to RARE_STRETCH times longer. Each thread
  * draws from its own xorshift generator, seeded from the configured seed and
  * the thread's arrival order, and reseeds when the configuration changes
  * (a generation number). A delay is a sched_yield() or a nanosleep() of up
- * to max_us; inside a spinning lock (shr_race_spin_enter() depth > 0) it is
- * a busy-wait of at most SPIN_MAX_US instead.
+ * to max_us (always a sleep at a RARE point); inside a spinning lock
+ * (shr_race_spin_enter() depth > 0) it is a busy-wait of at most
+ * SPIN_MAX_US instead.
  *
  * Synchronisation: the configuration fields are atomics written by
  * shr_race_delays_enable() (generation last, release) and read relaxed by
@@ -120,41 +121,43 @@ bool shr_race_point_reachable(enum shr_race_point p, enum shr_design design)
  * eighths: HOT points are passed by nearly every operation (every XArray
  * load, every cgroup an iterator steps over), RARE ones guard windows that a
  * workload passes only now and then (a stale bit, a growth, an offline), so
- * the same setting spends the delays where the narrow windows are.
+ * the same setting spends the delays where the narrow windows are. The
+ * classes follow the hit rates torture measures (HOT: about 10^6 hits per
+ * second, RARE: about 10^2, where the default 10/1000 means every hit).
  */
-enum { HOT = 1, WARM = 4, NORMAL = 8, RARE = 64 };
+enum { HOT = 1, WARM = 4, NORMAL = 8, RARE = 800 };
 /* Longest delay at a RARE point, in units of the configured max_us. */
 #define RARE_STRETCH 10u
 
-static const unsigned char point_weight[SHR_RACE_NR] = {
+static const unsigned short point_weight[SHR_RACE_NR] = {
 	[SHR_RACE_SET_BIT_A] = NORMAL,
 	[SHR_RACE_EMPTY_CLEAR_B] = NORMAL,
 	[SHR_RACE_WALK_STALE_LOOKUP] = RARE,
 	[SHR_RACE_WALK_STALE_RECHECK] = RARE,
-	[SHR_RACE_WALK_PIN] = WARM,
-	[SHR_RACE_GLOBAL_WALK_PUT] = WARM,
+	[SHR_RACE_WALK_PIN] = HOT,
+	[SHR_RACE_GLOBAL_WALK_PUT] = HOT,
 	[SHR_RACE_SHRINKER_DEAD] = RARE,
-	[SHR_RACE_SHRINKER_ARM] = RARE,
-	[SHR_RACE_SHRINKER_ID_PUBLISHED] = RARE,
-	[SHR_RACE_DEFERRED_TAKEN] = WARM,
+	[SHR_RACE_SHRINKER_ARM] = NORMAL,
+	[SHR_RACE_SHRINKER_ID_PUBLISHED] = NORMAL,
+	[SHR_RACE_DEFERRED_TAKEN] = HOT,
 	[SHR_RACE_IX_SET_M1_M2] = NORMAL,
 	[SHR_RACE_IX_UNMARK_C2] = NORMAL,
-	[SHR_RACE_IX_UNIT_ERASED] = RARE,
+	[SHR_RACE_IX_UNIT_ERASED] = NORMAL,
 	[SHR_RACE_FLAT_GROW_G] = RARE,
 	[SHR_RACE_FLAT_WRITER_W] = NORMAL,
-	[SHR_RACE_ARR_INSTALL] = RARE,
+	[SHR_RACE_ARR_INSTALL] = NORMAL,
 	[SHR_RACE_ARR_GROW_COPY] = RARE,
-	[SHR_RACE_INFO_PUBLISH] = RARE,
+	[SHR_RACE_INFO_PUBLISH] = NORMAL,
 	[SHR_RACE_LRU_PUBLISH] = NORMAL,
 	[SHR_RACE_LRU_LOOKUP_LOCK] = WARM,
-	[SHR_RACE_REPARENT_SPLICED] = RARE,
-	[SHR_RACE_OFFLINE_DYING] = RARE,
-	[SHR_RACE_OFFLINE_DEFERRED] = RARE,
-	[SHR_RACE_MEMCG_ONLINE] = RARE,
+	[SHR_RACE_REPARENT_SPLICED] = NORMAL,
+	[SHR_RACE_OFFLINE_DYING] = NORMAL,
+	[SHR_RACE_OFFLINE_DEFERRED] = NORMAL,
+	[SHR_RACE_MEMCG_ONLINE] = NORMAL,
 	[SHR_RACE_MEMCG_TRYGET] = HOT,
 	[SHR_RACE_MEMCG_PUT] = HOT,
 	[SHR_RACE_XA_READER_DESCEND] = HOT,
-	[SHR_RACE_XA_NODE_RETIRE] = RARE,
+	[SHR_RACE_XA_NODE_RETIRE] = NORMAL,
 	[SHR_RACE_XA_NODE_PUBLISH] = NORMAL,
 };
 
@@ -228,7 +231,7 @@ static void spin_us(unsigned int us)
 		;
 }
 
-static void delay(uint64_t r, unsigned int max_us)
+static void delay(uint64_t r, unsigned int max_us, bool may_yield)
 {
 	unsigned int us;
 
@@ -238,7 +241,7 @@ static void delay(uint64_t r, unsigned int max_us)
 		spin_us(1 + (unsigned int)(r % cap));
 		return;
 	}
-	if (r & (1ULL << 40)) {
+	if (may_yield && (r & (1ULL << 40))) {
 		sched_yield();
 		return;
 	}
@@ -270,10 +273,11 @@ void shr_race_hit(enum shr_race_point p)
 	if (r % 8000 >= (uint64_t)permille * point_weight[p])
 		return;
 	max_us = atomic_load_explicit(&cfg.max_us, memory_order_relaxed);
-	/* A rare window is held open longer: its cost is small in total. */
+	/* A rare window is held open longer, by a sleep every time (a yield
+	 * on an idle CPU holds nothing open): its cost is small in total. */
 	if (point_weight[p] >= RARE)
 		max_us *= RARE_STRETCH;
-	delay(r >> 13, max_us);
+	delay(r >> 13, max_us, point_weight[p] < RARE);
 }
 
 void shr_race_spin_enter(void)

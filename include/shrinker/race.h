@@ -132,13 +132,14 @@ bool shr_race_available(void);
  *            points inside a spinning lock are capped at 20 us.
  * @permille: probability of a delay at each hit, in 1/1000 (1..1000),
  *            scaled per point: 1/8 of it at the points nearly every
- *            operation passes (XArray loads, cgroup iterator steps and
- *            puts), 1/2 at the frequent walk steps, 8 times it (at most 1)
- *            at the rarely passed windows (stale bits, growth, offline,
+ *            operation passes (XArray loads, walk steps, cgroup iterator
+ *            steps and puts), 1/2 at list lookups, 100 times it (at most
+ *            1) at the rarely passed windows (stale bits, growth,
  *            registration and free), where a sleep may also last up to
  *            10 * @max_us.
  *
- * A delay is a sched_yield() or a sleep of up to @max_us, half and half.
+ * A delay is a sched_yield() or a sleep of up to @max_us, half and half
+ * (always a sleep, of up to 10 * @max_us, at the rare windows).
  * Replaces any earlier setting; threads pick the new seed up at their next
  * point.
  *

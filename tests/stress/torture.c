@@ -4,13 +4,33 @@
  *
  *   torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc]
  *           [--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N]
- *           [--nodes N] [--strict-bits]
+ *           [--nodes N] [--strict-bits | --kernel-bits] [--mounts N]
+ *           [--delays MAX_US[,PERMILLE] | --delays 0] [--delay-points P,...]
  *
- * Worker threads pick operations at random: mount and unmount superblocks
- * (shrinker + two list_lrus), create cgroups under live and dying parents,
- * offline and release them, add and delete objects in random cgroups and
- * nodes, reclaim one cgroup (shr_shrink_slab), a subtree
+ * Worker threads pick operations at random: mount, unmount and remount
+ * superblocks (shrinker + two list_lrus), create cgroups under live and
+ * dying parents, offline and release them, add and delete objects in random
+ * cgroups and nodes, reclaim one cgroup (shr_shrink_slab), a subtree
  * (shr_mem_cgroup_reclaim) and the host (shr_drop_caches).
+ *
+ * Mounts. Up to 256 slots (--mounts); 8 are open at the start and the rest
+ * open over the first half of the run, so shrinker ids climb past 64 and
+ * 128 and the designs that grow per-cgroup arrays grow them while adds and
+ * reclaim run. A mount gets the lowest free id, often the one an unmount or
+ * a remount (a container restart) has just released, whose bits other
+ * cgroups still hold, and adds its first objects at once ("lasting" ones:
+ * only reclaim or the unmount frees them): the id-reuse race of
+ * docs/RACES.md R2.
+ *
+ * Cgroups. Slots 0..7 are persistent (taken offline only at the end, and
+ * never given children), so a bit lost in them is not healed by an offline
+ * (reparenting sets the parent's bit) before a check sees it; half the
+ * lasting objects and half the single-cgroup reclaims go to them.
+ *
+ * Window widening (debug builds, <shrinker/race.h>): the race points'
+ * delays are armed by default (100 us at 10/1000, scaled per point), in
+ * stutter phases; each design's run reports the points it reached, and -d
+ * all fails if a point reachable by the designs run was never hit.
  *
  * The ledger. Every object added gets a record whose atomic word holds
  * (generation << 8 | state). States: FREE -> ADDING (the adder) -> ON_LIST
@@ -23,13 +43,13 @@
  * Records are recycled only through FREE, so their number bounds the
  * objects alive at once.
  *
- * Quiescent points: the main thread raises `pause`; every worker finishes
- * its operation and waits on a barrier; the main thread checks and lets
- * them go. Checks: every ON_LIST record is seen exactly once by a walk over
- * every list and no other object is on a list; list counts agree with the
- * walk; offlining one cgroup moves its deferred work to its parent exactly.
- * At the end: the same, then shr_drop_caches() must empty the lists of
- * every online cgroup (no object stranded without its bit). The kernel's
+ * Quiescent points, every half second: the main thread raises `pause`;
+ * every worker finishes its operation and waits on a barrier; the main
+ * thread checks and lets them go. Checks: every ON_LIST record is seen
+ * exactly once by a walk over every list and no other object is on a list;
+ * list counts agree with the walk; offlining one cgroup moves its deferred
+ * work to its parent exactly; shr_drop_caches() empties the lists of every
+ * online cgroup (no object stranded without its bit). At the end: the same. The kernel's
  * own rule for an add through a dying cgroup (the bit goes to the dying
  * caller) could leave the owner's bit clear; the library sets the owner's
  * bit instead (list_lru.c), so any stranded object is a violation. The
@@ -71,8 +91,16 @@
 #include "superblock.h"
 
 #define MAX_THREADS 16
-#define MAX_MOUNTS 6
+/* Mount slots; ids grow past 64 and 128 while everything else runs. */
+#define MAX_MOUNTS 256
+#define DEFAULT_MOUNTS 256
+/* Slots open from the start; the rest open gradually (growth under load). */
+#define FIRST_MOUNTS 8
 #define MAX_CGROUPS 40
+/* Cgroup slots taken offline only at the end, so a bit lost in them stays
+ * visible until the next quiescent check (any other cgroup's offline would
+ * heal it: reparenting sets the parent's bit). */
+#define PERSISTENT_CGROUPS 8
 #define LEDGER_BITS 15
 #define LEDGER_CAP (1u << LEDGER_BITS) /* objects alive at once, at most */
 #define GEN_SHIFT 8
@@ -114,7 +142,8 @@ struct record {
 
 struct mount_slot {
 	pthread_rwlock_t lock;
-	/* Sync: written under lock (write); read under lock (read). */
+	/* Sync: written under lock (write), with atomic stores; read under
+	 * lock (read), or peeked at with an atomic load (op_add()). */
 	struct lab_sb *sb;
 	unsigned int gen;
 };
@@ -141,6 +170,7 @@ struct config {
 	unsigned int delay_max_us;
 	unsigned int delay_permille;
 	uint64_t delay_mask; /* race points that may delay */
+	int mounts;          /* mount slots used (--mounts) */
 };
 
 static struct {
@@ -154,6 +184,11 @@ static struct {
 	unsigned int free_stack[LEDGER_CAP];
 	unsigned int nr_free;
 	struct mount_slot mounts[MAX_MOUNTS];
+	/* Slots [0, mount_limit) may be mounted; the main thread raises it
+	 * over the first half of the run. Sync: atomic. */
+	atomic_int mount_limit;
+	/* Highest shrinker id seen at a mount. Sync: atomic max. */
+	atomic_int max_id;
 	pthread_mutex_t cg_lock;
 	struct cg_slot cgs[MAX_CGROUPS];
 	atomic_bool pause, stop;
@@ -322,10 +357,10 @@ static void ledger_on_free(struct lab_object *obj, enum lab_free_reason why, voi
 /* ---- cgroups ----------------------------------------------------------- */
 
 /* A referenced cgroup from the table (or the root), any state but EMPTY. */
-static struct shr_mem_cgroup *cg_pick(uint64_t *rng, bool allow_root)
+static struct shr_mem_cgroup *cg_pick_from(uint64_t *rng, bool allow_root, unsigned int first)
 {
 	struct shr_mem_cgroup *memcg = NULL;
-	unsigned int i = rng_below(rng, MAX_CGROUPS + (allow_root ? 4 : 0));
+	unsigned int i = first + rng_below(rng, MAX_CGROUPS - first + (allow_root ? 4 : 0));
 
 	if (i >= MAX_CGROUPS)
 		return shr_host_root_mem_cgroup(T.host);
@@ -338,9 +373,36 @@ static struct shr_mem_cgroup *cg_pick(uint64_t *rng, bool allow_root)
 	return memcg;
 }
 
+static struct shr_mem_cgroup *cg_pick(uint64_t *rng, bool allow_root)
+{
+	return cg_pick_from(rng, allow_root, 0);
+}
+
+/* Half the time a persistent cgroup (the busy containers), else any. */
+static struct shr_mem_cgroup *cg_pick_busy(uint64_t *rng)
+{
+	struct shr_mem_cgroup *memcg = NULL;
+	unsigned int i = rng_below(rng, PERSISTENT_CGROUPS);
+
+	if (rng_below(rng, 2))
+		return cg_pick(rng, true);
+	pthread_mutex_lock(&T.cg_lock);
+	if (T.cgs[i].state == CG_ONLINE) {
+		memcg = T.cgs[i].memcg;
+		shr_mem_cgroup_get(memcg);
+	}
+	pthread_mutex_unlock(&T.cg_lock);
+	return memcg ? memcg : cg_pick(rng, true);
+}
+
+/*
+ * A new cgroup's parent: the root or a cgroup that is not persistent, so
+ * persistent ones stay leaves (no child's offline sets their bits for them,
+ * which would hide a lost one).
+ */
 static void op_cg_create(uint64_t *rng)
 {
-	struct shr_mem_cgroup *parent = cg_pick(rng, true), *memcg;
+	struct shr_mem_cgroup *parent = cg_pick_from(rng, true, PERSISTENT_CGROUPS), *memcg;
 	int ret, i;
 
 	if (!parent)
@@ -396,7 +458,13 @@ static int cg_offline_slot(int i)
 
 static void op_cg_offline(uint64_t *rng)
 {
-	int ret = cg_offline_slot((int)rng_below(rng, MAX_CGROUPS));
+	int slot = (int)rng_below(rng, MAX_CGROUPS);
+	int ret;
+
+	/* Persistent slots go offline only at the end (PERSISTENT_CGROUPS). */
+	if (slot < PERSISTENT_CGROUPS)
+		return;
+	ret = cg_offline_slot(slot);
 
 	if (ret == 0)
 		count_op(OP_CG_OFFLINE);
@@ -434,25 +502,62 @@ struct worker_state {
 	unsigned int nr_recent;
 };
 
-static void op_mount_toggle(uint64_t *rng)
+static void op_add_to(struct worker_state *ws, int slot, bool lasting);
+
+static unsigned int mount_limit(void)
 {
-	struct mount_slot *m = &T.mounts[rng_below(rng, MAX_MOUNTS)];
+	return (unsigned int)atomic_load_explicit(&T.mount_limit, memory_order_relaxed);
+}
+
+static void note_id(int id)
+{
+	int old = atomic_load(&T.max_id);
+
+	while (id > old && !atomic_compare_exchange_weak(&T.max_id, &old, id))
+		;
+}
+
+/*
+ * Mount, unmount or remount (a container restart) a random open slot. A new
+ * mount gets the lowest free id (often the one just released, whose bits
+ * other cgroups may still hold) and its first objects right away, in random
+ * cgroups: the moment the id-reuse race of docs/RACES.md R2 needs.
+ */
+static void op_mount_toggle(struct worker_state *ws)
+{
+	int slot = (int)rng_below(&ws->rng, mount_limit());
+	unsigned int what = rng_below(&ws->rng, 3);
+	struct mount_slot *m = &T.mounts[slot];
+	bool mounted = false;
+	struct lab_sb *sb;
 	int ret;
 
 	pthread_rwlock_wrlock(&m->lock);
+	/* Mounted: unmount, remount or leave it, a third each (about 3/4 of
+	 * the open slots stay mounted). */
+	if (m->sb && what == 0) {
+		pthread_rwlock_unlock(&m->lock);
+		return;
+	}
 	if (m->sb) {
 		lab_sb_umount(m->sb);
-		m->sb = NULL;
+		__atomic_store_n(&m->sb, NULL, __ATOMIC_RELAXED);
 		m->gen++;
 		count_op(OP_UMOUNT);
-	} else {
-		ret = lab_sb_mount(&T.fs, "tmpfs", &m->sb);
+	}
+	if (!m->sb && what != 1) {
+		ret = lab_sb_mount(&T.fs, "tmpfs", &sb);
 		if (ret)
 			violation("lab_sb_mount: %d", ret);
+		__atomic_store_n(&m->sb, sb, __ATOMIC_RELAXED);
 		m->gen++;
+		note_id(shr_shrinker_id(sb->shrinker));
 		count_op(OP_MOUNT);
+		mounted = true;
 	}
 	pthread_rwlock_unlock(&m->lock);
+	for (unsigned int n = mounted ? 2 + rng_below(&ws->rng, 15) : 0; n; n--)
+		op_add_to(ws, slot, true);
 }
 
 /*
@@ -471,21 +576,25 @@ static void taint_ancestors(struct shr_mem_cgroup *memcg, int nid)
 	pthread_mutex_unlock(&T.cg_lock);
 }
 
-static void op_add(struct worker_state *ws)
+/* Add one object to a random cgroup and node of the mount in @slot. */
+/*
+ * Add one object to a random cgroup and node of the mount in @slot. A
+ * @lasting object (a new mount's first files) goes to a busy cgroup and is
+ * not offered to the deleters: only reclaim or the unmount frees it, so if
+ * its bit were lost the object would stay until a check sees it.
+ */
+static void op_add_to(struct worker_state *ws, int slot, bool lasting)
 {
 	uint64_t *rng = &ws->rng;
-	int slot = (int)rng_below(rng, MAX_MOUNTS);
 	struct mount_slot *m = &T.mounts[slot];
-	struct shr_mem_cgroup *memcg;
+	struct shr_mem_cgroup *memcg, *target;
 	struct record *rec;
 	unsigned int idx;
 	uint64_t gen, expect;
 	int nid = (int)rng_below(rng, (unsigned int)T.cfg.params.nr_nodes);
 	int ret;
 
-	struct shr_mem_cgroup *target;
-
-	memcg = cg_pick(rng, true);
+	memcg = lasting ? cg_pick_busy(rng) : cg_pick(rng, true);
 	if (!memcg)
 		return;
 	/*
@@ -525,8 +634,23 @@ static void op_add(struct worker_state *ws)
 		taint_ancestors(target, nid);
 	pthread_rwlock_unlock(&m->lock);
 	shr_mem_cgroup_put(memcg);
-	ws->recent[ws->nr_recent++ % RECENT] = idx;
+	if (!lasting)
+		ws->recent[ws->nr_recent++ % RECENT] = idx;
 	count_op(OP_ADD);
+}
+
+/* A few tries at a mounted slot (racy peek; op_add_to() locks). */
+static void op_add(struct worker_state *ws)
+{
+	unsigned int limit = mount_limit();
+	int slot = 0;
+
+	for (int tries = 0; tries < 4; tries++) {
+		slot = (int)rng_below(&ws->rng, limit);
+		if (__atomic_load_n(&T.mounts[slot].sb, __ATOMIC_RELAXED))
+			break;
+	}
+	op_add_to(ws, slot, false);
 }
 
 static void op_delete(struct worker_state *ws)
@@ -566,7 +690,7 @@ static void op_delete(struct worker_state *ws)
 
 static void op_shrink_slab(uint64_t *rng)
 {
-	struct shr_mem_cgroup *memcg = cg_pick(rng, true);
+	struct shr_mem_cgroup *memcg = cg_pick_busy(rng);
 	unsigned long freed;
 	int ret;
 
@@ -608,8 +732,8 @@ static void one_op(struct worker_state *w)
 	uint64_t *rng = &w->rng;
 	unsigned int r = rng_below(rng, 10000);
 
-	if (r < 30)
-		op_mount_toggle(rng);
+	if (r < 200)
+		op_mount_toggle(w);
 	else if (r < 400)
 		op_cg_create(rng);
 	else if (r < 700)
@@ -1063,6 +1187,7 @@ static void sleep_s(double s)
 
 /* Stutter: delays on for this long, then off for STUTTER_OFF_S, so the
  * workload keeps passing from slow to fast interleavings (rcutorture). */
+#define QUIESCENT_INTERVAL_S 0.5
 #define STUTTER_ON_S 0.75
 #define STUTTER_OFF_S 0.25
 
@@ -1130,6 +1255,19 @@ static void check_race_coverage(void)
 	printf("torture: every race point reachable by the designs run was reached\n");
 }
 
+/* Open mount slots in proportion to @progress (0..1) of the run, all of
+ * them at half time: the high-water id keeps rising while everything runs, so
+ * designs that grow their arrays do it under load. */
+static void raise_mount_limit(double progress)
+{
+	int extra = T.cfg.mounts - FIRST_MOUNTS;
+	int limit = FIRST_MOUNTS + (int)(extra * (progress / 0.5));
+
+	if (extra <= 0)
+		return;
+	atomic_store(&T.mount_limit, limit < T.cfg.mounts ? limit : T.cfg.mounts);
+}
+
 /* Run one design; returns 0, or 1 when it is not in this build (skipped). */
 static int run_design(enum shr_design design)
 {
@@ -1175,14 +1313,16 @@ static int run_design(enum shr_design design)
 
 	pthread_barrier_init(&T.stopped, NULL, (unsigned int)T.cfg.threads + 1);
 	pthread_barrier_init(&T.resume, NULL, (unsigned int)T.cfg.threads + 1);
+	atomic_store(&T.mount_limit, T.cfg.mounts < FIRST_MOUNTS ? T.cfg.mounts : FIRST_MOUNTS);
+	atomic_store(&T.max_id, -1);
 	widen(true, phase++);
 	for (int t = 0; t < T.cfg.threads; t++)
 		if (pthread_create(&tids[t], NULL, worker, (void *)(uintptr_t)(t + 1)))
 			violation("pthread_create failed");
 	start = now_s();
-	/* About eight quiescent checks per run, at least every 3 s. */
-	interval = T.cfg.seconds / 8.0;
-	interval = interval < 0.5 ? 0.5 : interval > 3.0 ? 3.0 : interval;
+	/* A quiescent check every half second: a lost bit must not have time
+	 * to heal (its mount unmounted, its list emptied) before one sees it. */
+	interval = QUIESCENT_INTERVAL_S;
 	next = start + interval;
 	stutter = start + STUTTER_ON_S;
 	while (now_s() - start < T.cfg.seconds) {
@@ -1191,6 +1331,7 @@ static int run_design(enum shr_design design)
 		double wait = until - now_s();
 
 		sleep_s(wait < left ? (wait > 0 ? wait : 0) : (left > 0 ? left : 0));
+		raise_mount_limit((now_s() - start) / T.cfg.seconds);
 		if (now_s() >= stutter) {
 			widened = !widened;
 			widen(widened, phase++);
@@ -1223,6 +1364,8 @@ static int run_design(enum shr_design design)
 			total_ops += atomic_load(&T.ops[k]);
 	}
 	printf("  operations per second                %.0f\n", (double)total_ops / elapsed);
+	printf("  highest shrinker id mounted          %d (of %d mount slots)\n",
+	       atomic_load(&T.max_id), T.cfg.mounts);
 	printf("  checks passed                        %lu\n", T.checks);
 	printf("  deferred counters moved by checked reparents: %lu\n", T.deferred_moved);
 	printf("  stranded on lists an add through a dying cgroup reached: %lu objects\n",
@@ -1240,7 +1383,7 @@ static void usage(const char *msg, const char *arg)
 	fprintf(stderr, "usage: torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc] "
 			"[--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N] [--nodes N] "
 			"[--strict-bits | --kernel-bits] [--delays MAX_US[,PERMILLE] | --delays 0] "
-			"[--delay-points NAME,...]\n");
+			"[--delay-points NAME,...] [--mounts N]\n");
 	exit(2);
 }
 
@@ -1313,6 +1456,7 @@ int main(int argc, char **argv)
 	T.cfg.delay_max_us = DEFAULT_DELAY_US;
 	T.cfg.delay_permille = DEFAULT_DELAY_PERMILLE;
 	T.cfg.delay_mask = SHR_RACE_ALL;
+	T.cfg.mounts = DEFAULT_MOUNTS;
 	if (getenv("SHR_RACE_DELAYS"))
 		parse_delays(getenv("SHR_RACE_DELAYS"));
 	T.strict_bits = true;
@@ -1359,6 +1503,9 @@ int main(int argc, char **argv)
 			T.cfg.params.nonslab_ids = true;
 		} else if (!strcmp(a, "--threads")) {
 			T.cfg.threads = (int)parse_num(v, 1, MAX_THREADS, a);
+			i++;
+		} else if (!strcmp(a, "--mounts")) {
+			T.cfg.mounts = (int)parse_num(v, 1, MAX_MOUNTS, a);
 			i++;
 		} else if (!strcmp(a, "--delays")) {
 			parse_delays(v);
