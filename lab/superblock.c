@@ -146,6 +146,18 @@ int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out)
 int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
 		       struct lab_sb **out)
 {
+	/* ROOT_BITS: sb_count counts the two list_lrus and nothing else, so
+	 * their bits stand for the count at the root too. */
+	return lab_sb_mount_with(fs, fstype,
+				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE |
+					 SHR_SHRINKER_ROOT_BITS | extra_flags |
+					 fs->extra_shrinker_flags,
+				 out);
+}
+
+int lab_sb_mount_with(struct lab_fs *fs, const char *fstype, unsigned int flags,
+		      struct lab_sb **out)
+{
 	char name[64];
 	struct lab_sb *sb = calloc(1, sizeof(*sb));
 	int ret;
@@ -154,13 +166,7 @@ int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra
 		return -ENOMEM;
 	sb->fs = fs;
 	snprintf(name, sizeof(name), "sb-%s", fstype ? fstype : "tmpfs");
-	/* ROOT_BITS: sb_count counts the two list_lrus and nothing else, so
-	 * their bits stand for the count at the root too. */
-	ret = shr_shrinker_alloc(fs->host,
-				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE |
-					 SHR_SHRINKER_ROOT_BITS | extra_flags |
-					 fs->extra_shrinker_flags,
-				 name, &sb->shrinker);
+	ret = shr_shrinker_alloc(fs->host, flags, name, &sb->shrinker);
 	if (ret)
 		goto fail;
 	sb->shrinker->count_objects = sb_count;

@@ -85,6 +85,11 @@ int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out);
  * for a mount that stands for a non-slab memcg-aware user). */
 int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
 		       struct lab_sb **out);
+/* The same with the shrinker's flags given whole (@fs->extra_shrinker_flags
+ * not added): a superblock whose shrinker is not memcg-aware (its lists are
+ * then the root lists only) or not NUMA-aware, or lacks ROOT_BITS. */
+int lab_sb_mount_with(struct lab_fs *fs, const char *fstype, unsigned int flags,
+		      struct lab_sb **out);
 /* Unmount: free the shrinker, free every object left, destroy the lists. */
 void lab_sb_umount(struct lab_sb *sb);
 

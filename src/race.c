@@ -80,13 +80,21 @@ static uint64_t design_bit(enum shr_design d)
 	return UINT64_C(1) << d;
 }
 
-bool shr_race_point_reachable(enum shr_race_point p, enum shr_design design)
+bool shr_race_point_reachable(enum shr_race_point p, const struct shr_host_params *params)
 {
 	uint64_t all = design_bit(SHR_NR_DESIGNS) - 1, where;
+	enum shr_design design;
 
-	if ((unsigned int)design >= SHR_NR_DESIGNS || (unsigned int)p >= SHR_RACE_NR)
+	if (!params || (unsigned int)params->design >= SHR_NR_DESIGNS ||
+	    (unsigned int)p >= SHR_RACE_NR)
 		return false;
+	design = params->design;
 	switch (p) {
+	case SHR_RACE_LRU_PUBLISH:
+	case SHR_RACE_REPARENT_SPLICED:
+		/* Per-cgroup lists exist only with kmem accounting. */
+		where = params->kmem ? all : 0;
+		break;
 	case SHR_RACE_SET_BIT_A:
 	case SHR_RACE_EMPTY_CLEAR_B:
 	case SHR_RACE_WALK_STALE_RECHECK:
@@ -94,8 +102,11 @@ bool shr_race_point_reachable(enum shr_race_point p, enum shr_design design)
 		break;
 	case SHR_RACE_IX_SET_M1_M2:
 	case SHR_RACE_IX_UNMARK_C2:
-	case SHR_RACE_IX_UNIT_ERASED:
 		where = design_bit(SHR_DESIGN_INDEXED);
+		break;
+	case SHR_RACE_IX_UNIT_ERASED:
+		/* A unit goes with the last list of its ids. */
+		where = params->kmem ? design_bit(SHR_DESIGN_INDEXED) : 0;
 		break;
 	case SHR_RACE_FLAT_GROW_G:
 	case SHR_RACE_FLAT_WRITER_W:

@@ -204,19 +204,22 @@ void shr_race_hits_reset(void);
 const char *shr_race_point_name(enum shr_race_point p);
 
 /**
- * shr_race_point_reachable() - whether a host of @design can reach @p.
+ * shr_race_point_reachable() - whether a host made with @params can reach
+ * @p.
  * @p:      the point.
- * @design: the host's design.
+ * @params: the host's parameters (design, kmem).
  *
  * The design-specific points (indexed marks, flat's growth fold,
  * array-ondemand's install lock, array growth, bit-walk points of designs
- * with bits) are reachable only under their designs; the others under all.
- * Whether a given run reaches a reachable point still depends on its work.
+ * with bits) are reachable only under their designs; per-cgroup list_lru
+ * lists (their publication, reparenting, indexed's unit removal with the
+ * last list) only with kmem on; the others always. Whether a given run
+ * reaches a reachable point still depends on its work.
  *
  * Context: Any.
- * Return: true when @p lies on a path of @design.
+ * Return: true when @p lies on a path such a host has.
  */
-bool shr_race_point_reachable(enum shr_race_point p, enum shr_design design);
+bool shr_race_point_reachable(enum shr_race_point p, const struct shr_host_params *params);
 
 /*
  * A test hook: runs at point @p in whichever thread reaches it, before any

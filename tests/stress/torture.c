@@ -22,6 +22,17 @@
  * only reclaim or the unmount frees them): the id-reuse race of
  * docs/RACES.md R2.
  *
+ * Shrinker kinds. Each mount draws one: the lab's superblock (NUMA- and
+ * memcg-aware, root bits), the same without root bits (the root walk list
+ * under indexed), not NUMA-aware (deferred slot 0), not memcg-aware (root
+ * lists, root walk only), neither; or a queue cache (struct tq, below):
+ * memcg-aware and NONSLAB, objects on its own per-cgroup queues, bits set
+ * with shr_set_shrinker_bit() and queues moved up at offline, like the
+ * kernel's THP deferred split queue, with or without root bits. With
+ * --nokmem the list_lrus keep root lists only and the queue caches are what
+ * non-root reclaim calls; with --nonslab-ids they live in the second id
+ * space.
+ *
  * Cgroups. Slots 0..7 are persistent (taken offline only at the end, and
  * never given children), so a bit lost in them is not healed by an offline
  * (reparenting sets the parent's bit) before a check sees it; half the
@@ -113,13 +124,13 @@ enum rec_state { REC_FREE, REC_ADDING, REC_ON_LIST, REC_ISOLATED, REC_DELETING }
 enum op_kind {
 	OP_MOUNT, OP_UMOUNT, OP_CG_CREATE, OP_CG_CREATE_REFUSED, OP_CG_OFFLINE,
 	OP_CG_OFFLINE_BUSY, OP_CG_RELEASE, OP_ADD, OP_DELETE, OP_SHRINK_SLAB,
-	OP_MEMCG_RECLAIM, OP_DROP_CACHES, OP_FREED_BY_SCAN, OP_NR
+	OP_MEMCG_RECLAIM, OP_DROP_CACHES, OP_FREED_BY_SCAN, OP_QUEUE_REPARENT, OP_NR
 };
 
 static const char *const op_names[OP_NR] = {
 	"mount", "umount", "cg_create", "cg_create_refused(parent offline)", "cg_offline",
 	"cg_offline_busy", "cg_release", "obj_add", "obj_delete", "shrink_slab",
-	"memcg_reclaim", "drop_caches", "obj_freed_by_scan",
+	"memcg_reclaim", "drop_caches", "obj_freed_by_scan", "queue_reparent(objects moved)",
 };
 
 struct record {
@@ -140,11 +151,43 @@ struct record {
 	unsigned int seen;
 };
 
+/*
+ * What a mount slot holds: a superblock of the lab (lists on two list_lrus)
+ * with one of several shrinker kinds, or a queue cache (struct tq: its own
+ * per-cgroup queues, bits set with shr_set_shrinker_bit(), like the
+ * kernel's THP deferred split queue).
+ */
+enum mount_kind {
+	MK_SB,            /* NUMA | MEMCG | ROOT_BITS (the lab's default) */
+	MK_SB_NOROOTBITS, /* NUMA | MEMCG: the root walk list under indexed */
+	MK_SB_NONUMA,     /* MEMCG | ROOT_BITS: deferred work in slot 0 */
+	MK_PLAIN,         /* NUMA, not memcg-aware: root lists, root walk only */
+	MK_PLAIN_NONUMA,  /* neither */
+	MK_QUEUE,         /* NUMA | MEMCG | NONSLAB, own queues and bits */
+	MK_QUEUE_ROOTBITS,/* the same with ROOT_BITS (root bits set by hand) */
+	MK_NR
+};
+
+static const char *const kind_names[MK_NR] = {
+	"sb", "sb, no root bits", "sb, not NUMA-aware", "sb, not memcg-aware",
+	"sb, neither NUMA- nor memcg-aware", "queue (NONSLAB, own bits)",
+	"queue (NONSLAB, own bits, root bits)",
+};
+
+/* Mount kinds drawn per 100 mounts. */
+static const unsigned int kind_weight[MK_NR] = { 40, 12, 10, 8, 5, 15, 10 };
+
+struct tq;
+
 struct mount_slot {
 	pthread_rwlock_t lock;
 	/* Sync: written under lock (write), with atomic stores; read under
-	 * lock (read), or peeked at with an atomic load (op_add()). */
+	 * lock (read), or peeked at with an atomic load (op_add()). One of
+	 * them is set while mounted. */
 	struct lab_sb *sb;
+	struct tq *q;
+	/* Sync: lock. */
+	enum mount_kind kind;
 	unsigned int gen;
 };
 
@@ -204,6 +247,10 @@ static struct {
 	/* Tolerate no stranded object at all (default; --kernel-bits clears
 	 * it). Sync: main. */
 	bool strict_bits;
+	/* Objects of the queue caches (struct tq). Sync: immutable per run. */
+	struct shr_kmem_cache *tq_cache;
+	/* Mounts per kind. Sync: atomic. */
+	atomic_ulong mounts_of_kind[MK_NR];
 	/* Race-point hits summed over the designs run. Sync: main thread. */
 	unsigned long race_hits[SHR_RACE_NR];
 	bool race_reachable[SHR_RACE_NR];
@@ -354,6 +401,463 @@ static void ledger_on_free(struct lab_object *obj, enum lab_free_reason why, voi
 	}
 }
 
+/* ---- queue caches --------------------------------------------------------- */
+
+/*
+ * A memcg-aware, NONSLAB cache that keeps its objects on its own queues per
+ * (cgroup, node), like the kernel's THP deferred split queue: it sets the
+ * cgroup's bit itself (shr_set_shrinker_bit()) when a queue goes 0 -> 1,
+ * and moves a cgroup's queues to the nearest live ancestor when the cgroup
+ * goes offline (tq_reparent(), called after every offline), setting that
+ * ancestor's bit. With kmem off it is what non-root reclaim still calls,
+ * and with nonslab_ids it lives in the second id space.
+ *
+ * Locking: tq.lock guards the table and every queue; objects pin the cgroup
+ * they were charged to, an entry pins the cgroup it is for. The lock ranks
+ * above the library's locks (shr_set_shrinker_bit() may take
+ * shrinker_mutex under it); the library never calls the cache with one of
+ * its locks held.
+ */
+#define TQ_BUCKETS 64
+
+struct tq_cg {
+	struct shr_mem_cgroup *memcg; /* referenced */
+	unsigned long ino;
+	struct tq_cg *next;
+	long nr[SHR_MAX_NUMNODES];
+	struct shr_list_head items[SHR_MAX_NUMNODES];
+};
+
+struct tq {
+	struct shr_shrinker *shrinker;
+	pthread_mutex_t lock;
+	struct tq_cg *buckets[TQ_BUCKETS];
+};
+
+/* The object: a lab object (the ledger's view) and its current queue. */
+struct tq_obj {
+	struct lab_object base;
+	struct tq_cg *owner; /* Sync: tq.lock */
+};
+
+/* The entry of @memcg, created if @create. Context: q->lock. */
+static struct tq_cg *tq_find(struct tq *q, struct shr_mem_cgroup *memcg, bool create)
+{
+	unsigned long ino = shr_mem_cgroup_ino(memcg);
+	struct tq_cg **b = &q->buckets[ino % TQ_BUCKETS], *c;
+
+	for (c = *b; c; c = c->next)
+		if (c->ino == ino)
+			return c;
+	if (!create)
+		return NULL;
+	c = calloc(1, sizeof(*c)); /* test bookkeeping, not modelled memory */
+	if (!c)
+		violation("out of memory for the queue table");
+	c->memcg = memcg;
+	c->ino = ino;
+	shr_mem_cgroup_get(memcg);
+	for (int n = 0; n < SHR_MAX_NUMNODES; n++)
+		shr_list_head_init(&c->items[n]);
+	c->next = *b;
+	*b = c;
+	return c;
+}
+
+static void tq_link(struct tq_cg *c, struct tq_obj *o, int nid)
+{
+	struct shr_list_head *head = &c->items[nid], *item = &o->base.lru;
+
+	item->next = head;
+	item->prev = head->prev;
+	head->prev->next = item;
+	head->prev = item;
+	o->owner = c;
+	c->nr[nid]++;
+}
+
+static void tq_unlink(struct tq_obj *o)
+{
+	struct shr_list_head *item = &o->base.lru;
+
+	item->prev->next = item->next;
+	item->next->prev = item->prev;
+	shr_list_head_init(item);
+	o->owner->nr[o->base.nid]--;
+}
+
+static void tq_obj_free(struct tq_obj *o, enum lab_free_reason why)
+{
+	struct shr_mem_cgroup *memcg = o->base.memcg;
+
+	ledger_on_free(&o->base, why, NULL);
+	shr_kmem_cache_free(T.tq_cache, o);
+	shr_mem_cgroup_put(memcg);
+}
+
+static unsigned long tq_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct tq *q = s->private_data;
+	struct tq_cg *c;
+	long n = 0;
+
+	pthread_mutex_lock(&q->lock);
+	c = tq_find(q, sc->memcg ? sc->memcg : shr_host_root_mem_cgroup(T.host), false);
+	if (c)
+		n = c->nr[sc->nid];
+	pthread_mutex_unlock(&q->lock);
+	return n ? (unsigned long)n : SHR_SHRINK_EMPTY;
+}
+
+static unsigned long tq_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	struct tq *q = s->private_data;
+	struct tq_obj *dispose[64];
+	unsigned long freed = 0, looked = 0;
+	struct tq_cg *c;
+
+	do {
+		int nr = 0;
+
+		pthread_mutex_lock(&q->lock);
+		c = tq_find(q, sc->memcg ? sc->memcg : shr_host_root_mem_cgroup(T.host), false);
+		if (c) {
+			struct shr_list_head *head = &c->items[sc->nid], *item = head->next, *next;
+
+			for (; item != head && nr < 64 && looked < sc->nr_to_scan; item = next) {
+				struct tq_obj *o = (struct tq_obj *)(void *)item;
+
+				next = item->next;
+				looked++;
+				if (!ledger_may_isolate(&o->base, NULL))
+					continue; /* its deleter takes it */
+				tq_unlink(o);
+				dispose[nr++] = o;
+			}
+		}
+		pthread_mutex_unlock(&q->lock);
+		for (int i = 0; i < nr; i++)
+			tq_obj_free(dispose[i], LAB_FREE_SCAN);
+		freed += (unsigned long)nr;
+		if (nr < 64)
+			break;
+	} while (looked < sc->nr_to_scan);
+	return freed;
+}
+
+static int tq_mount(unsigned int flags, struct tq **out)
+{
+	struct tq *q = calloc(1, sizeof(*q));
+	int ret;
+
+	if (!q)
+		return -ENOMEM;
+	pthread_mutex_init(&q->lock, NULL);
+	ret = shr_shrinker_alloc(T.host, flags, "tq", &q->shrinker);
+	if (ret) {
+		pthread_mutex_destroy(&q->lock);
+		free(q);
+		return ret;
+	}
+	q->shrinker->count_objects = tq_count;
+	q->shrinker->scan_objects = tq_scan;
+	q->shrinker->batch = 64;
+	q->shrinker->private_data = q;
+	ret = shr_shrinker_register(q->shrinker);
+	if (ret)
+		violation("shr_shrinker_register: %d", ret);
+	*out = q;
+	return 0;
+}
+
+static void tq_umount(struct tq *q)
+{
+	shr_shrinker_free(q->shrinker);
+	for (int b = 0; b < TQ_BUCKETS; b++) {
+		while (q->buckets[b]) {
+			struct tq_cg *c = q->buckets[b];
+
+			for (int n = 0; n < T.cfg.params.nr_nodes; n++) {
+				while (!shr_list_head_empty(&c->items[n])) {
+					struct tq_obj *o = (struct tq_obj *)(void *)c->items[n].next;
+
+					if (!ledger_may_isolate(&o->base, NULL))
+						violation("queue object being deleted during its unmount");
+					tq_unlink(o);
+					tq_obj_free(o, LAB_FREE_UMOUNT);
+				}
+			}
+			q->buckets[b] = c->next;
+			shr_mem_cgroup_put(c->memcg);
+			free(c);
+		}
+	}
+	pthread_mutex_destroy(&q->lock);
+	free(q);
+}
+
+/*
+ * Add an object charged to @memcg on @nid to the queue of @memcg, or of its
+ * nearest live ancestor if it is dying (a dying cgroup's queues have been
+ * or are about to be moved). Returns 0 or -ENOMEM (nothing added).
+ */
+static int tq_add(struct tq *q, struct shr_mem_cgroup *memcg, int nid, unsigned long serial,
+		  struct lab_object **out)
+{
+	struct tq_obj *o = shr_kmem_cache_alloc_node(T.tq_cache, nid, SHR_GFP_ZERO);
+	struct shr_mem_cgroup *target = memcg;
+	struct tq_cg *c;
+	int ret = 0;
+
+	if (!o)
+		return -ENOMEM;
+	shr_list_head_init(&o->base.lru);
+	o->base.memcg = memcg;
+	o->base.nid = nid;
+	o->base.serial = serial;
+	shr_mem_cgroup_get(memcg);
+	*out = &o->base;
+	pthread_mutex_lock(&q->lock);
+	while (shr_mem_cgroup_is_dying(target))
+		target = shr_mem_cgroup_parent(target);
+	c = tq_find(q, target, true);
+	tq_link(c, o, nid);
+	/* The object first, then the bit (its barrier pairs with reclaim's
+	 * clear / barrier / recount: docs/RACES.md R1). */
+	if (c->nr[nid] == 1) {
+		ret = shr_set_shrinker_bit(target, nid, q->shrinker);
+		if (ret)
+			tq_unlink(o);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (ret) {
+		shr_kmem_cache_free(T.tq_cache, o);
+		shr_mem_cgroup_put(memcg);
+	}
+	return ret;
+}
+
+/* Remove and free @obj if it is queued: 1, or 0. */
+static int tq_delete(struct tq *q, struct lab_object *obj)
+{
+	struct tq_obj *o = (struct tq_obj *)(void *)obj;
+	bool queued;
+
+	pthread_mutex_lock(&q->lock);
+	queued = !shr_list_head_empty(&o->base.lru);
+	if (queued)
+		tq_unlink(o);
+	pthread_mutex_unlock(&q->lock);
+	if (queued)
+		tq_obj_free(o, LAB_FREE_DELETE);
+	return queued;
+}
+
+/* @memcg went offline: move its queues to its nearest live ancestor. */
+static void tq_reparent(struct tq *q, struct shr_mem_cgroup *memcg)
+{
+	struct shr_mem_cgroup *to = shr_mem_cgroup_parent(memcg);
+	struct tq_cg *c, *pc, **link;
+	unsigned long moved = 0;
+
+	pthread_mutex_lock(&q->lock);
+	c = tq_find(q, memcg, false);
+	if (!c) {
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
+	while (shr_mem_cgroup_is_dying(to))
+		to = shr_mem_cgroup_parent(to);
+	pc = tq_find(q, to, true);
+	for (int n = 0; n < T.cfg.params.nr_nodes; n++) {
+		long nr = c->nr[n];
+
+		while (!shr_list_head_empty(&c->items[n])) {
+			struct tq_obj *o = (struct tq_obj *)(void *)c->items[n].next;
+
+			tq_unlink(o);
+			tq_link(pc, o, n);
+		}
+		/* Every move sets the bit (as list_lru reparenting does); it can
+		 * only fail for lack of memory, and then the objects would be
+		 * stranded: retry, the fault injector fails one call at a time. */
+		for (int tries = 0; nr && shr_set_shrinker_bit(to, n, q->shrinker); tries++)
+			if (tries > 1000)
+				violation("shr_set_shrinker_bit keeps failing while reparenting");
+		moved += (unsigned long)nr;
+	}
+	for (link = &q->buckets[c->ino % TQ_BUCKETS]; *link != c; link = &(*link)->next)
+		;
+	*link = c->next;
+	pthread_mutex_unlock(&q->lock);
+	shr_mem_cgroup_put(c->memcg);
+	free(c);
+	atomic_fetch_add_explicit(&T.ops[OP_QUEUE_REPARENT], moved, memory_order_relaxed);
+}
+
+/* Objects of @q on (@nid, @memcg)'s queue, or in all. Context: quiescent
+ * or q->lock not held by the caller. */
+static unsigned long tq_count_one(struct tq *q, int nid, struct shr_mem_cgroup *memcg)
+{
+	struct tq_cg *c;
+	long n = 0;
+
+	pthread_mutex_lock(&q->lock);
+	c = tq_find(q, memcg, false);
+	if (c)
+		n = c->nr[nid];
+	pthread_mutex_unlock(&q->lock);
+	return (unsigned long)n;
+}
+
+static unsigned long tq_count_all(struct tq *q)
+{
+	unsigned long n = 0;
+
+	pthread_mutex_lock(&q->lock);
+	for (int b = 0; b < TQ_BUCKETS; b++)
+		for (struct tq_cg *c = q->buckets[b]; c; c = c->next)
+			for (int i = 0; i < T.cfg.params.nr_nodes; i++)
+				n += (unsigned long)c->nr[i];
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+/* Call @fn on every queued object (quiescent: no lock juggling needed). */
+static void tq_walk(struct tq *q, void (*fn)(struct lab_object *obj, void *arg), void *arg)
+{
+	pthread_mutex_lock(&q->lock);
+	for (int b = 0; b < TQ_BUCKETS; b++)
+		for (struct tq_cg *c = q->buckets[b]; c; c = c->next)
+			for (int n = 0; n < T.cfg.params.nr_nodes; n++)
+				for (struct shr_list_head *i = c->items[n].next; i != &c->items[n];
+				     i = i->next)
+					fn((struct lab_object *)(void *)i, arg);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* ---- mounts of every kind ----------------------------------------------- */
+
+static bool mnt_mounted(const struct mount_slot *m)
+{
+	return m->sb || m->q;
+}
+
+static struct shr_shrinker *mnt_shrinker(const struct mount_slot *m)
+{
+	return m->sb ? m->sb->shrinker : m->q->shrinker;
+}
+
+static bool mnt_memcg_aware(const struct mount_slot *m)
+{
+	return shr_shrinker_flags(mnt_shrinker(m)) & SHR_SHRINKER_MEMCG_AWARE;
+}
+
+static unsigned long mnt_count(struct mount_slot *m, int nid, struct shr_mem_cgroup *memcg)
+{
+	return m->sb ? lab_sb_count(m->sb, nid, memcg) : tq_count_one(m->q, nid, memcg);
+}
+
+static unsigned long mnt_count_all(struct mount_slot *m)
+{
+	return m->sb ? lab_sb_count_all(m->sb) : tq_count_all(m->q);
+}
+
+static int mnt_add(struct mount_slot *m, struct shr_mem_cgroup *memcg, int nid, bool is_inode,
+		   unsigned long serial, struct lab_object **out)
+{
+	if (m->sb)
+		return lab_sb_add_object(m->sb, memcg, nid, is_inode, serial, out);
+	return tq_add(m->q, memcg, nid, serial, out);
+}
+
+static int mnt_delete(struct mount_slot *m, struct lab_object *obj)
+{
+	return m->sb ? lab_sb_delete_object(m->sb, obj) : tq_delete(m->q, obj);
+}
+
+/* Mount @kind in @m. Context: @m's lock held for writing, slot empty. */
+static int mnt_mount(struct mount_slot *m, enum mount_kind kind)
+{
+	/* Under kmem off, memcg-aware superblocks are NONSLAB (fs default). */
+	unsigned int extra = T.fs.extra_shrinker_flags;
+	const unsigned int numa_memcg = SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE;
+	struct lab_sb *sb = NULL;
+	struct tq *q = NULL;
+	int ret;
+
+	switch (kind) {
+	case MK_SB:
+		ret = lab_sb_mount(&T.fs, "tmpfs", &sb);
+		break;
+	case MK_SB_NOROOTBITS:
+		ret = lab_sb_mount_with(&T.fs, "tmpfs", numa_memcg | extra, &sb);
+		break;
+	case MK_SB_NONUMA:
+		ret = lab_sb_mount_with(&T.fs, "tmpfs",
+					SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_ROOT_BITS | extra, &sb);
+		break;
+	case MK_PLAIN:
+		ret = lab_sb_mount_with(&T.fs, "tmpfs", SHR_SHRINKER_NUMA_AWARE, &sb);
+		break;
+	case MK_PLAIN_NONUMA:
+		ret = lab_sb_mount_with(&T.fs, "tmpfs", 0, &sb);
+		break;
+	case MK_QUEUE:
+		ret = tq_mount(numa_memcg | SHR_SHRINKER_NONSLAB, &q);
+		break;
+	default:
+		ret = tq_mount(numa_memcg | SHR_SHRINKER_NONSLAB | SHR_SHRINKER_ROOT_BITS, &q);
+		break;
+	}
+	if (ret)
+		return ret;
+	m->kind = kind;
+	__atomic_store_n(&m->sb, sb, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->q, q, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&T.mounts_of_kind[kind], 1, memory_order_relaxed);
+	return 0;
+}
+
+/* Context: @m's lock held for writing (or quiescent), mounted. */
+static void mnt_umount(struct mount_slot *m)
+{
+	if (m->sb)
+		lab_sb_umount(m->sb);
+	else
+		tq_umount(m->q);
+	__atomic_store_n(&m->sb, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->q, NULL, __ATOMIC_RELAXED);
+}
+
+static enum mount_kind pick_kind(uint64_t *rng)
+{
+	unsigned int total = 0, r;
+	int k;
+
+	for (k = 0; k < MK_NR; k++)
+		total += kind_weight[k];
+	r = rng_below(rng, total);
+	for (k = 0; r >= kind_weight[k]; k++)
+		r -= kind_weight[k];
+	return (enum mount_kind)k;
+}
+
+/* @memcg went offline: every queue cache moves its queues up. */
+static void tq_reparent_all(struct shr_mem_cgroup *memcg)
+{
+	for (int s = 0; s < T.cfg.mounts; s++) {
+		struct mount_slot *m = &T.mounts[s];
+
+		if (!__atomic_load_n(&m->q, __ATOMIC_RELAXED))
+			continue;
+		pthread_rwlock_rdlock(&m->lock);
+		if (m->q)
+			tq_reparent(m->q, memcg);
+		pthread_rwlock_unlock(&m->lock);
+	}
+}
+
 /* ---- cgroups ----------------------------------------------------------- */
 
 /* A referenced cgroup from the table (or the root), any state but EMPTY. */
@@ -450,6 +954,8 @@ static int cg_offline_slot(int i)
 	ret = shr_mem_cgroup_offline(memcg);
 	if (ret && ret != -EBUSY)
 		violation("shr_mem_cgroup_offline: %d", ret);
+	if (!ret)
+		tq_reparent_all(memcg);
 	pthread_mutex_lock(&T.cg_lock);
 	T.cgs[i].state = ret ? CG_ONLINE : CG_DYING;
 	pthread_mutex_unlock(&T.cg_lock);
@@ -528,30 +1034,28 @@ static void op_mount_toggle(struct worker_state *ws)
 	int slot = (int)rng_below(&ws->rng, mount_limit());
 	unsigned int what = rng_below(&ws->rng, 3);
 	struct mount_slot *m = &T.mounts[slot];
+	enum mount_kind kind = pick_kind(&ws->rng);
 	bool mounted = false;
-	struct lab_sb *sb;
 	int ret;
 
 	pthread_rwlock_wrlock(&m->lock);
 	/* Mounted: unmount, remount or leave it, a third each (about 3/4 of
 	 * the open slots stay mounted). */
-	if (m->sb && what == 0) {
+	if (mnt_mounted(m) && what == 0) {
 		pthread_rwlock_unlock(&m->lock);
 		return;
 	}
-	if (m->sb) {
-		lab_sb_umount(m->sb);
-		__atomic_store_n(&m->sb, NULL, __ATOMIC_RELAXED);
+	if (mnt_mounted(m)) {
+		mnt_umount(m);
 		m->gen++;
 		count_op(OP_UMOUNT);
 	}
-	if (!m->sb && what != 1) {
-		ret = lab_sb_mount(&T.fs, "tmpfs", &sb);
+	if (!mnt_mounted(m) && what != 1) {
+		ret = mnt_mount(m, kind);
 		if (ret)
-			violation("lab_sb_mount: %d", ret);
-		__atomic_store_n(&m->sb, sb, __ATOMIC_RELAXED);
+			violation("mount (%s): %d", kind_names[kind], ret);
 		m->gen++;
-		note_id(shr_shrinker_id(sb->shrinker));
+		note_id(shr_shrinker_id(mnt_shrinker(m)));
 		count_op(OP_MOUNT);
 		mounted = true;
 	}
@@ -608,7 +1112,7 @@ static void op_add_to(struct worker_state *ws, int slot, bool lasting)
 		while (shr_mem_cgroup_is_dying(target))
 			target = shr_mem_cgroup_parent(target);
 	pthread_rwlock_rdlock(&m->lock);
-	if (!m->sb || !record_get(&idx)) {
+	if (!mnt_mounted(m) || !record_get(&idx)) {
 		pthread_rwlock_unlock(&m->lock);
 		shr_mem_cgroup_put(memcg);
 		return;
@@ -618,19 +1122,18 @@ static void op_add_to(struct worker_state *ws, int slot, bool lasting)
 	atomic_store_explicit(&rec->slot, slot, memory_order_relaxed);
 	atomic_store_explicit(&rec->mount_gen, m->gen, memory_order_relaxed);
 	atomic_store(&rec->word, mkword(gen, REC_ADDING));
-	ret = lab_sb_add_object(m->sb, target, nid, rng_below(rng, 2), mkserial(idx, gen),
-				&rec->obj);
+	ret = mnt_add(m, target, nid, rng_below(rng, 2), mkserial(idx, gen), &rec->obj);
 	if (ret) {
 		/* -ENOMEM is the only acceptable failure, and only with a
 		 * fault injector, which this test does not arm. */
-		violation("lab_sb_add_object: %d", ret);
+		violation("add (%s): %d", kind_names[m->kind], ret);
 	}
 	expect = mkword(gen, REC_ADDING);
 	/* Release: pairs with the deleter's CAS, so it sees obj. Fails if a
 	 * scan already took it (then the record may already be recycled:
 	 * touch nothing of it any more). */
 	atomic_compare_exchange_strong(&rec->word, &expect, mkword(gen, REC_ON_LIST));
-	if (shr_mem_cgroup_is_dying(target))
+	if (m->sb && shr_mem_cgroup_is_dying(target))
 		taint_ancestors(target, nid);
 	pthread_rwlock_unlock(&m->lock);
 	shr_mem_cgroup_put(memcg);
@@ -647,7 +1150,8 @@ static void op_add(struct worker_state *ws)
 
 	for (int tries = 0; tries < 4; tries++) {
 		slot = (int)rng_below(&ws->rng, limit);
-		if (__atomic_load_n(&T.mounts[slot].sb, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&T.mounts[slot].sb, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&T.mounts[slot].q, __ATOMIC_RELAXED))
 			break;
 	}
 	op_add_to(ws, slot, false);
@@ -668,7 +1172,8 @@ static void op_delete(struct worker_state *ws)
 			continue;
 		m = &T.mounts[atomic_load_explicit(&rec->slot, memory_order_relaxed)];
 		pthread_rwlock_rdlock(&m->lock);
-		if (!m->sb || m->gen != atomic_load_explicit(&rec->mount_gen, memory_order_relaxed) ||
+		if (!mnt_mounted(m) ||
+		    m->gen != atomic_load_explicit(&rec->mount_gen, memory_order_relaxed) ||
 		    !atomic_compare_exchange_strong(&rec->word, &w,
 						    mkword(word_gen(w), REC_DELETING))) {
 			pthread_rwlock_unlock(&m->lock);
@@ -676,7 +1181,7 @@ static void op_delete(struct worker_state *ws)
 		}
 		/* Claimed: no scan may isolate it now, so it must be on a list. */
 		obj = rec->obj;
-		ret = lab_sb_delete_object(m->sb, obj);
+		ret = mnt_delete(m, obj);
 		if (ret != 1)
 			violation("object %td claimed ON_LIST but shr_list_lru_del returned %d",
 				  rec - T.ledger, ret);
@@ -775,21 +1280,25 @@ struct walk_ctx {
 	unsigned long seen;
 };
 
-static enum shr_lru_status walk_count(struct shr_list_head *item, struct shr_list_lru_one *list,
-				      void *arg)
+static void count_seen(struct lab_object *obj, void *arg)
 {
-	struct lab_object *obj = (struct lab_object *)(void *)item;
 	struct walk_ctx *ctx = arg;
 	uint64_t gen;
 	struct record *rec = serial_record(obj->serial, &gen);
 	uint64_t w = atomic_load(&rec->word);
 
-	(void)list;
 	if (word_gen(w) != gen || word_state(w) != REC_ON_LIST)
 		violation("object %td gen %" PRIu64 " on a list, ledger says state %d gen %" PRIu64,
 			  rec - T.ledger, gen, word_state(w), word_gen(w));
 	rec->seen++;
 	ctx->seen++;
+}
+
+static enum shr_lru_status walk_count(struct shr_list_head *item, struct shr_list_lru_one *list,
+				      void *arg)
+{
+	(void)list;
+	count_seen((struct lab_object *)(void *)item, arg);
 	return SHR_LRU_SKIP;
 }
 
@@ -804,8 +1313,8 @@ static void diagnose_record(struct record *rec)
 		rec - T.ledger, obj->is_inode ? "inode" : "dentry", shr_mem_cgroup_ino(obj->memcg),
 		shr_mem_cgroup_is_online(obj->memcg) ? "online" : "offline", obj->nid,
 		atomic_load(&rec->slot), atomic_load(&rec->mount_gen),
-		m->sb ? "mounted" : "empty", m->gen,
-		m->sb ? lab_sb_count(m->sb, obj->nid, obj->memcg) : 0UL);
+		mnt_mounted(m) ? kind_names[m->kind] : "empty", m->gen,
+		mnt_mounted(m) ? mnt_count(m, obj->nid, obj->memcg) : 0UL);
 }
 
 static enum shr_lru_status walk_print(struct shr_list_head *item, struct shr_list_lru_one *list,
@@ -835,11 +1344,11 @@ static enum shr_lru_status walk_print(struct shr_list_head *item, struct shr_lis
  * on any other list is a violation.
  * Return: true if every object there is explained.
  */
-static bool check_stranded(struct lab_sb *sb, int nid, int slot, unsigned long *known)
+static bool check_stranded(struct mount_slot *m, int nid, int slot, unsigned long *known)
 {
-	if (T.strict_bits || slot < 0 || !(T.cgs[slot].taint_nodes & (1ULL << nid)))
+	if (T.strict_bits || slot < 0 || !m->sb || !(T.cgs[slot].taint_nodes & (1ULL << nid)))
 		return false;
-	*known += lab_sb_count(sb, nid, T.cgs[slot].memcg);
+	*known += mnt_count(m, nid, T.cgs[slot].memcg);
 	return true;
 }
 
@@ -852,13 +1361,17 @@ static void check_ledger(const char *when)
 	for (unsigned int i = 0; i < LEDGER_CAP; i++)
 		T.ledger[i].seen = 0;
 	for (int s = 0; s < MAX_MOUNTS; s++) {
-		struct lab_sb *sb = T.mounts[s].sb;
+		struct mount_slot *m = &T.mounts[s];
 
-		if (!sb)
+		if (m->sb) {
+			shr_list_lru_walk(m->sb->dentry_lru, walk_count, &ctx, ~0UL);
+			shr_list_lru_walk(m->sb->inode_lru, walk_count, &ctx, ~0UL);
+		} else if (m->q) {
+			tq_walk(m->q, count_seen, &ctx);
+		} else {
 			continue;
-		shr_list_lru_walk(sb->dentry_lru, walk_count, &ctx, ~0UL);
-		shr_list_lru_walk(sb->inode_lru, walk_count, &ctx, ~0UL);
-		counted += lab_sb_count_all(sb);
+		}
+		counted += mnt_count_all(m);
 	}
 	for (unsigned int i = 0; i < LEDGER_CAP; i++) {
 		enum rec_state st = word_state(atomic_load(&T.ledger[i].word));
@@ -888,9 +1401,9 @@ static long deferred_total(struct shr_mem_cgroup *memcg)
 	long sum = 0;
 
 	for (int s = 0; s < MAX_MOUNTS; s++)
-		if (T.mounts[s].sb)
+		if (mnt_mounted(&T.mounts[s]) && mnt_memcg_aware(&T.mounts[s]))
 			for (int n = 0; n < T.cfg.params.nr_nodes; n++)
-				sum += shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, memcg, n);
+				sum += shr_shrinker_nr_deferred(mnt_shrinker(&T.mounts[s]), memcg, n);
 	return sum;
 }
 
@@ -919,11 +1432,18 @@ static int pick_deferred_candidate(uint64_t *rng, const bool *tried)
 
 /* Offline one ONLINE cgroup (preferably one holding deferred work); its
  * deferred work must land in its parent. */
+/* Whether the offline check looks at mount @s: memcg-aware ones only (the
+ * others keep one counter per node for every cgroup). */
+static bool deferred_checked(int s)
+{
+	return mnt_mounted(&T.mounts[s]) && mnt_memcg_aware(&T.mounts[s]);
+}
+
 static void check_deferred_reparent(uint64_t *rng)
 {
-	long before_child[MAX_MOUNTS][SHR_MAX_NUMNODES], before_parent[MAX_MOUNTS][SHR_MAX_NUMNODES];
+	static long before_child[MAX_MOUNTS][SHR_MAX_NUMNODES];
+	static long before_parent[MAX_MOUNTS][SHR_MAX_NUMNODES];
 	int nodes = T.cfg.params.nr_nodes;
-
 	bool tried[MAX_CGROUPS] = { false };
 
 	for (int tries = 0; tries < MAX_CGROUPS; tries++) {
@@ -937,13 +1457,13 @@ static void check_deferred_reparent(uint64_t *rng)
 		memcg = T.cgs[i].memcg;
 		parent = shr_mem_cgroup_parent(memcg);
 		for (int s = 0; s < MAX_MOUNTS; s++) {
-			if (!T.mounts[s].sb)
+			if (!deferred_checked(s))
 				continue;
 			for (int n = 0; n < nodes; n++) {
 				before_child[s][n] =
-					shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, memcg, n);
+					shr_shrinker_nr_deferred(mnt_shrinker(&T.mounts[s]), memcg, n);
 				before_parent[s][n] =
-					shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, parent, n);
+					shr_shrinker_nr_deferred(mnt_shrinker(&T.mounts[s]), parent, n);
 				if (before_child[s][n] < 0 || before_parent[s][n] < 0)
 					violation("nr_deferred: %ld %ld", before_child[s][n],
 						  before_parent[s][n]);
@@ -956,10 +1476,11 @@ static void check_deferred_reparent(uint64_t *rng)
 			violation("quiescent offline: %d", ret);
 		count_op(OP_CG_OFFLINE);
 		for (int s = 0; s < MAX_MOUNTS; s++) {
-			if (!T.mounts[s].sb)
+			if (!deferred_checked(s))
 				continue;
 			for (int n = 0; n < nodes; n++) {
-				long after = shr_shrinker_nr_deferred(T.mounts[s].sb->shrinker, parent, n);
+				long after = shr_shrinker_nr_deferred(mnt_shrinker(&T.mounts[s]), parent,
+								      n);
 
 				if (before_child[s][n])
 					T.deferred_moved++;
@@ -967,7 +1488,7 @@ static void check_deferred_reparent(uint64_t *rng)
 					violation("deferred not conserved offlining cgroup %lu (node %d, "
 						  "shrinker %d): child %ld + parent %ld -> parent %ld",
 						  shr_mem_cgroup_ino(memcg), n,
-						  shr_shrinker_id(T.mounts[s].sb->shrinker),
+						  shr_shrinker_id(mnt_shrinker(&T.mounts[s])),
 						  before_child[s][n], before_parent[s][n], after);
 			}
 		}
@@ -977,41 +1498,43 @@ static void check_deferred_reparent(uint64_t *rng)
 }
 
 /* Tell a missing bit from a reclaim that merely fell short. */
-static void diagnose_stranded(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg)
+static void diagnose_stranded(struct mount_slot *m, int nid, struct shr_mem_cgroup *memcg)
 {
-	unsigned long before = lab_sb_count(sb, nid, memcg), freed = 0;
+	struct shr_shrinker *shrinker = mnt_shrinker(m);
+	unsigned long before = mnt_count(m, nid, memcg), freed = 0;
 	struct shr_shrinker_stats st0, st1;
 	int ret;
 
-	shr_shrinker_get_stats(sb->shrinker, &st0);
+	shr_shrinker_get_stats(shrinker, &st0);
 	ret = shr_shrink_slab(T.host, nid, memcg, 0, &freed);
-	shr_shrinker_get_stats(sb->shrinker, &st1);
+	shr_shrinker_get_stats(shrinker, &st1);
 	fprintf(stderr, "torture: diagnosis: shrinker calls %lu -> %lu, scanned %lu -> %lu, "
 			"deferred %ld -> %ld; nr_deferred(here) %ld\n",
 		st0.calls, st1.calls, st0.scanned, st1.scanned, st0.deferred, st1.deferred,
-		shr_shrinker_nr_deferred(sb->shrinker, memcg, nid));
+		shr_shrinker_nr_deferred(shrinker, memcg, nid));
 
 	fprintf(stderr,
 		"torture: diagnosis: cgroup %lu (id %d, %s) node %d holds %lu objects of "
-		"shrinker %d; shrink_slab(prio 0) -> %d, freed %lu, left %lu%s\n",
+		"shrinker %d (%s); shrink_slab(prio 0) -> %d, freed %lu, left %lu%s\n",
 		shr_mem_cgroup_ino(memcg), shr_mem_cgroup_id(memcg),
 		shr_mem_cgroup_is_online(memcg) ? "online" : "offline", nid, before,
-		shr_shrinker_id(sb->shrinker), ret, freed, lab_sb_count(sb, nid, memcg),
+		shr_shrinker_id(shrinker), kind_names[m->kind], ret, freed,
+		mnt_count(m, nid, memcg),
 		freed ? "" : " (the shrinker was not called: its bit is missing)");
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; m->sb && k < 2; k++) {
 		unsigned long budget = ~0UL;
 
-		shr_list_lru_walk_one(k ? sb->inode_lru : sb->dentry_lru, nid, memcg, walk_print,
-				      NULL, &budget);
+		shr_list_lru_walk_one(k ? m->sb->inode_lru : m->sb->dentry_lru, nid, memcg,
+				      walk_print, NULL, &budget);
 	}
 }
 
 static void check_lists_empty(const char *when, bool all)
 {
 	for (int s = 0; s < MAX_MOUNTS; s++) {
-		struct lab_sb *sb = T.mounts[s].sb;
+		struct mount_slot *m = &T.mounts[s];
 
-		if (!sb)
+		if (!mnt_mounted(m))
 			continue;
 		for (int i = -1; i < MAX_CGROUPS; i++) {
 			struct shr_mem_cgroup *memcg =
@@ -1019,18 +1542,21 @@ static void check_lists_empty(const char *when, bool all)
 
 			if (i >= 0 && T.cgs[i].state != CG_ONLINE)
 				continue;
-			for (int n = 0; n < T.cfg.params.nr_nodes; n++)
-				if (lab_sb_count(sb, n, memcg) &&
-				    !check_stranded(sb, n, i, &T.stranded_known))
-					diagnose_stranded(sb, n, memcg), violation("%s: %lu objects left on (cgroup %lu, node %d) of "
-						  "shrinker %d after drop_caches",
-						  when, lab_sb_count(sb, n, memcg),
-						  shr_mem_cgroup_ino(memcg), n,
-						  shr_shrinker_id(sb->shrinker));
+			for (int n = 0; n < T.cfg.params.nr_nodes; n++) {
+				if (!mnt_count(m, n, memcg) ||
+				    check_stranded(m, n, i, &T.stranded_known))
+					continue;
+				diagnose_stranded(m, n, memcg);
+				violation("%s: %lu objects left on (cgroup %lu, node %d) of shrinker "
+					  "%d (%s) after drop_caches",
+					  when, mnt_count(m, n, memcg), shr_mem_cgroup_ino(memcg), n,
+					  shr_shrinker_id(mnt_shrinker(m)), kind_names[m->kind]);
+			}
 		}
-		if (all && lab_sb_count_all(sb))
-			violation("%s: %lu objects left on lists of shrinker %d after drop_caches",
-				  when, lab_sb_count_all(sb), shr_shrinker_id(sb->shrinker));
+		if (all && mnt_count_all(m))
+			violation("%s: %lu objects left on lists of shrinker %d (%s) after drop_caches",
+				  when, mnt_count_all(m), shr_shrinker_id(mnt_shrinker(m)),
+				  kind_names[m->kind]);
 	}
 	check_ledger(when);
 	T.checks++;
@@ -1118,17 +1644,17 @@ static void final_checks_and_teardown(struct shr_slab_allocator *sa,
 	op_drop_caches();
 	check_lists_empty("end, cgroups offline", true);
 	release_everything();
-	for (int s = 0; s < MAX_MOUNTS; s++) {
-		if (T.mounts[s].sb) {
-			lab_sb_umount(T.mounts[s].sb);
-			T.mounts[s].sb = NULL;
-		}
-	}
+	for (int s = 0; s < MAX_MOUNTS; s++)
+		if (mnt_mounted(&T.mounts[s]))
+			mnt_umount(&T.mounts[s]);
 	if (T.nr_free != LEDGER_CAP)
 		violation("%u ledger records still held after unmount", LEDGER_CAP - T.nr_free);
 	if (atomic_load(&T.fs.nr_alive))
 		violation("%ld lab objects alive after unmount", atomic_load(&T.fs.nr_alive));
 	lab_fs_destroy(&T.fs);
+	if (shr_kmem_cache_destroy(T.tq_cache))
+		violation("queue objects left in their cache after unmount");
+	T.tq_cache = NULL;
 	shr_rcu_barrier();
 	ret = shr_host_destroy(T.host);
 	if (ret)
@@ -1163,8 +1689,11 @@ static void reset_state(void)
 	memset(T.cgs, 0, sizeof(T.cgs));
 	for (int s = 0; s < MAX_MOUNTS; s++) {
 		T.mounts[s].sb = NULL;
+		T.mounts[s].q = NULL;
 		T.mounts[s].gen = 0;
 	}
+	for (int k = 0; k < MK_NR; k++)
+		atomic_store(&T.mounts_of_kind[k], 0);
 }
 
 static double now_s(void)
@@ -1214,7 +1743,7 @@ static void widen(bool on, uint64_t phase)
 }
 
 /* Print this design's race-point hits and add them to the run's totals. */
-static void report_race_hits(enum shr_design design)
+static void report_race_hits(const struct shr_host_params *params)
 {
 	int unreached = 0;
 
@@ -1223,7 +1752,7 @@ static void report_race_hits(enum shr_design design)
 	printf("  race points (hits%s):", widening() ? ", delays armed" : "");
 	for (int p = 0; p < SHR_RACE_NR; p++) {
 		unsigned long h = shr_race_hits((enum shr_race_point)p);
-		bool reachable = shr_race_point_reachable((enum shr_race_point)p, design);
+		bool reachable = shr_race_point_reachable((enum shr_race_point)p, params);
 
 		T.race_hits[p] += h;
 		T.race_reachable[p] |= reachable;
@@ -1237,7 +1766,7 @@ static void report_race_hits(enum shr_design design)
 		printf("  race points of this design not reached in this run:");
 		for (int p = 0; p < SHR_RACE_NR; p++)
 			if (!shr_race_hits((enum shr_race_point)p) &&
-			    shr_race_point_reachable((enum shr_race_point)p, design))
+			    shr_race_point_reachable((enum shr_race_point)p, params))
 				printf(" %s", shr_race_point_name((enum shr_race_point)p));
 		printf("\n");
 	}
@@ -1307,6 +1836,9 @@ static int run_design(enum shr_design design)
 		violation("lab_fs_init: %d", ret);
 	T.fs.may_isolate = ledger_may_isolate;
 	T.fs.on_free = ledger_on_free;
+	ret = shr_kmem_cache_create(sa, "tq_obj", sizeof(struct tq_obj), 0, 0, &T.tq_cache);
+	if (ret)
+		violation("shr_kmem_cache_create: %d", ret);
 	/* With kmem off, non-root cgroups see only NONSLAB shrinkers. */
 	if (!params.kmem)
 		T.fs.extra_shrinker_flags = SHR_SHRINKER_NONSLAB;
@@ -1366,11 +1898,15 @@ static int run_design(enum shr_design design)
 	printf("  operations per second                %.0f\n", (double)total_ops / elapsed);
 	printf("  highest shrinker id mounted          %d (of %d mount slots)\n",
 	       atomic_load(&T.max_id), T.cfg.mounts);
+	printf("  mounts by kind:");
+	for (int k = 0; k < MK_NR; k++)
+		printf("%s %s %lu", k ? "," : "", kind_names[k], atomic_load(&T.mounts_of_kind[k]));
+	printf("\n");
 	printf("  checks passed                        %lu\n", T.checks);
 	printf("  deferred counters moved by checked reparents: %lu\n", T.deferred_moved);
 	printf("  stranded on lists an add through a dying cgroup reached: %lu objects\n",
 	       T.stranded_known);
-	report_race_hits(design);
+	report_race_hits(&params);
 	fflush(stdout);
 	return 0;
 }

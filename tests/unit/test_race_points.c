@@ -28,7 +28,10 @@ static struct shr_host *new_host(enum shr_design design)
 /* Every point has a distinct name; reachability follows the designs. */
 static void test_names_and_reachability(void **state)
 {
+	struct shr_host_params prm;
+
 	(void)state;
+	shr_host_params_init(&prm);
 	for (int p = 0; p < SHR_RACE_NR; p++) {
 		int reachable = 0;
 
@@ -36,16 +39,27 @@ static void test_names_and_reachability(void **state)
 		for (int q = 0; q < p; q++)
 			assert_string_not_equal(shr_race_point_name((enum shr_race_point)p),
 						shr_race_point_name((enum shr_race_point)q));
-		for (int d = 0; d < SHR_NR_DESIGNS; d++)
-			reachable += shr_race_point_reachable((enum shr_race_point)p,
-							      (enum shr_design)d);
+		for (int d = 0; d < SHR_NR_DESIGNS; d++) {
+			prm.design = (enum shr_design)d;
+			reachable += shr_race_point_reachable((enum shr_race_point)p, &prm);
+		}
 		assert_true(reachable > 0);
 	}
 	assert_string_equal(shr_race_point_name(SHR_RACE_NR), "?");
-	assert_false(shr_race_point_reachable(SHR_RACE_IX_SET_M1_M2, SHR_DESIGN_XARRAY));
-	assert_true(shr_race_point_reachable(SHR_RACE_IX_SET_M1_M2, SHR_DESIGN_INDEXED));
-	assert_false(shr_race_point_reachable(SHR_RACE_EMPTY_CLEAR_B, SHR_DESIGN_NOBITMAP));
-	assert_false(shr_race_point_reachable(SHR_RACE_WALK_PIN, SHR_NR_DESIGNS));
+	prm.design = SHR_DESIGN_XARRAY;
+	assert_false(shr_race_point_reachable(SHR_RACE_IX_SET_M1_M2, &prm));
+	prm.design = SHR_DESIGN_INDEXED;
+	assert_true(shr_race_point_reachable(SHR_RACE_IX_SET_M1_M2, &prm));
+	assert_true(shr_race_point_reachable(SHR_RACE_LRU_PUBLISH, &prm));
+	prm.kmem = false;
+	assert_false(shr_race_point_reachable(SHR_RACE_LRU_PUBLISH, &prm));
+	assert_false(shr_race_point_reachable(SHR_RACE_IX_UNIT_ERASED, &prm));
+	assert_true(shr_race_point_reachable(SHR_RACE_IX_SET_M1_M2, &prm));
+	prm.design = SHR_DESIGN_NOBITMAP;
+	assert_false(shr_race_point_reachable(SHR_RACE_EMPTY_CLEAR_B, &prm));
+	prm.design = SHR_NR_DESIGNS;
+	assert_false(shr_race_point_reachable(SHR_RACE_WALK_PIN, &prm));
+	assert_false(shr_race_point_reachable(SHR_RACE_WALK_PIN, NULL));
 }
 
 struct hook_log {
