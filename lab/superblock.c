@@ -61,17 +61,39 @@ static void object_free(struct lab_fs *fs, struct lab_object *obj, enum lab_free
 struct dispose_ctx {
 	struct lab_fs *fs;
 	struct shr_list_head head;
+	bool scan; /* a shrinker scan (isolate_status applies), not an unmount */
 };
 
 static enum shr_lru_status isolate_to_dispose(struct shr_list_head *item,
 					      struct shr_list_lru_one *list, void *arg)
 {
 	struct dispose_ctx *ctx = arg;
+	struct lab_fs *fs = ctx->fs;
+	struct lab_object *obj = (struct lab_object *)(void *)item;
+	enum shr_lru_status st = SHR_LRU_REMOVED;
 
-	if (ctx->fs->may_isolate &&
-	    !ctx->fs->may_isolate((struct lab_object *)(void *)item, ctx->fs->hook_arg))
+	if (ctx->scan && fs->isolate_status)
+		st = fs->isolate_status(obj, fs->hook_arg);
+	switch (st) {
+	case SHR_LRU_ROTATE:
+	case SHR_LRU_SKIP:
+		return st;
+	case SHR_LRU_RETRY:
+	case SHR_LRU_STOP:
+		shr_list_lru_one_unlock(list);
+		return st;
+	case SHR_LRU_REMOVED:
+	case SHR_LRU_REMOVED_RETRY:
+	default:
+		break;
+	}
+	if (fs->may_isolate && !fs->may_isolate(obj, fs->hook_arg))
 		return SHR_LRU_SKIP;
 	shr_list_lru_isolate_move(list, item, &ctx->head);
+	if (st == SHR_LRU_REMOVED_RETRY) {
+		shr_list_lru_one_unlock(list);
+		return st;
+	}
 	return SHR_LRU_REMOVED;
 }
 
@@ -96,7 +118,7 @@ static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head,
 static unsigned long prune(struct lab_sb *sb, struct shr_list_lru *lru,
 			   struct shr_shrink_control *sc)
 {
-	struct dispose_ctx ctx = { .fs = sb->fs };
+	struct dispose_ctx ctx = { .fs = sb->fs, .scan = true };
 
 	shr_list_head_init(&ctx.head);
 	shr_list_lru_shrink_walk(lru, sc, isolate_to_dispose, &ctx);

@@ -50,6 +50,15 @@ struct lab_fs {
 	 */
 	bool (*may_isolate)(struct lab_object *obj, void *arg);
 	void (*on_free)(struct lab_object *obj, enum lab_free_reason why, void *arg);
+	/*
+	 * Optional (the torture test): what a scan's isolate callback does with
+	 * @obj before asking may_isolate: SHR_LRU_REMOVED (the default),
+	 * SHR_LRU_REMOVED_RETRY (remove it, drop the lock, restart the walk),
+	 * SHR_LRU_ROTATE, SHR_LRU_SKIP, SHR_LRU_RETRY (drop the lock, restart)
+	 * or SHR_LRU_STOP (drop the lock, end the walk). Unmount always
+	 * removes. Runs with the object's list lock held.
+	 */
+	enum shr_lru_status (*isolate_status)(struct lab_object *obj, void *arg);
 	void *hook_arg;
 	/* Extra shrinker flags for later mounts (e.g. SHR_SHRINKER_NONSLAB).
 	 * Sync: set before the mount it applies to, by the mounting thread. */

@@ -33,6 +33,11 @@
  * non-root reclaim calls; with --nonslab-ids they live in the second id
  * space.
  *
+ * Isolate callbacks. While the workers run, a superblock scan's callback
+ * returns every status a callback can (REMOVED mostly, REMOVED_RETRY,
+ * ROTATE, SKIP, RETRY, STOP: the last two drop the list lock mid-walk);
+ * each must be seen in a run. Checks scan with REMOVED only.
+ *
  * Cgroups. Slots 0..7 are persistent (taken offline only at the end, and
  * never given children), so a bit lost in them is not healed by an offline
  * (reparenting sets the parent's bit) before a check sees it; half the
@@ -247,6 +252,12 @@ static struct {
 	/* Tolerate no stranded object at all (default; --kernel-bits clears
 	 * it). Sync: main. */
 	bool strict_bits;
+	/* Isolate callback results of scans, by status. Sync: atomic. */
+	atomic_ulong iso_status[SHR_LRU_STOP + 1];
+	/* Whether scans draw random statuses: only while the workers run (the
+	 * checks' drop_caches must be able to empty every list). Sync: atomic;
+	 * changed by the main thread with the workers paused or stopped. */
+	atomic_bool iso_random;
 	/* Objects of the queue caches (struct tq). Sync: immutable per run. */
 	struct shr_kmem_cache *tq_cache;
 	/* Mounts per kind. Sync: atomic. */
@@ -377,6 +388,37 @@ static bool ledger_may_isolate(struct lab_object *obj, void *arg)
 				  rec - T.ledger, gen, word_state(w));
 		}
 	}
+}
+
+/*
+ * What a scan's isolate callback does with an object (lab fs hook): every
+ * status a callback may return, mostly REMOVED. RETRY and STOP drop the list
+ * lock mid-walk; ROTATE moves the item to the tail (a walk can meet it
+ * again; the budget bounds it). Runs under the list lock.
+ */
+static enum shr_lru_status pick_isolate_status(struct lab_object *obj, void *arg)
+{
+	static _Thread_local uint64_t rng;
+	static const struct {
+		enum shr_lru_status st;
+		unsigned int weight;
+	} table[] = {
+		{ SHR_LRU_REMOVED, 70 }, { SHR_LRU_REMOVED_RETRY, 8 }, { SHR_LRU_ROTATE, 8 },
+		{ SHR_LRU_SKIP, 6 },     { SHR_LRU_RETRY, 4 },         { SHR_LRU_STOP, 4 },
+	};
+	unsigned int r;
+	size_t i;
+
+	(void)arg;
+	if (!atomic_load_explicit(&T.iso_random, memory_order_relaxed))
+		return SHR_LRU_REMOVED;
+	if (!rng)
+		rng = T.cfg.seed ^ (uint64_t)(uintptr_t)&rng ^ obj->serial;
+	r = rng_below(&rng, 100);
+	for (i = 0; r >= table[i].weight; i++)
+		r -= table[i].weight;
+	atomic_fetch_add_explicit(&T.iso_status[table[i].st], 1, memory_order_relaxed);
+	return table[i].st;
 }
 
 static void ledger_on_free(struct lab_object *obj, enum lab_free_reason why, void *arg)
@@ -1567,6 +1609,7 @@ static void quiescent_check(uint64_t *rng)
 	atomic_store(&T.pause, true);
 	pthread_barrier_wait(&T.stopped);
 	atomic_store(&T.pause, false);
+	atomic_store(&T.iso_random, false);
 	check_ledger("quiescent");
 	check_deferred_reparent(rng);
 	check_ledger("after reparent");
@@ -1575,6 +1618,7 @@ static void quiescent_check(uint64_t *rng)
 	 * its cgroup goes offline (reparenting sets the parent's bit). */
 	op_drop_caches();
 	check_lists_empty("quiescent, after drop_caches", false);
+	atomic_store(&T.iso_random, true);
 	pthread_barrier_wait(&T.resume);
 }
 
@@ -1694,6 +1738,8 @@ static void reset_state(void)
 	}
 	for (int k = 0; k < MK_NR; k++)
 		atomic_store(&T.mounts_of_kind[k], 0);
+	for (int k = 0; k <= SHR_LRU_STOP; k++)
+		atomic_store(&T.iso_status[k], 0);
 }
 
 static double now_s(void)
@@ -1836,6 +1882,7 @@ static int run_design(enum shr_design design)
 		violation("lab_fs_init: %d", ret);
 	T.fs.may_isolate = ledger_may_isolate;
 	T.fs.on_free = ledger_on_free;
+	T.fs.isolate_status = pick_isolate_status;
 	ret = shr_kmem_cache_create(sa, "tq_obj", sizeof(struct tq_obj), 0, 0, &T.tq_cache);
 	if (ret)
 		violation("shr_kmem_cache_create: %d", ret);
@@ -1846,6 +1893,7 @@ static int run_design(enum shr_design design)
 	pthread_barrier_init(&T.stopped, NULL, (unsigned int)T.cfg.threads + 1);
 	pthread_barrier_init(&T.resume, NULL, (unsigned int)T.cfg.threads + 1);
 	atomic_store(&T.mount_limit, T.cfg.mounts < FIRST_MOUNTS ? T.cfg.mounts : FIRST_MOUNTS);
+	atomic_store(&T.iso_random, true);
 	atomic_store(&T.max_id, -1);
 	widen(true, phase++);
 	for (int t = 0; t < T.cfg.threads; t++)
@@ -1881,6 +1929,7 @@ static int run_design(enum shr_design design)
 	for (int t = 0; t < T.cfg.threads; t++)
 		pthread_join(tids[t], NULL);
 	widen(false, 0);
+	atomic_store(&T.iso_random, false);
 	elapsed = now_s() - start;
 	pthread_barrier_destroy(&T.stopped);
 	pthread_barrier_destroy(&T.resume);
@@ -1898,6 +1947,15 @@ static int run_design(enum shr_design design)
 	printf("  operations per second                %.0f\n", (double)total_ops / elapsed);
 	printf("  highest shrinker id mounted          %d (of %d mount slots)\n",
 	       atomic_load(&T.max_id), T.cfg.mounts);
+	printf("  isolate callbacks of scans: removed %lu, removed_retry %lu, rotate %lu, skip %lu, "
+	       "retry %lu, stop %lu\n",
+	       atomic_load(&T.iso_status[SHR_LRU_REMOVED]),
+	       atomic_load(&T.iso_status[SHR_LRU_REMOVED_RETRY]),
+	       atomic_load(&T.iso_status[SHR_LRU_ROTATE]), atomic_load(&T.iso_status[SHR_LRU_SKIP]),
+	       atomic_load(&T.iso_status[SHR_LRU_RETRY]), atomic_load(&T.iso_status[SHR_LRU_STOP]));
+	for (int k = 0; k <= SHR_LRU_STOP; k++)
+		if (!atomic_load(&T.iso_status[k]))
+			violation("no scan's isolate callback returned status %d", k);
 	printf("  mounts by kind:");
 	for (int k = 0; k < MK_NR; k++)
 		printf("%s %s %lu", k ? "," : "", kind_names[k], atomic_load(&T.mounts_of_kind[k]));
