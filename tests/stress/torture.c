@@ -6,6 +6,7 @@
  *           [--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N]
  *           [--nodes N] [--strict-bits | --kernel-bits] [--mounts N]
  *           [--delays MAX_US[,PERMILLE] | --delays 0] [--delay-points P,...]
+ *           [--faults | --no-faults]
  *
  * Worker threads pick operations at random: mount, unmount and remount
  * superblocks (shrinker + two list_lrus), create cgroups under live and
@@ -37,6 +38,14 @@
  * returns every status a callback can (REMOVED mostly, REMOVED_RETRY,
  * ROTATE, SKIP, RETRY, STOP: the last two drop the list lock mid-walk);
  * each must be seen in a run. Checks scan with REMOVED only.
+ *
+ * Fault injection (default; --no-faults turns it off). While the workers
+ * run, the main thread replaces the allocator's fault rule every 4 ms:
+ * mostly "fail one of the next few hundred allocations", sometimes "fail
+ * every allocation of one cache" (XArray nodes, kmalloc classes, units,
+ * objects), sometimes none. Every call must return 0 or -ENOMEM (mount,
+ * cgroup creation, add; a failed add leaves nothing behind and its record
+ * goes back to FREE); the checks run with faults off and must hold.
  *
  * Cgroups. Slots 0..7 are persistent (taken offline only at the end, and
  * never given children), so a bit lost in them is not healed by an offline
@@ -219,6 +228,7 @@ struct config {
 	unsigned int delay_permille;
 	uint64_t delay_mask; /* race points that may delay */
 	int mounts;          /* mount slots used (--mounts) */
+	bool faults;         /* inject allocation failures while workers run */
 };
 
 static struct {
@@ -252,6 +262,10 @@ static struct {
 	/* Tolerate no stranded object at all (default; --kernel-bits clears
 	 * it). Sync: main. */
 	bool strict_bits;
+	/* Calls that failed with -ENOMEM (injected). Sync: atomic. */
+	atomic_ulong enomem;
+	/* The run's allocator (fault injection). Sync: immutable per run. */
+	struct shr_slab_allocator *sa;
 	/* Isolate callback results of scans, by status. Sync: atomic. */
 	atomic_ulong iso_status[SHR_LRU_STOP + 1];
 	/* Whether scans draw random statuses: only while the workers run (the
@@ -299,6 +313,14 @@ __attribute__((format(printf, 1, 2), noreturn)) static void violation(const char
 	fprintf(stderr, "\ntorture: replay with -s %" PRIu64 " -d %s\n", T.cfg.seed, T.design);
 	fflush(stderr);
 	_exit(1);
+}
+
+/* A call failed with @ret: fine if it is -ENOMEM while faults are injected. */
+static void enomem_ok(int ret, const char *what)
+{
+	if (ret != -ENOMEM || !T.cfg.faults)
+		violation("%s: %d", what, ret);
+	atomic_fetch_add_explicit(&T.enomem, 1, memory_order_relaxed);
 }
 
 /* ---- ledger ------------------------------------------------------------ */
@@ -960,8 +982,10 @@ static void op_cg_create(uint64_t *rng)
 		return;
 	}
 	shr_mem_cgroup_put(parent);
-	if (ret)
-		violation("shr_mem_cgroup_create: %d", ret);
+	if (ret) {
+		enomem_ok(ret, "shr_mem_cgroup_create");
+		return;
+	}
 	count_op(OP_CG_CREATE);
 	pthread_mutex_lock(&T.cg_lock);
 	for (i = 0; i < MAX_CGROUPS && T.cgs[i].state != CG_EMPTY; i++)
@@ -1094,8 +1118,11 @@ static void op_mount_toggle(struct worker_state *ws)
 	}
 	if (!mnt_mounted(m) && what != 1) {
 		ret = mnt_mount(m, kind);
-		if (ret)
-			violation("mount (%s): %d", kind_names[kind], ret);
+		if (ret) {
+			enomem_ok(ret, "mount");
+			pthread_rwlock_unlock(&m->lock);
+			return;
+		}
 		m->gen++;
 		note_id(shr_shrinker_id(mnt_shrinker(m)));
 		count_op(OP_MOUNT);
@@ -1166,9 +1193,14 @@ static void op_add_to(struct worker_state *ws, int slot, bool lasting)
 	atomic_store(&rec->word, mkword(gen, REC_ADDING));
 	ret = mnt_add(m, target, nid, rng_below(rng, 2), mkserial(idx, gen), &rec->obj);
 	if (ret) {
-		/* -ENOMEM is the only acceptable failure, and only with a
-		 * fault injector, which this test does not arm. */
-		violation("add (%s): %d", kind_names[m->kind], ret);
+		/* Nothing was added, so no scan saw the object: the record is
+		 * still ours, in ADDING. */
+		enomem_ok(ret, "add");
+		atomic_store(&rec->word, mkword(gen + 1, REC_FREE));
+		record_put(idx);
+		pthread_rwlock_unlock(&m->lock);
+		shr_mem_cgroup_put(memcg);
+		return;
 	}
 	expect = mkword(gen, REC_ADDING);
 	/* Release: pairs with the deleter's CAS, so it sees obj. Fails if a
@@ -1740,6 +1772,7 @@ static void reset_state(void)
 		atomic_store(&T.mounts_of_kind[k], 0);
 	for (int k = 0; k <= SHR_LRU_STOP; k++)
 		atomic_store(&T.iso_status[k], 0);
+	atomic_store(&T.enomem, 0);
 }
 
 static double now_s(void)
@@ -1830,6 +1863,39 @@ static void check_race_coverage(void)
 	printf("torture: every race point reachable by the designs run was reached\n");
 }
 
+/* ---- fault injection ---------------------------------------------------- */
+
+/* A new fault rule this often while the workers run. */
+#define FAULT_PERIOD_S 0.004
+
+static const char *const fault_sites[] = {
+	"radix_tree_node", "kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64", "kmalloc-96",
+	"kmalloc-128", "kmalloc-192", "kmalloc-256", "kmalloc-512", "kmalloc-1k",
+	"shrinker_info_unit", "dentry", "shmem_inode_cache", "tq_obj", "large", "vmalloc",
+};
+
+/*
+ * Replace the armed rule (the workers keep running): mostly fail one
+ * allocation among the next few hundred, whoever makes it; sometimes every
+ * allocation of one cache until the next rule; sometimes none. Every call
+ * of the workers must then return 0 or -ENOMEM, and the checks (run with
+ * faults off) must still hold.
+ */
+static void arm_fault(uint64_t *rng)
+{
+	unsigned int r = rng_below(rng, 10);
+
+	if (!T.cfg.faults)
+		return;
+	if (r < 7)
+		shr_slab_fail_nth(T.sa, 1 + rng_below(rng, 300), false);
+	else if (r < 9)
+		(void)shr_slab_fail_site(T.sa, fault_sites[rng_below(rng, sizeof(fault_sites) /
+								   sizeof(fault_sites[0]))]);
+	else
+		shr_slab_fault_clear(T.sa);
+}
+
 /* Open mount slots in proportion to @progress (0..1) of the run, all of
  * them at half time: the high-water id keeps rising while everything runs, so
  * designs that grow their arrays do it under load. */
@@ -1853,9 +1919,9 @@ static int run_design(enum shr_design design)
 	pthread_t tids[MAX_THREADS];
 	uint64_t rng = T.cfg.seed ^ 0x5eedULL;
 	const char *why = NULL;
-	double start, elapsed, interval, next, stutter;
+	double start, elapsed, interval, next, stutter, fault;
 	uint64_t phase = 0;
-	unsigned long total_ops = 0;
+	unsigned long total_ops = 0, injected;
 	bool widened = true;
 	int ret;
 
@@ -1874,6 +1940,7 @@ static int run_design(enum shr_design design)
 		violation("shr_slab_allocator_create: %d", ret);
 	shr_slab_totals(sa, &snap);
 	params.slab = sa;
+	T.sa = sa;
 	ret = shr_host_create(&params, &T.host);
 	if (ret)
 		violation("shr_host_create: %d", ret);
@@ -1905,27 +1972,37 @@ static int run_design(enum shr_design design)
 	interval = QUIESCENT_INTERVAL_S;
 	next = start + interval;
 	stutter = start + STUTTER_ON_S;
+	fault = start;
 	while (now_s() - start < T.cfg.seconds) {
 		double until = next < stutter ? next : stutter;
+
+		if (T.cfg.faults && fault < until)
+			until = fault;
 		double left = start + T.cfg.seconds - now_s();
 		double wait = until - now_s();
 
 		sleep_s(wait < left ? (wait > 0 ? wait : 0) : (left > 0 ? left : 0));
 		raise_mount_limit((now_s() - start) / T.cfg.seconds);
+		if (T.cfg.faults && now_s() >= fault) {
+			arm_fault(&rng);
+			fault = now_s() + FAULT_PERIOD_S;
+		}
 		if (now_s() >= stutter) {
 			widened = !widened;
 			widen(widened, phase++);
 			stutter = now_s() + (widened ? STUTTER_ON_S : STUTTER_OFF_S);
 		}
 		if (now_s() >= next && now_s() - start < T.cfg.seconds) {
-			/* The checks themselves run without delays. */
+			/* The checks themselves run without delays or faults. */
 			widen(false, 0);
+			shr_slab_fault_clear(T.sa);
 			quiescent_check(&rng);
 			widen(widened, phase++);
 			next = now_s() + interval;
 		}
 	}
 	atomic_store(&T.stop, true);
+	shr_slab_fault_clear(T.sa);
 	for (int t = 0; t < T.cfg.threads; t++)
 		pthread_join(tids[t], NULL);
 	widen(false, 0);
@@ -1935,7 +2012,9 @@ static int run_design(enum shr_design design)
 	pthread_barrier_destroy(&T.resume);
 
 	final_checks_and_teardown(sa, &snap);
+	injected = shr_slab_faults_injected(sa);
 	shr_slab_allocator_destroy(sa);
+	T.sa = NULL;
 
 	printf("torture: design %s: %.1f s, %d threads, %d nodes, seed %" PRIu64 "\n", T.design,
 	       elapsed, T.cfg.threads, T.cfg.params.nr_nodes, T.cfg.seed);
@@ -1947,6 +2026,8 @@ static int run_design(enum shr_design design)
 	printf("  operations per second                %.0f\n", (double)total_ops / elapsed);
 	printf("  highest shrinker id mounted          %d (of %d mount slots)\n",
 	       atomic_load(&T.max_id), T.cfg.mounts);
+	printf("  calls failed with -ENOMEM            %lu (%lu allocation failures injected)\n",
+	       atomic_load(&T.enomem), injected);
 	printf("  isolate callbacks of scans: removed %lu, removed_retry %lu, rotate %lu, skip %lu, "
 	       "retry %lu, stop %lu\n",
 	       atomic_load(&T.iso_status[SHR_LRU_REMOVED]),
@@ -1977,7 +2058,7 @@ static void usage(const char *msg, const char *arg)
 	fprintf(stderr, "usage: torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc] "
 			"[--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N] [--nodes N] "
 			"[--strict-bits | --kernel-bits] [--delays MAX_US[,PERMILLE] | --delays 0] "
-			"[--delay-points NAME,...] [--mounts N]\n");
+			"[--delay-points NAME,...] [--mounts N] [--faults | --no-faults]\n");
 	exit(2);
 }
 
@@ -2051,6 +2132,7 @@ int main(int argc, char **argv)
 	T.cfg.delay_permille = DEFAULT_DELAY_PERMILLE;
 	T.cfg.delay_mask = SHR_RACE_ALL;
 	T.cfg.mounts = DEFAULT_MOUNTS;
+	T.cfg.faults = true;
 	if (getenv("SHR_RACE_DELAYS"))
 		parse_delays(getenv("SHR_RACE_DELAYS"));
 	T.strict_bits = true;
@@ -2098,6 +2180,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--threads")) {
 			T.cfg.threads = (int)parse_num(v, 1, MAX_THREADS, a);
 			i++;
+		} else if (!strcmp(a, "--faults")) {
+			T.cfg.faults = true;
+		} else if (!strcmp(a, "--no-faults")) {
+			T.cfg.faults = false;
 		} else if (!strcmp(a, "--mounts")) {
 			T.cfg.mounts = (int)parse_num(v, 1, MAX_MOUNTS, a);
 			i++;
