@@ -411,8 +411,12 @@ static struct shr_shrinker_impl *clear_stale_bit(struct shr_mem_cgroup *memcg, i
 	s = ops->lookup(memcg, id);
 	if (!s || shr_shrinker_dying(s))
 		return NULL;
-	/* set_bit takes the shrinker's own id (see recheck_empty()). */
-	ops->set_bit(memcg, nid, s->id);
+	/*
+	 * @id, not s->id: a shrinker not armed yet may still be having its
+	 * id written (the IDR publishes it first); set_bit also takes an id
+	 * of @memcg's space (shrinker_info.h).
+	 */
+	ops->set_bit(memcg, nid, id);
 	return shr_shrinker_try_get(s) ? s : NULL;
 }
 

@@ -39,9 +39,12 @@
  *   bytes                   the cgroup is pinned.
  *
  * Id spaces: install, uninstall and set_bit take the shrinker's own id
- * (s->id, what list_lrus copy). next_bit, clear_bit and lookup work in the
- * cgroup's id space, which is the same except with nonslab_ids (a non-root
- * cgroup then numbers only NONSLAB shrinkers, in a second id space).
+ * (s->id, what list_lrus copy); set_bit also takes an id next_bit returned
+ * for the same cgroup (reclaim re-sets bits it cleared). next_bit,
+ * clear_bit and lookup work in the cgroup's id space, which is the same
+ * except with nonslab_ids (a non-root cgroup then numbers only NONSLAB
+ * shrinkers, in a second id space; its ids carry an offset so the two
+ * never collide: shrinker_info_grow.h).
  */
 #ifndef SHR_SHRINKER_INFO_H
 #define SHR_SHRINKER_INFO_H
