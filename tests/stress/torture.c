@@ -47,6 +47,12 @@
  * cgroup creation, add; a failed add leaves nothing behind and its record
  * goes back to FREE); the checks run with faults off and must hold.
  *
+ * Readers. 3% of the operations read what the API documents as safe while
+ * everything else runs, racing rmdir and release: shr_shrinker_get_stats(),
+ * the debugfs count file (parsed) and scan file (of a cgroup that may be
+ * gone: 0 or -ENOENT), shr_mem_cgroup_bookkeeping() of a referenced cgroup,
+ * and full or broken-off iterator walks with a lookup by inode number.
+ *
  * Cgroups. Slots 0..7 are persistent (taken offline only at the end, and
  * never given children), so a bit lost in them is not healed by an offline
  * (reparenting sets the parent's bit) before a check sees it; half the
@@ -138,13 +144,16 @@ enum rec_state { REC_FREE, REC_ADDING, REC_ON_LIST, REC_ISOLATED, REC_DELETING }
 enum op_kind {
 	OP_MOUNT, OP_UMOUNT, OP_CG_CREATE, OP_CG_CREATE_REFUSED, OP_CG_OFFLINE,
 	OP_CG_OFFLINE_BUSY, OP_CG_RELEASE, OP_ADD, OP_DELETE, OP_SHRINK_SLAB,
-	OP_MEMCG_RECLAIM, OP_DROP_CACHES, OP_FREED_BY_SCAN, OP_QUEUE_REPARENT, OP_NR
+	OP_MEMCG_RECLAIM, OP_DROP_CACHES, OP_FREED_BY_SCAN, OP_QUEUE_REPARENT, OP_READ_STATS,
+	OP_READ_DEBUGFS_COUNT, OP_READ_DEBUGFS_SCAN, OP_READ_BOOKKEEPING, OP_READ_ITER, OP_NR
 };
 
 static const char *const op_names[OP_NR] = {
 	"mount", "umount", "cg_create", "cg_create_refused(parent offline)", "cg_offline",
 	"cg_offline_busy", "cg_release", "obj_add", "obj_delete", "shrink_slab",
 	"memcg_reclaim", "drop_caches", "obj_freed_by_scan", "queue_reparent(objects moved)",
+	"read: shrinker_get_stats", "read: debugfs count", "read: debugfs scan",
+	"read: memcg bookkeeping", "read: memcg iterator walk",
 };
 
 struct record {
@@ -1265,6 +1274,182 @@ static void op_delete(struct worker_state *ws)
 	}
 }
 
+/* ---- readers ------------------------------------------------------------ */
+
+/*
+ * Readers the API documents as safe while everything else runs, racing
+ * rmdir and release: a shrinker's statistics and debugfs files (the mount
+ * is held, as a file system holds its superblock), a cgroup's bookkeeping
+ * bytes (a reference held), and full or broken-off iterator walks, looking
+ * cgroups up by inode number. They check only what holds at any time.
+ */
+
+/* A mounted slot, read-locked, or NULL. */
+static struct mount_slot *lock_some_mount(uint64_t *rng)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		struct mount_slot *m = &T.mounts[rng_below(rng, mount_limit())];
+
+		pthread_rwlock_rdlock(&m->lock);
+		if (mnt_mounted(m))
+			return m;
+		pthread_rwlock_unlock(&m->lock);
+	}
+	return NULL;
+}
+
+static void read_stats(uint64_t *rng)
+{
+	struct mount_slot *m = lock_some_mount(rng);
+	struct shr_shrinker_stats st;
+	int ret;
+
+	if (!m)
+		return;
+	ret = shr_shrinker_get_stats(mnt_shrinker(m), &st);
+	if (ret || st.deferred < 0)
+		violation("shr_shrinker_get_stats: %d (calls %lu scanned %lu freed %lu deferred %ld)",
+			  ret, st.calls, st.scanned, st.freed, st.deferred);
+	pthread_rwlock_unlock(&m->lock);
+	count_op(OP_READ_STATS);
+}
+
+/* The count file: lines of node count + 1 numbers, the first an inode
+ * number (> 0; the root's is 1). The queue
+ * caches are left out: their count takes a mutex, and the file counts under
+ * RCU, where the kernel does not let a count sleep. */
+static void read_debugfs_count(uint64_t *rng)
+{
+	struct mount_slot *m = lock_some_mount(rng);
+	char *buf = NULL, *line, *save;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (!m)
+		return;
+	if (!m->sb) {
+		pthread_rwlock_unlock(&m->lock);
+		return;
+	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		violation("open_memstream failed");
+	ret = shr_shrinker_debugfs_count(mnt_shrinker(m), f);
+	fclose(f);
+	pthread_rwlock_unlock(&m->lock);
+	if (ret)
+		violation("shr_shrinker_debugfs_count: %d", ret);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int fields = 0;
+		char *p = line, *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p || !v)
+			violation("debugfs count line without a cgroup: '%s'", line);
+		for (; end != p; fields++) {
+			p = end;
+			(void)strtoul(p, &end, 10);
+		}
+		if (*p || fields != T.cfg.params.nr_nodes + 1)
+			violation("debugfs count line '%s' has %d fields, %d expected", line, fields,
+				  T.cfg.params.nr_nodes + 1);
+	}
+	free(buf);
+	count_op(OP_READ_DEBUGFS_COUNT);
+}
+
+/* A scan write for a cgroup that may be going or gone: 0 or -ENOENT. */
+static void read_debugfs_scan(uint64_t *rng)
+{
+	struct shr_mem_cgroup *memcg = cg_pick(rng, true);
+	struct mount_slot *m;
+	unsigned long ino;
+	char input[64];
+	int ret;
+
+	if (!memcg)
+		return;
+	ino = shr_mem_cgroup_ino(memcg);
+	shr_mem_cgroup_put(memcg); /* it may go now: -ENOENT is fine */
+	m = lock_some_mount(rng);
+	if (!m)
+		return;
+	if (!mnt_memcg_aware(m))
+		ino = 0;
+	snprintf(input, sizeof(input), "%lu %u %u\n", ino,
+		 rng_below(rng, (unsigned int)T.cfg.params.nr_nodes), 1 + rng_below(rng, 64));
+	ret = shr_shrinker_debugfs_scan(mnt_shrinker(m), input);
+	pthread_rwlock_unlock(&m->lock);
+	if (ret && ret != -ENOENT)
+		violation("shr_shrinker_debugfs_scan('%s'): %d", input, ret);
+	count_op(OP_READ_DEBUGFS_SCAN);
+}
+
+static void read_bookkeeping(uint64_t *rng)
+{
+	struct shr_mem_cgroup *memcg = cg_pick(rng, true);
+	struct shr_memcg_bookkeeping bk;
+	int nid = (int)rng_below(rng, (unsigned int)T.cfg.params.nr_nodes + 1) - 1;
+	int ret;
+
+	if (!memcg)
+		return;
+	ret = shr_mem_cgroup_bookkeeping(memcg, nid, &bk);
+	if (ret || !bk.inline_bytes || (bk.nr_units && !bk.unit_bytes))
+		violation("shr_mem_cgroup_bookkeeping: %d (inline %lu, %lu units in %lu bytes)", ret,
+			  bk.inline_bytes, bk.nr_units, bk.unit_bytes);
+	shr_mem_cgroup_put(memcg);
+	count_op(OP_READ_BOOKKEEPING);
+}
+
+/* A pre-order walk (maybe broken off), each cgroup checked against its
+ * parent chain, and one found again by its inode number. */
+static void read_iter(uint64_t *rng)
+{
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(T.host), *pos = NULL, *again;
+	unsigned int stop = rng_below(rng, 64), seen = 0;
+	unsigned long pick = 0;
+
+	while ((pos = shr_mem_cgroup_iter(T.host, NULL, pos))) {
+		if (!shr_mem_cgroup_is_descendant(pos, root) || shr_mem_cgroup_host(pos) != T.host ||
+		    (pos != root && !shr_mem_cgroup_ino(pos)))
+			violation("iterator returned a cgroup outside the host's tree");
+		if (!rng_below(rng, ++seen))
+			pick = shr_mem_cgroup_ino(pos);
+		if (seen == stop) {
+			shr_mem_cgroup_iter_break(NULL, pos);
+			break;
+		}
+	}
+	again = shr_mem_cgroup_from_ino(T.host, pick);
+	if (again && shr_mem_cgroup_ino(again) != pick)
+		violation("shr_mem_cgroup_from_ino(%lu) found %lu", pick, shr_mem_cgroup_ino(again));
+	shr_mem_cgroup_put(again);
+	count_op(OP_READ_ITER);
+}
+
+static void op_read(uint64_t *rng)
+{
+	switch (rng_below(rng, 5)) {
+	case 0:
+		read_stats(rng);
+		break;
+	case 1:
+		read_debugfs_count(rng);
+		break;
+	case 2:
+		read_debugfs_scan(rng);
+		break;
+	case 3:
+		read_bookkeeping(rng);
+		break;
+	default:
+		read_iter(rng);
+		break;
+	}
+}
+
 /* ---- reclaim ------------------------------------------------------------ */
 
 static void op_shrink_slab(uint64_t *rng)
@@ -1319,8 +1504,10 @@ static void one_op(struct worker_state *w)
 		op_cg_offline(rng);
 	else if (r < 900)
 		op_cg_release(rng);
-	else if (r < 6000)
+	else if (r < 5700)
 		op_add(w);
+	else if (r < 6000)
+		op_read(rng);
 	else if (r < 8000)
 		op_delete(w);
 	else if (r < 9200)
