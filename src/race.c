@@ -4,8 +4,8 @@
  *
  * Design
  * ------
- * Every point has a hit counter (its own cache line, relaxed increments)
- * and an optional test hook. Delays are armed process-wide: a mask of
+ * Every point has a hit counter (per thread, summed when read: see
+ * struct hit_block) and an optional test hook. Delays are armed process-wide: a mask of
  * points, a probability in 1/1000, a longest delay and a seed. Each point
  * scales the probability by its weight (point_weight[]: 1/8 at points
  * every operation passes, 100x at the rarely passed ones, capped at 1), and
@@ -25,6 +25,7 @@
  *
  * Without SHR_DEBUG_CHECKS only the stubs at the end are compiled.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -176,11 +177,86 @@ static const unsigned short point_weight[SHR_RACE_NR] = {
 #define SPIN_MAX_US 20u
 
 struct point_state {
-	_Alignas(64) atomic_ulong hits;
 	/* Sync: fn acquire/release; arg stored before fn. */
 	_Atomic(shr_race_hook_fn) fn;
 	void *_Atomic arg;
+	/* The sum at the last shr_race_hits_reset(). Sync: atomic. */
+	atomic_ulong base;
 };
+
+/*
+ * Hit counters, one block per thread: a counter shared by every thread
+ * bounces its cache line between CPUs on the hottest paths (an XArray load,
+ * an iterator step) and slowed a three-thread test tenfold. Each block is
+ * written by its owner only (load + store, no read-modify-write) and read by
+ * shr_race_hits(), which sums every block. Blocks are never freed: a
+ * thread's exit hands its block (counts kept) to the next new thread.
+ */
+struct hit_block {
+	atomic_ulong hits[SHR_RACE_NR];
+	struct hit_block *next; /* Sync: immutable once pushed */
+	atomic_bool free;       /* owner exited; claimable */
+};
+
+/* Every block ever made. Sync: push-only, CAS with release; readers
+ * acquire. */
+static _Atomic(struct hit_block *) hit_blocks;
+static pthread_key_t hit_key;
+static pthread_once_t hit_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct hit_block *tl_hits;
+
+static void hit_block_release(void *arg)
+{
+	struct hit_block *b = arg;
+
+	atomic_store_explicit(&b->free, true, memory_order_release);
+}
+
+static void hit_key_init(void)
+{
+	if (pthread_key_create(&hit_key, hit_block_release))
+		SHR_BUG("pthread_key_create for the race-point counters");
+}
+
+/* The calling thread's block: a freed one, or a new one. */
+static struct hit_block *hit_block_get(void)
+{
+	struct hit_block *b;
+
+	pthread_once(&hit_once, hit_key_init);
+	for (b = atomic_load_explicit(&hit_blocks, memory_order_acquire); b; b = b->next) {
+		bool expected = true;
+
+		if (atomic_compare_exchange_strong_explicit(&b->free, &expected, false,
+							    memory_order_acquire,
+							    memory_order_relaxed))
+			break;
+	}
+	if (!b) {
+		/* Test instrumentation, not modelled memory: malloc. */
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			SHR_BUG("no memory for the race-point counters");
+		b->next = atomic_load_explicit(&hit_blocks, memory_order_relaxed);
+		while (!atomic_compare_exchange_weak_explicit(&hit_blocks, &b->next, b,
+							      memory_order_release,
+							      memory_order_relaxed))
+			;
+	}
+	(void)pthread_setspecific(hit_key, b);
+	tl_hits = b;
+	return b;
+}
+
+static unsigned long hits_sum(enum shr_race_point p)
+{
+	unsigned long sum = 0;
+
+	for (struct hit_block *b = atomic_load_explicit(&hit_blocks, memory_order_acquire); b;
+	     b = b->next)
+		sum += atomic_load_explicit(&b->hits[p], memory_order_relaxed);
+	return sum;
+}
 
 static struct point_state points[SHR_RACE_NR];
 
@@ -264,11 +340,15 @@ static void delay(uint64_t r, unsigned int max_us, bool may_yield)
 void shr_race_hit(enum shr_race_point p)
 {
 	struct point_state *ps = &points[p];
+	struct hit_block *b = tl_hits ? tl_hits : hit_block_get();
 	shr_race_hook_fn fn;
 	unsigned int gen, permille, max_us;
 	uint64_t r;
 
-	atomic_fetch_add_explicit(&ps->hits, 1, memory_order_relaxed);
+	/* Only this thread writes its block. */
+	atomic_store_explicit(&b->hits[p],
+			      atomic_load_explicit(&b->hits[p], memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	fn = atomic_load_explicit(&ps->fn, memory_order_acquire);
 	if (fn)
 		fn(p, atomic_load_explicit(&ps->arg, memory_order_relaxed));
@@ -337,13 +417,14 @@ unsigned long shr_race_hits(enum shr_race_point p)
 {
 	if ((unsigned int)p >= SHR_RACE_NR)
 		return 0;
-	return atomic_load_explicit(&points[p].hits, memory_order_relaxed);
+	return hits_sum(p) - atomic_load_explicit(&points[p].base, memory_order_relaxed);
 }
 
 void shr_race_hits_reset(void)
 {
 	for (int p = 0; p < SHR_RACE_NR; p++)
-		atomic_store_explicit(&points[p].hits, 0, memory_order_relaxed);
+		atomic_store_explicit(&points[p].base, hits_sum((enum shr_race_point)p),
+				      memory_order_relaxed);
 }
 
 int shr_race_set_hook(enum shr_race_point p, shr_race_hook_fn fn, void *arg)
