@@ -581,6 +581,7 @@ static void test_free_waits_for_calls_in_flight(void **state)
 	int done;
 
 	(void)state;
+	shr_test_widen();
 	b.host = host_new();
 	pthread_mutex_init(&b.lock, NULL);
 	pthread_cond_init(&b.cond, NULL);
@@ -604,6 +605,7 @@ static void test_free_waits_for_calls_in_flight(void **state)
 	assert_int_equal(done, 0); /* still waiting while the scan ran */
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
+	shr_test_widen_end();
 	assert_int_equal(b.freed_done, 1);
 	pthread_mutex_destroy(&b.f->lock);
 	free(b.f);
