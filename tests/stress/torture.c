@@ -6,7 +6,7 @@
  *           [--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N]
  *           [--nodes N] [--strict-bits | --kernel-bits] [--mounts N]
  *           [--delays MAX_US[,PERMILLE] | --delays 0] [--delay-points P,...]
- *           [--faults | --no-faults]
+ *           [--faults | --no-faults] [--no-readers | --readers-no-stats]
  *
  * Worker threads pick operations at random: mount, unmount and remount
  * superblocks (shrinker + two list_lrus), create cgroups under live and
@@ -238,6 +238,10 @@ struct config {
 	uint64_t delay_mask; /* race points that may delay */
 	int mounts;          /* mount slots used (--mounts) */
 	bool faults;         /* inject allocation failures while workers run */
+	bool readers;        /* the readers' operations (--no-readers: off) */
+	/* get_stats and bookkeeping readers (--readers-no-stats: off; both
+	 * walk cgroups that are not online yet, issue 11 bug 3). */
+	bool stats_readers;
 };
 
 static struct {
@@ -1433,7 +1437,8 @@ static void op_read(uint64_t *rng)
 {
 	switch (rng_below(rng, 5)) {
 	case 0:
-		read_stats(rng);
+		if (T.cfg.stats_readers)
+			read_stats(rng);
 		break;
 	case 1:
 		read_debugfs_count(rng);
@@ -1442,7 +1447,8 @@ static void op_read(uint64_t *rng)
 		read_debugfs_scan(rng);
 		break;
 	case 3:
-		read_bookkeeping(rng);
+		if (T.cfg.stats_readers)
+			read_bookkeeping(rng);
 		break;
 	default:
 		read_iter(rng);
@@ -1506,7 +1512,7 @@ static void one_op(struct worker_state *w)
 		op_cg_release(rng);
 	else if (r < 5700)
 		op_add(w);
-	else if (r < 6000)
+	else if (r < 6000 && T.cfg.readers)
 		op_read(rng);
 	else if (r < 8000)
 		op_delete(w);
@@ -2245,7 +2251,7 @@ static void usage(const char *msg, const char *arg)
 	fprintf(stderr, "usage: torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc] "
 			"[--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N] [--nodes N] "
 			"[--strict-bits | --kernel-bits] [--delays MAX_US[,PERMILLE] | --delays 0] "
-			"[--delay-points NAME,...] [--mounts N] [--faults | --no-faults]\n");
+			"[--delay-points NAME,...] [--mounts N] [--faults | --no-faults] [--no-readers | --readers-no-stats]\n");
 	exit(2);
 }
 
@@ -2320,6 +2326,8 @@ int main(int argc, char **argv)
 	T.cfg.delay_mask = SHR_RACE_ALL;
 	T.cfg.mounts = DEFAULT_MOUNTS;
 	T.cfg.faults = true;
+	T.cfg.readers = true;
+	T.cfg.stats_readers = true;
 	if (getenv("SHR_RACE_DELAYS"))
 		parse_delays(getenv("SHR_RACE_DELAYS"));
 	T.strict_bits = true;
@@ -2371,6 +2379,10 @@ int main(int argc, char **argv)
 			T.cfg.faults = true;
 		} else if (!strcmp(a, "--no-faults")) {
 			T.cfg.faults = false;
+		} else if (!strcmp(a, "--no-readers")) {
+			T.cfg.readers = false;
+		} else if (!strcmp(a, "--readers-no-stats")) {
+			T.cfg.stats_readers = false;
 		} else if (!strcmp(a, "--mounts")) {
 			T.cfg.mounts = (int)parse_num(v, 1, MAX_MOUNTS, a);
 			i++;
