@@ -480,6 +480,8 @@ static void ledger_on_free(struct lab_object *obj, enum lab_free_reason why, voi
 
 /* ---- queue caches --------------------------------------------------------- */
 
+static void sleep_s(double s);
+
 /*
  * A memcg-aware, NONSLAB cache that keeps its objects on its own queues per
  * (cgroup, node), like the kernel's THP deferred split queue: it sets the
@@ -756,11 +758,14 @@ static void tq_reparent(struct tq *q, struct shr_mem_cgroup *memcg)
 			tq_link(pc, o, n);
 		}
 		/* Every move sets the bit (as list_lru reparenting does); it can
-		 * only fail for lack of memory, and then the objects would be
-		 * stranded: retry, the fault injector fails one call at a time. */
-		for (int tries = 0; nr && shr_set_shrinker_bit(to, n, q->shrinker); tries++)
-			if (tries > 1000)
+		 * only fail for lack of memory (installing the ancestor's
+		 * bookkeeping), and then the objects would be stranded: retry
+		 * until the injector's rule changes (every few ms). */
+		for (int tries = 0; nr && shr_set_shrinker_bit(to, n, q->shrinker); tries++) {
+			if (tries > 20000)
 				violation("shr_set_shrinker_bit keeps failing while reparenting");
+			sleep_s(0.0001);
+		}
 		moved += (unsigned long)nr;
 	}
 	for (link = &q->buckets[c->ino % TQ_BUCKETS]; *link != c; link = &(*link)->next)
