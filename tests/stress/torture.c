@@ -2218,7 +2218,7 @@ static int run_design(enum shr_design design)
 	       elapsed, T.cfg.threads, T.cfg.params.nr_nodes, T.cfg.seed);
 	for (int k = 0; k < OP_NR; k++) {
 		printf("  %-36s %lu\n", op_names[k], atomic_load(&T.ops[k]));
-		if (k != OP_FREED_BY_SCAN)
+		if (k != OP_FREED_BY_SCAN && k != OP_QUEUE_REPARENT)
 			total_ops += atomic_load(&T.ops[k]);
 	}
 	printf("  operations per second                %.0f\n", (double)total_ops / elapsed);
