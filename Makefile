@@ -7,6 +7,8 @@ TSAN_BUILD ?= build-tsan
 TSAN_TORTURE_SECONDS ?= 5
 TORTURE_SECONDS ?= 60
 TORTURE_SEED ?= $(shell date +%s)
+# Extra torture options for every run below (e.g. --readers-no-stats).
+TORTURE_ARGS ?=
 MESON      ?= meson
 
 .PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan check-fuzz \
@@ -60,22 +62,22 @@ TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_re
 check-tsan: build-tsan
 	$(MESON) test -C $(TSAN_BUILD) --print-errorlogs $(TSAN_TESTS)
 	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
-		./$(TSAN_BUILD)/tests/torture -t $(TSAN_TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+		./$(TSAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TSAN_TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
 	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
-		./$(TSAN_BUILD)/tests/torture -t 2 -s $(TORTURE_SEED) -d all --nokmem --nodes 3
+		./$(TSAN_BUILD)/tests/torture $(TORTURE_ARGS) -t 2 -s $(TORTURE_SEED) -d all --nokmem --nodes 3
 	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
-		./$(TSAN_BUILD)/tests/torture -t 2 -s $(TORTURE_SEED) -d all --nonslab-ids
+		./$(TSAN_BUILD)/tests/torture $(TORTURE_ARGS) -t 2 -s $(TORTURE_SEED) -d all --nonslab-ids
 
 # Long torture runs (not part of check): every design, then the option
 # variants, in the normal build; then every design in the ASan+UBSan build,
 # whose race points widen the windows (docs/RACES.md).
 torture: build build-asan
-	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
-	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
-	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
-	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nonslab-ids
-	./$(ASAN_BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
-	./$(ASAN_BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nonslab-ids
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
 
 # Differential fuzzing (clang + libFuzzer) for FUZZ_TIME seconds over a copy
 # of tests/fuzz/corpus (the source tree is never written).
