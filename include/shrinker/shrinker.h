@@ -10,7 +10,12 @@
  *   set the public fields   count_objects, scan_objects, batch, seeks,
  *                           private_data; create list_lrus bound to it.
  *   shr_shrinker_register() appended to the host's shrinker list; reclaim
- *                           may call it from now on.
+ *                           may call it from now on. Objects added
+ *                           before (their bits set by list_lru or
+ *                           shr_set_shrinker_bit()) keep their bits: a
+ *                           cgroup walk skips a shrinker not registered
+ *                           yet without clearing its bit (the kernel
+ *                           clears it), so they are reclaimed once it is.
  *   shr_shrinker_free()     waits for every reclaim call in flight, releases
  *                           the id, frees after a grace period.
  *
