@@ -7,6 +7,8 @@ TSAN_BUILD ?= build-tsan
 TSAN_TORTURE_SECONDS ?= 5
 TORTURE_SECONDS ?= 60
 TORTURE_SEED ?= $(shell date +%s)
+# Extra torture options for every run below (e.g. --readers-no-stats).
+TORTURE_ARGS ?=
 MESON      ?= meson
 
 .PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan check-fuzz \
@@ -52,23 +54,31 @@ build-tsan: deps
 # The tests that run threads against each other (the single-threaded suites
 # gain nothing from TSan and would take too long under it).
 TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
-	test_array_designs test_indexed test_cgroup_life_readers 'test_semantics[xarray]' \
+	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
 	'test_semantics[array-ondemand]' 'test_semantics[indexed]'
 
+# The TSan build has race points: torture and the threaded tests run with
+# window widening (docs/RACES.md), and -d all checks every point was hit.
 check-tsan: build-tsan
 	$(MESON) test -C $(TSAN_BUILD) --print-errorlogs $(TSAN_TESTS)
 	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
-		./$(TSAN_BUILD)/tests/torture -t $(TSAN_TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+		./$(TSAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TSAN_TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
 	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
-		./$(TSAN_BUILD)/tests/torture -t 2 -s $(TORTURE_SEED) -d all --nokmem --nodes 3
+		./$(TSAN_BUILD)/tests/torture $(TORTURE_ARGS) -t 2 -s $(TORTURE_SEED) -d all --nokmem --nodes 3
+	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
+		./$(TSAN_BUILD)/tests/torture $(TORTURE_ARGS) -t 2 -s $(TORTURE_SEED) -d all --nonslab-ids
 
 # Long torture runs (not part of check): every design, then the option
-# variants, in the normal build; the differential test with --long (200
-# seeds x 1000 steps per group instead of check's 20 x 400).
-torture: build
-	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
-	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
-	./$(BUILD)/tests/torture -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+# variants, in the normal build; then every design in the ASan+UBSan build,
+# whose race points widen the windows (docs/RACES.md); then the differential
+# test with --long (200 seeds x 1000 steps per group instead of check's 20 x 400).
+torture: build build-asan
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --units kmalloc
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nonslab-ids
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
 	./$(BUILD)/tests/test_differential --long --seed $(TORTURE_SEED)
 
 # Differential fuzzing (clang + libFuzzer): tests/fuzz/run_fuzz.sh runs one

@@ -61,17 +61,39 @@ static void object_free(struct lab_fs *fs, struct lab_object *obj, enum lab_free
 struct dispose_ctx {
 	struct lab_fs *fs;
 	struct shr_list_head head;
+	bool scan; /* a shrinker scan (isolate_status applies), not an unmount */
 };
 
 static enum shr_lru_status isolate_to_dispose(struct shr_list_head *item,
 					      struct shr_list_lru_one *list, void *arg)
 {
 	struct dispose_ctx *ctx = arg;
+	struct lab_fs *fs = ctx->fs;
+	struct lab_object *obj = (struct lab_object *)(void *)item;
+	enum shr_lru_status st = SHR_LRU_REMOVED;
 
-	if (ctx->fs->may_isolate &&
-	    !ctx->fs->may_isolate((struct lab_object *)(void *)item, ctx->fs->hook_arg))
+	if (ctx->scan && fs->isolate_status)
+		st = fs->isolate_status(obj, fs->hook_arg);
+	switch (st) {
+	case SHR_LRU_ROTATE:
+	case SHR_LRU_SKIP:
+		return st;
+	case SHR_LRU_RETRY:
+	case SHR_LRU_STOP:
+		shr_list_lru_one_unlock(list);
+		return st;
+	case SHR_LRU_REMOVED:
+	case SHR_LRU_REMOVED_RETRY:
+	default:
+		break;
+	}
+	if (fs->may_isolate && !fs->may_isolate(obj, fs->hook_arg))
 		return SHR_LRU_SKIP;
 	shr_list_lru_isolate_move(list, item, &ctx->head);
+	if (st == SHR_LRU_REMOVED_RETRY) {
+		shr_list_lru_one_unlock(list);
+		return st;
+	}
 	return SHR_LRU_REMOVED;
 }
 
@@ -96,7 +118,7 @@ static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head,
 static unsigned long prune(struct lab_sb *sb, struct shr_list_lru *lru,
 			   struct shr_shrink_control *sc)
 {
-	struct dispose_ctx ctx = { .fs = sb->fs };
+	struct dispose_ctx ctx = { .fs = sb->fs, .scan = true };
 
 	shr_list_head_init(&ctx.head);
 	shr_list_lru_shrink_walk(lru, sc, isolate_to_dispose, &ctx);
@@ -146,6 +168,18 @@ int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out)
 int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
 		       struct lab_sb **out)
 {
+	/* ROOT_BITS: sb_count counts the two list_lrus and nothing else, so
+	 * their bits stand for the count at the root too. */
+	return lab_sb_mount_with(fs, fstype,
+				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE |
+					 SHR_SHRINKER_ROOT_BITS | extra_flags |
+					 fs->extra_shrinker_flags,
+				 out);
+}
+
+int lab_sb_mount_with(struct lab_fs *fs, const char *fstype, unsigned int flags,
+		      struct lab_sb **out)
+{
 	char name[64];
 	struct lab_sb *sb = calloc(1, sizeof(*sb));
 	int ret;
@@ -154,13 +188,7 @@ int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra
 		return -ENOMEM;
 	sb->fs = fs;
 	snprintf(name, sizeof(name), "sb-%s", fstype ? fstype : "tmpfs");
-	/* ROOT_BITS: sb_count counts the two list_lrus and nothing else, so
-	 * their bits stand for the count at the root too. */
-	ret = shr_shrinker_alloc(fs->host,
-				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE |
-					 SHR_SHRINKER_ROOT_BITS | extra_flags |
-					 fs->extra_shrinker_flags,
-				 name, &sb->shrinker);
+	ret = shr_shrinker_alloc(fs->host, flags, name, &sb->shrinker);
 	if (ret)
 		goto fail;
 	sb->shrinker->count_objects = sb_count;

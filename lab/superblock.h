@@ -50,6 +50,15 @@ struct lab_fs {
 	 */
 	bool (*may_isolate)(struct lab_object *obj, void *arg);
 	void (*on_free)(struct lab_object *obj, enum lab_free_reason why, void *arg);
+	/*
+	 * Optional (the torture test): what a scan's isolate callback does with
+	 * @obj before asking may_isolate: SHR_LRU_REMOVED (the default),
+	 * SHR_LRU_REMOVED_RETRY (remove it, drop the lock, restart the walk),
+	 * SHR_LRU_ROTATE, SHR_LRU_SKIP, SHR_LRU_RETRY (drop the lock, restart)
+	 * or SHR_LRU_STOP (drop the lock, end the walk). Unmount always
+	 * removes. Runs with the object's list lock held.
+	 */
+	enum shr_lru_status (*isolate_status)(struct lab_object *obj, void *arg);
 	void *hook_arg;
 	/* Extra shrinker flags for later mounts (e.g. SHR_SHRINKER_NONSLAB).
 	 * Sync: set before the mount it applies to, by the mounting thread. */
@@ -85,6 +94,11 @@ int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out);
  * for a mount that stands for a non-slab memcg-aware user). */
 int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
 		       struct lab_sb **out);
+/* The same with the shrinker's flags given whole (@fs->extra_shrinker_flags
+ * not added): a superblock whose shrinker is not memcg-aware (its lists are
+ * then the root lists only) or not NUMA-aware, or lacks ROOT_BITS. */
+int lab_sb_mount_with(struct lab_fs *fs, const char *fstype, unsigned int flags,
+		      struct lab_sb **out);
 /* Unmount: free the shrinker, free every object left, destroy the lists. */
 void lab_sb_umount(struct lab_sb *sb);
 

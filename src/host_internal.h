@@ -34,6 +34,7 @@
 
 #include "completion.h"
 #include "debug.h"
+#include "race.h"
 #include "rcu.h"
 #include "rculist.h"
 
@@ -90,6 +91,12 @@ struct shr_shrinker_impl {
 	/* 1 while registered and not being freed, plus in-flight users.
 	 * Sync: atomic; 0 -> 1 only in register. */
 	atomic_long refcount;
+	/* Set once, by shr_shrinker_free() before it drops the registration's
+	 * reference: tells a shrinker going away (its bits are stale) from one
+	 * not armed yet (its bits stand for objects added before register).
+	 * Sync: atomic, relaxed: a walker that reads false for a dying
+	 * shrinker only keeps its stale bit one walk longer. */
+	atomic_bool dying;
 	struct shr_completion done;
 	/* Sync: shrinker_mutex. */
 	bool registered;
@@ -240,6 +247,12 @@ struct shr_mem_cgroup *shr_memcg_reclaim_iter(struct shr_host *host, struct shr_
 
 /* shrinker.c */
 bool shr_shrinker_try_get(struct shr_shrinker_impl *s);
+/* Whether shr_shrinker_free() has started on @s (see the field). Context:
+ * any; @s reachable (RCU or pinned). */
+static inline bool shr_shrinker_dying(const struct shr_shrinker_impl *s)
+{
+	return atomic_load_explicit(&s->dying, memory_order_relaxed);
+}
 void shr_shrinker_put(struct shr_shrinker_impl *s);
 /* Give every quarantined shrinker back (after a grace period). Host
  * destroy, no other user of the host. */

@@ -124,10 +124,12 @@ static void list_one_init(struct shr_list_lru_one *l)
 static void list_one_lock(struct shr_list_lru_one *l)
 {
 	pthread_spin_lock(&l->lock);
+	shr_race_spin_enter();
 }
 
 static void list_one_unlock(struct shr_list_lru_one *l)
 {
+	shr_race_spin_exit();
 	pthread_spin_unlock(&l->lock);
 }
 
@@ -263,6 +265,8 @@ static struct shr_list_lru_one *lru_lock_for_owner(struct shr_list_lru *lru, int
 	for (;;) {
 		l = lru_lookup(lru, nid, memcg);
 		if (l) {
+			/* Reparenting may splice it and mark it dead meanwhile. */
+			shr_race_point(SHR_RACE_LRU_LOOKUP_LOCK);
 			list_one_lock(l);
 			if (!list_one_dead(l))
 				break;
@@ -572,6 +576,8 @@ static int lru_alloc_one(struct shr_list_lru *lru, struct shr_mem_cgroup *pos, s
 			return ret;
 		}
 	}
+	/* Offline may mark @pos dying before we publish (we then back off). */
+	shr_race_point(SHR_RACE_LRU_PUBLISH);
 	ret = lru_publish(lru, pos, mlru, gfp);
 	if (ret == 1)
 		return 0;
@@ -1035,6 +1041,8 @@ static bool lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *me
 	SHR_BUG_ON(mlru->memcg != memcg);
 	for (int nid = 0; nid < lru->host->nr_nodes; nid++)
 		lru_reparent_node(lru, nid, &mlru->node[nid], parent);
+	/* Lookups still find the dead lists and climb to the parent. */
+	shr_race_point(SHR_RACE_REPARENT_SPLICED);
 	erased = shr_xa_erase(&lru->xa, (unsigned long)memcg->kmemcg_id);
 	SHR_BUG_ON(erased != mlru);
 	shr_rcu_list_del(&mlru->owner_link);

@@ -164,6 +164,7 @@ int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg)
 		memcg->kmemcg_id = -1;
 		goto unlock;
 	}
+	shr_race_point(SHR_RACE_MEMCG_ONLINE);
 	/* Release: a reader that sees ONLINE sees the bookkeeping and kmemcg_id
 	 * (pairs with the acquire in shr_memcg_online()). */
 	atomic_fetch_or_explicit(&memcg->state, SHR_MEMCG_ONLINE, memory_order_release);
@@ -227,7 +228,11 @@ int shr_mem_cgroup_offline(struct shr_mem_cgroup *memcg)
 	/* Dying first: list allocation refuses it from now on. */
 	atomic_fetch_or(&memcg->state, SHR_MEMCG_DYING);
 	if (state & SHR_MEMCG_ONLINE) {
+		/* Adds racing the mark: they climb or back off. */
+		shr_race_point(SHR_RACE_OFFLINE_DYING);
 		shr_list_lru_reparent_memcg(memcg, memcg->parent);
+		/* Reclaim in flight may still add deferred work to the child. */
+		shr_race_point(SHR_RACE_OFFLINE_DEFERRED);
 		pthread_mutex_lock(&host->shrinker_mutex);
 		host->info_ops->reparent_deferred(host, memcg, memcg->parent);
 		pthread_mutex_unlock(&host->shrinker_mutex);
@@ -306,6 +311,7 @@ void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg)
 
 	if (!memcg || shr_memcg_is_root(memcg))
 		return;
+	shr_race_point(SHR_RACE_MEMCG_PUT);
 	/* acq_rel: every user's accesses happen before the release work of the
 	 * last putter (release half in each put, acquire half in the last;
 	 * not a fence, which TSan cannot see). */
@@ -381,6 +387,8 @@ static struct shr_mem_cgroup *iter_step(struct shr_host *host, struct shr_mem_cg
 			pos = NULL;
 	} else {
 		pos = next_pre_pruned(prev, root, nid, ops);
+		/* Found without a reference: its last put may run now. */
+		shr_race_point(SHR_RACE_MEMCG_TRYGET);
 		while (pos && !shr_mem_cgroup_tryget(pos))
 			pos = next_pre_pruned(pos, root, nid, ops);
 	}

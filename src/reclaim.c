@@ -54,8 +54,11 @@
  * Ordering
  * --------
  * The SHRINK_EMPTY protocol (clear bit / full barrier / recount) is drawn
- * at shrink_slab_memcg(); its barrier pairs with the one in the design's
- * set_bit (shr_info_unit_set_bit() in shrinker_info.h).
+ * at recheck_empty(); its barrier (B) pairs with the one in the design's
+ * set_bit (A) (shr_info_unit_set_bit() in shrinker_info.h). The clear of a
+ * stale bit (its shrinker gone) has the same shape: clear / full barrier
+ * (R) / look the id up again, (R) also pairing with (A)
+ * (clear_stale_bit()). docs/RACES.md lists every race and its pair.
  */
 #include <shrinker/reclaim.h>
 
@@ -233,6 +236,8 @@ static unsigned long do_shrink_slab(struct shr_shrink_control *sc, struct shr_sh
 	freeable = (long)count;
 
 	nr = deferred_xchg(s, sc);
+	/* The work is in our hands: offline may reparent the counters now. */
+	shr_race_point(SHR_RACE_DEFERRED_TAKEN);
 	delta = scan_delta(freeable, s->pub.seeks, priority);
 	total_scan = (long)((uint64_t)(nr >> priority) + delta);
 	cap = shr_twice(freeable);
@@ -290,6 +295,7 @@ static unsigned long shrink_slab_global(struct shr_host *host, int nid, int prio
 		};
 		unsigned long ret;
 
+		shr_race_point(SHR_RACE_WALK_PIN);
 		if (!shr_shrinker_try_get(s))
 			continue;
 		shr_rcu_read_unlock();
@@ -298,6 +304,8 @@ static unsigned long shrink_slab_global(struct shr_host *host, int nid, int prio
 			ret = 0;
 		freed += ret;
 		shr_rcu_read_lock();
+		/* Free may unlink @s once we put it; RCU keeps its next. */
+		shr_race_point(SHR_RACE_GLOBAL_WALK_PUT);
 		shr_shrinker_put(s);
 	}
 	shr_rcu_read_unlock();
@@ -339,6 +347,7 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
 
 	if (!ops->clear_bit(sc->memcg, sc->nid, id))
 		return 0; /* the design keeps no bits: nothing to race with */
+	shr_race_point(SHR_RACE_EMPTY_CLEAR_B);
 	/* (B): pairs with (A), the fence in shr_info_unit_set_bit(). */
 	atomic_thread_fence(memory_order_seq_cst);
 	ret = do_shrink_slab(sc, s, priority);
@@ -351,17 +360,84 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
 }
 
 /**
+ * clear_stale_bit() - clear the bit of an id whose shrinker is gone or going
+ * away, without losing a bit that the id's next owner sets meanwhile.
+ * @memcg: the cgroup (not the root), pinned.
+ * @nid:   node.
+ * @id:    the id, in @memcg's id space.
+ *
+ * Race being closed (id reuse; docs/RACES.md R2 and
+ * docs/kernel-bug-id-reuse.md). Left: this walker, which found the bit set
+ * but could not pin the id's shrinker; right: other threads.
+ *
+ *      walk_pin_next()                  shr_shrinker_free(old): id released
+ *      lookup(id) -> old (dying)/NULL   shr_shrinker_alloc(new): same id
+ *      ... delayed ...                  list_lru_add(): first object in
+ *                                         @memcg; full barrier (A); set bit
+ *      clear bit
+ *      full barrier (R)
+ *      lookup(id) again
+ *
+ * Without the second half the clear removes the new owner's bit and reclaim
+ * never reaches its object. (R) pairs with (A), the fence in
+ * set_shrinker_bit() (shr_info_unit_set_bit(), flat_set_bit(), ix_set_bit()):
+ * the new owner is in the IDR (and, if registered, armed) before its first
+ * add, so either the lookup after (R) sees it, or the new owner's bit set
+ * comes after our clear in the map word's modification order and survives.
+ * What the second lookup finds:
+ *  - nothing, or a shrinker being freed (the old one, or a new one already
+ *    going): the bit stays clear;
+ *  - a shrinker not armed yet: objects it added before registering need the
+ *    bit: set it again and leave the shrinker alone;
+ *  - an armed shrinker: set the bit again and hand the shrinker, pinned, to
+ *    the walk, which calls it now; if it holds nothing here, the SHRINK_EMPTY
+ *    protocol clears the bit again (recheck_empty()).
+ * A re-set bit whose new owner holds nothing costs one count call.
+ *
+ * Context: Registered thread, inside the caller's RCU read-side section
+ *          (the shrinkers looked up stay allocated).
+ * Return: the new owner, pinned, or NULL.
+ */
+static struct shr_shrinker_impl *clear_stale_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	const struct shr_info_ops *ops = memcg->host->info_ops;
+	struct shr_shrinker_impl *s;
+
+	if (!ops->clear_bit(memcg, nid, id))
+		return NULL; /* the design keeps no bits */
+	shr_race_point(SHR_RACE_WALK_STALE_RECHECK);
+	/* (R): pairs with (A), the fence of set_shrinker_bit(). */
+	atomic_thread_fence(memory_order_seq_cst);
+	s = ops->lookup(memcg, id);
+	if (!s || shr_shrinker_dying(s))
+		return NULL;
+	/*
+	 * @id, not s->id: a shrinker not armed yet may still be having its
+	 * id written (the IDR publishes it first); set_bit also takes an id
+	 * of @memcg's space (shrinker_info.h).
+	 */
+	ops->set_bit(memcg, nid, id);
+	return shr_shrinker_try_get(s) ? s : NULL;
+}
+
+/**
  * walk_pin_next() - find the next set bit at or after *@pos and pin its
- * shrinker; bits of missing or unpinnable shrinkers are cleared on the way,
- * except in the root: a root bit is only ever set for a shrinker that
- * exists (the design scrubs a freed shrinker's root bits), and one not
- * registered yet must find its bit when it is (the kernel calls every
- * registered shrinker at the root).
+ * shrinker.
  * @memcg: the cgroup, pinned and online.
  * @nid:   node.
  * @pos:   in: first id to look at; out: the id after the one returned.
  * @wc:    walk counters.
  * @id:    receives the id of the returned shrinker.
+ *
+ * A bit whose shrinker cannot be pinned is
+ *  - kept if the shrinker exists and is not being freed (allocated, not
+ *    armed yet: objects it added before registering must find their bit
+ *    when it is; the kernel clears it, deliberate difference), and in the
+ *    root (a root bit is only ever set for a shrinker that exists, the
+ *    design scrubs a freed shrinker's root bits);
+ *  - cleared otherwise (no shrinker, or one being freed: unregister leaves
+ *    bits), by clear_stale_bit(), which keeps a bit the id's next owner set
+ *    meanwhile and may return that owner pinned.
  *
  * Context: Registered thread, no RCU section (enters and leaves one).
  * Return: the pinned shrinker, or NULL when no set bit is left.
@@ -381,14 +457,22 @@ static struct shr_shrinker_impl *walk_pin_next(struct shr_mem_cgroup *memcg, int
 		}
 		*pos = *id + 1;
 		s = ops->lookup(memcg, *id);
+		shr_race_point(SHR_RACE_WALK_PIN);
 		if (s && shr_shrinker_try_get(s)) {
 			shr_rcu_read_unlock();
 			return s;
 		}
-		/* Freed or not armed: the bit is stale (unregister leaves bits). */
-		if (!shr_memcg_is_root(memcg))
-			ops->clear_bit(memcg, nid, *id);
+		if (shr_memcg_is_root(memcg) || (s && !shr_shrinker_dying(s))) {
+			shr_rcu_read_unlock();
+			continue;
+		}
+		/* Gone or going: the bit is stale, unless the id changed
+		 * hands since the lookup. */
+		shr_race_point(SHR_RACE_WALK_STALE_LOOKUP);
+		s = clear_stale_bit(memcg, nid, *id);
 		shr_rcu_read_unlock();
+		if (s)
+			return s;
 	}
 }
 
@@ -403,9 +487,10 @@ static struct shr_shrinker_impl *walk_pin_next(struct shr_mem_cgroup *memcg, int
  * Steps:
  *  1. (shrink_slab_memcg() has returned 0 for a cgroup that is not online.)
  *  2. From id 0 upwards, under RCU: ask the design for the next set bit,
- *     map the id to a shrinker and pin it; a missing or unpinnable shrinker
- *     has its bit cleared (not in the root, see walk_pin_next()) and the
- *     walk goes on. Leave RCU.
+ *     map the id to a shrinker and pin it; a missing or dying shrinker has
+ *     its bit cleared, unless the id's next owner set it meanwhile (not in
+ *     the root; a shrinker not armed yet keeps its bits: walk_pin_next()),
+ *     and the walk goes on. Leave RCU.
  *  3. kmem gate (the 7.x fix), not for the root: with kmem accounting off
  *     only NONSLAB shrinkers run in a cgroup; for the others the bit is
  *     cleared and the pin dropped.

@@ -6,13 +6,17 @@
  * States of a shrinker, and who may see it:
  *   allocated    in the id registry (memcg-aware), not on the list;
  *                refcount 0, so a walker that finds it by id cannot pin it
- *                (and clears the stale bit).
+ *                (it keeps the bit: objects added before register need
+ *                it once the shrinker is armed).
  *   registered   on host->shrinker_list (tail) and, unless the root's
  *                bits index it (SHR_SHRINKER_ROOT_BITS under a design with
  *                root bits), on host->root_walk_list; refcount >= 1; the
  *                registration owns one reference.
- *   being freed  refcount dropped to 0 by free's put; no new pins possible
- *                (increment-unless-zero); free waits on `done` until every
+ *   being freed  `dying` set, then refcount dropped to 0 by free's put; no
+ *                new pins possible (increment-unless-zero), and a walker
+ *                that fails to pin it clears its bits (re-checking the id's
+ *                owner after a barrier, see clear_stale_bit() in
+ *                reclaim.c); free waits on `done` until every
  *                in-flight user has put its reference, then unlinks it,
  *                releases the id, and frees it after a grace period.
  *
@@ -112,6 +116,8 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 		goto unlock;
 	}
 	s->id = id;
+	/* Walkers may find the id now (and fail to pin it). */
+	shr_race_point(SHR_RACE_SHRINKER_ID_PUBLISHED);
 	ret = host->info_ops->shrinker_add(host, s);
 	if (ret) {
 		shr_idr_remove(&host->shrinker_idr, (unsigned long)id);
@@ -159,6 +165,7 @@ int shr_shrinker_alloc(struct shr_host *host, unsigned int flags, const char *na
 	s->debugfs_id = -1;
 	s->pub.seeks = SHR_DEFAULT_SEEKS;
 	atomic_init(&s->refcount, 0);
+	atomic_init(&s->dying, false);
 	shr_completion_init(&s->done);
 	ret = shrinker_set_name(s, name);
 	if (ret)
@@ -206,6 +213,8 @@ int shr_shrinker_register(struct shr_shrinker *shrinker)
 	s->registered = true;
 	s->ever_registered = true;
 	pthread_mutex_unlock(&host->shrinker_mutex);
+	/* On the lists, not pinnable yet. */
+	shr_race_point(SHR_RACE_SHRINKER_ARM);
 	/* Arm: from now on walkers can pin it. Release pairs with the acquire
 	 * of a successful shr_shrinker_try_get(). */
 	atomic_store_explicit(&s->refcount, 1, memory_order_release);
@@ -311,6 +320,8 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 		return;
 	}
 	host = s->host;
+	/* Walkers that cannot pin it from now on treat its bits as stale. */
+	atomic_store_explicit(&s->dying, true, memory_order_relaxed);
 	pthread_mutex_lock(&host->shrinker_mutex);
 	registered = s->registered;
 	pthread_mutex_unlock(&host->shrinker_mutex);
@@ -318,6 +329,8 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 		shr_shrinker_put(s);
 		shr_wait_for_completion(&s->done);
 	}
+	/* Nobody can pin it; its id still maps to it (and its bits stay). */
+	shr_race_point(SHR_RACE_SHRINKER_DEAD);
 	pthread_mutex_lock(&host->shrinker_mutex);
 	if (s->registered) {
 		shr_rcu_list_del(&s->list);

@@ -48,9 +48,12 @@
  *   bytes                   the cgroup is pinned.
  *
  * Id spaces: install, uninstall and set_bit take the shrinker's own id
- * (s->id, what list_lrus copy). next_bit, clear_bit and lookup work in the
- * cgroup's id space, which is the same except with nonslab_ids (a non-root
- * cgroup then numbers only NONSLAB shrinkers, in a second id space).
+ * (s->id, what list_lrus copy); set_bit also takes an id next_bit returned
+ * for the same cgroup (reclaim re-sets bits it cleared). next_bit,
+ * clear_bit and lookup work in the cgroup's id space, which is the same
+ * except with nonslab_ids (a non-root cgroup then numbers only NONSLAB
+ * shrinkers, in a second id space; its ids carry an offset so the two
+ * never collide: shrinker_info_grow.h).
  */
 #ifndef SHR_SHRINKER_INFO_H
 #define SHR_SHRINKER_INFO_H
@@ -198,6 +201,7 @@ void shr_info_record_hold(struct shr_host *host, unsigned long long ns);
  * shrink_slab_memcg() between clear_bit and the second count. */
 static inline void shr_info_unit_set_bit(struct shr_info_unit *unit, int offset)
 {
+	shr_race_point(SHR_RACE_SET_BIT_A);
 	atomic_thread_fence(memory_order_seq_cst);
 	atomic_fetch_or_explicit(&unit->map, 1UL << offset, memory_order_relaxed);
 }

@@ -63,6 +63,19 @@ struct arr_node {
 	bool lock_ready; /* Sync: online (shrinker_mutex) and free only */
 };
 
+/* The install lock (lock order level 4, a spinning lock). */
+static void arr_node_lock(struct arr_node *node)
+{
+	pthread_spin_lock(&node->lock);
+	shr_race_spin_enter();
+}
+
+static void arr_node_unlock(struct arr_node *node)
+{
+	shr_race_spin_exit();
+	pthread_spin_unlock(&node->lock);
+}
+
 static bool ondemand(const struct shr_host *host)
 {
 	return host->params.design == SHR_DESIGN_ARRAY_ONDEMAND;
@@ -208,6 +221,7 @@ static int arr_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 			shr_kvfree(host->slab, info);
 			goto fail;
 		}
+		shr_race_point(SHR_RACE_INFO_PUBLISH);
 		/* Release: the zeroed units before the pointer (pairs with the
 		 * readers' dereference). */
 		shr_rcu_assign_pointer(*info_slot(memcg, nid), info);
@@ -242,15 +256,16 @@ static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int n
 		shr_kvfree(host->slab, new);
 		return -ENOMEM;
 	}
+	shr_race_point(SHR_RACE_ARR_GROW_COPY);
 	if (ondemand(host))
-		pthread_spin_lock(&node_of(memcg, nid)->lock);
+		arr_node_lock(node_of(memcg, nid));
 	/* The old pointers, NULL ones included; no install can slip in
 	 * between this copy and the publication (the lock). */
 	for (int i = 0; i < old_units; i++)
 		new->unit[i] = unit_load(old, i);
 	shr_rcu_assign_pointer(*info_slot(memcg, nid), new);
 	if (ondemand(host))
-		pthread_spin_unlock(&node_of(memcg, nid)->lock);
+		arr_node_unlock(node_of(memcg, nid));
 	atomic_fetch_add(&host->stats.arrays_reallocated, 1);
 	atomic_fetch_add(&host->stats.bytes_copied,
 			 (unsigned long)old_units * sizeof(struct shr_info_unit *));
@@ -286,14 +301,16 @@ static int install_unit(struct shr_host *host, struct shr_mem_cgroup *memcg, int
 	unit = shr_info_unit_alloc(host, nid, gfp);
 	if (!unit)
 		return -ENOMEM;
-	pthread_spin_lock(&node->lock);
+	/* A growth may copy the slots and publish a new info meanwhile. */
+	shr_race_point(SHR_RACE_ARR_INSTALL);
+	arr_node_lock(node);
 	/* The current info: growth publishes under this lock. */
 	info = info_protected(memcg, nid);
 	if (info && index < nr_units(info) && !unit_load(info, index))
 		__atomic_store_n(&info->unit[index], unit, __ATOMIC_RELEASE);
 	else
 		spare = unit;
-	pthread_spin_unlock(&node->lock);
+	arr_node_unlock(node);
 	shr_info_unit_free(host, spare);
 	return 0;
 }

@@ -128,6 +128,7 @@ static int flat_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg
 			flat_memcg_free(host, memcg);
 			return -ENOMEM;
 		}
+		shr_race_point(SHR_RACE_INFO_PUBLISH);
 		shr_rcu_assign_pointer(*info_slot(memcg, nid), info);
 	}
 	return 0;
@@ -167,6 +168,7 @@ static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int n
 		return -ENOMEM;
 	transfer(old, new);
 	shr_rcu_assign_pointer(*info_slot(memcg, nid), new);
+	shr_race_point(SHR_RACE_FLAT_GROW_G);
 	/* (G): pairs with (W) in the writers (see the top of the file). */
 	atomic_thread_fence(memory_order_seq_cst);
 	transfer(old, new);
@@ -218,6 +220,7 @@ static struct flat_info *superseded(struct shr_mem_cgroup *memcg, int nid, struc
 {
 	struct flat_info *cur;
 
+	shr_race_point(SHR_RACE_FLAT_WRITER_W);
 	/* (W): pairs with (G) in expand_one(). */
 	atomic_thread_fence(memory_order_seq_cst);
 	cur = info_deref(memcg, nid);
@@ -235,6 +238,7 @@ static void flat_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 	shr_rcu_read_lock();
 	info = map_for(memcg, nid, slot);
 	if (info) {
+		shr_race_point(SHR_RACE_SET_BIT_A);
 		/* set_shrinker_bit()'s barrier: pairs with reclaim's between
 		 * clear_bit and the recount. */
 		atomic_thread_fence(memory_order_seq_cst);

@@ -214,6 +214,7 @@ static void ix_unmark_unit(struct shr_mem_cgroup *memcg, int nid, struct ix_unit
 {
 	shr_xa_lock(&cont->xa);
 	shr_xa_clear_mark_locked(&cont->xa, index, SHR_XA_MARK_0);
+	shr_race_point(SHR_RACE_IX_UNMARK_C2);
 	/* (C2): pairs with (M1) in ix_set_bit(). */
 	if (atomic_fetch_or_explicit(&unit->map, 0UL, memory_order_seq_cst))
 		shr_xa_set_mark_locked(&cont->xa, index, SHR_XA_MARK_0);
@@ -233,11 +234,13 @@ static void ix_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 	cont = ix_units_of(memcg, nid);
 	unit = cont ? shr_xa_load(&cont->xa, index) : NULL;
 	if (unit) {
+		shr_race_point(SHR_RACE_SET_BIT_A);
 		/* (A): pairs with (B) in reclaim's recheck_empty(). */
 		atomic_thread_fence(memory_order_seq_cst);
 		/* (M1): pairs with (C2) in ix_unmark_unit(). */
 		atomic_fetch_or_explicit(&unit->map, 1UL << (id % SHR_UNIT_BITS),
 					 memory_order_seq_cst);
+		shr_race_point(SHR_RACE_IX_SET_M1_M2);
 		/* (M2) */
 		if (!shr_xa_get_mark(&cont->xa, index, SHR_XA_MARK_0))
 			ix_mark_unit(memcg, nid, cont, index);
@@ -383,6 +386,7 @@ static struct ix_units *ix_units_get(struct shr_mem_cgroup *memcg, int nid, shr_
 		return NULL;
 	shr_xa_init(&cont->xa, host->xa_node_cache, nid, 0);
 	cont->host = host;
+	shr_race_point(SHR_RACE_INFO_PUBLISH);
 	/* Publish initialised: pairs with shr_rcu_dereference in ix_units_of(). */
 	shr_rcu_assign_pointer(ix_node_of(memcg, nid)->units, cont);
 	return cont;
@@ -439,6 +443,7 @@ static int ix_ref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long inde
 		unit = shr_info_unit_alloc(host, nid, gfp);
 		if (!unit)
 			goto fail;
+		shr_race_point(SHR_RACE_INFO_PUBLISH);
 		if (shr_xa_insert(&cont->xa, index, unit, gfp)) {
 			shr_info_unit_free(host, unit);
 			goto fail;
@@ -485,6 +490,8 @@ static void ix_unit_remove(struct shr_mem_cgroup *memcg, int nid, struct ix_unit
 	unit = shr_xa_erase_locked(&cont->xa, index);
 	ix_sync_counted(memcg, nid, cont);
 	shr_xa_unlock(&cont->xa);
+	/* Readers that found the unit before the erase may still use it. */
+	shr_race_point(SHR_RACE_IX_UNIT_ERASED);
 	if (!unit)
 		return;
 	ix_unit_free_rcu(memcg->host, unit);

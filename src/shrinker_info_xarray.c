@@ -60,6 +60,8 @@ static int install_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int 
 	unit = shr_info_unit_alloc(host, nid, gfp);
 	if (!unit)
 		return -ENOMEM;
+	/* Another install may insert first (then ours is freed). */
+	shr_race_point(SHR_RACE_INFO_PUBLISH);
 	ret = shr_xa_insert(xa, index, unit, gfp);
 	if (ret) {
 		shr_info_unit_free(host, unit);

@@ -102,6 +102,7 @@
 #include <shrinker/slab.h>
 #include <shrinker/xarray.h>
 
+#include "race.h"
 #include "rcu.h"
 
 #ifndef SHR_XA_CHUNK_SHIFT
@@ -441,6 +442,8 @@ static void node_free_rcu(struct rcu_head *head)
  */
 static void node_retire(struct shr_xarray *xa, struct xa_node *node)
 {
+	/* Readers already inside still see the old slots. */
+	shr_race_point(SHR_RACE_XA_NODE_RETIRE);
 	/* Pairs with the shr_rcu_dereference() of a slot in walk_rcu() and
 	 * scan_node(): a reader sees the old content or RETRY. */
 	for (unsigned int i = 0; i < SHR_XA_CHUNK_SIZE; i++)
@@ -562,6 +565,8 @@ restart:
 		struct xa_node *node = to_node(entry);
 		unsigned int off = index_offset(index, node->shift);
 
+		/* The node may be retired meanwhile: its slot then reads RETRY. */
+		shr_race_point(SHR_RACE_XA_READER_DESCEND);
 		entry = shr_rcu_dereference(node->slots[off]);
 		if (is_retry(entry))
 			goto restart;
@@ -1059,6 +1064,8 @@ static void *store_prepared(struct shr_xarray *xa, struct node_pool *pool,
 	grow_locked(xa, pool, index);
 	node = descend_create(xa, pool, index);
 	assert(pool->nr == 0);
+	/* Readers may walk the new, empty nodes before the entry lands. */
+	shr_race_point(SHR_RACE_XA_NODE_PUBLISH);
 	if (!node) {
 		old = xa->xa_head;
 		shr_rcu_assign_pointer(xa->xa_head, entry);

@@ -10,7 +10,12 @@
  *   set the public fields   count_objects, scan_objects, batch, seeks,
  *                           private_data; create list_lrus bound to it.
  *   shr_shrinker_register() appended to the host's shrinker list; reclaim
- *                           may call it from now on.
+ *                           may call it from now on. Objects added
+ *                           before (their bits set by list_lru or
+ *                           shr_set_shrinker_bit()) keep their bits: a
+ *                           cgroup walk skips a shrinker not registered
+ *                           yet without clearing its bit (the kernel
+ *                           clears it), so they are reclaimed once it is.
  *   shr_shrinker_free()     waits for every reclaim call in flight, releases
  *                           the id, frees after a grace period.
  *
@@ -124,23 +129,23 @@ SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
  * shr_shrinker_register() - make the shrinker visible to reclaim.
  *
  * Objects added before registration (to a list_lru bound to the shrinker,
- * or announced with shr_set_shrinker_bit()) are handled as in the kernel:
+ * or announced with shr_set_shrinker_bit()):
  *  - the bit of their cgroup and node is set as usual: a memcg-aware
  *    shrinker has its id from shr_shrinker_alloc() on;
  *  - reclaim never calls a shrinker that is not registered;
  *  - a reclaim of that cgroup and node that runs before registration finds
- *    the bit, cannot pin the shrinker and clears the bit
- *    (shrink_slab_memcg()). The objects are then not found through that
- *    cgroup until its list goes from 0 to 1 object again or the cgroup goes
- *    offline (the parent takes the list and gets the bit). Without such a
- *    reclaim in between, they are found normally once registered;
+ *    the bit, cannot pin the shrinker and KEEPS the bit, because the id is
+ *    owned by a shrinker that is not armed yet. This is a deliberate
+ *    difference: the kernel's shrink_slab_memcg() clears it, and the objects
+ *    are then not found through that cgroup until its list goes from 0 to 1
+ *    again (docs/RACES.md, R2). Here they are found once it is registered;
  *  - root objects are found by global reclaim once the shrinker is
  *    registered (under indexed, the root's bit of a SHR_SHRINKER_ROOT_BITS
- *    shrinker is kept for it, not cleared);
+ *    shrinker is kept for it);
  *  - the nobitmap design keeps no bits: its cgroup reclaim calls every
  *    registered memcg-aware shrinker and finds them in any case.
- * So register before the first object can be added, as the kernel's users
- * do, unless no reclaim can run in between.
+ * Registering before the first object can be added, as the kernel's users
+ * do, avoids the question altogether.
  *
  * Context: Registered thread; takes the registry mutex.
  * Return: 0, -EINVAL (NULL, no count/scan callback, negative batch or

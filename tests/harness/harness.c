@@ -13,6 +13,7 @@
 
 #include <shrinker/host.h>
 #include <shrinker/memcg.h>
+#include <shrinker/race.h>
 #include <shrinker/rcu.h>
 
 #include "harness.h"
@@ -203,6 +204,34 @@ void shr_test_expect_abort(void (*fn)(void *arg), void *arg, const char *needle)
 			    out);
 		fail();
 	}
+}
+
+bool shr_test_widen(void)
+{
+	static bool said;
+	int ret;
+
+	if (!shr_race_available())
+		return false;
+	ret = shr_race_delays_from_env(run_seed);
+	if (ret < 0) {
+		fprintf(stderr, "bad SHR_RACE_DELAYS (want max_us,permille[,seed] or 0)\n");
+		exit(2);
+	}
+	if (ret == 0 && getenv("SHR_RACE_DELAYS"))
+		return false; /* "0": widening off */
+	if (ret == 0 && shr_race_delays_enable(SHR_RACE_ALL, run_seed, 20, 5))
+		return false;
+	if (!said) {
+		printf("# window widening: delays armed at the race points of the threaded tests\n");
+		said = true;
+	}
+	return true;
+}
+
+void shr_test_widen_end(void)
+{
+	shr_race_delays_disable();
 }
 
 int shr_test_run_group(const char *name, const struct CMUnitTest *tests, size_t count)

@@ -11,6 +11,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +66,17 @@ uint64_t shr_rng_below(struct shr_rng *rng, uint64_t bound);
  * still alive after 60 s is killed (SIGALRM): it hung instead of aborting.
  */
 void shr_test_expect_abort(void (*fn)(void *arg), void *arg, const char *needle);
+
+/*
+ * Window widening for a multi-threaded test (<shrinker/race.h>): in builds
+ * with race points, arm random delays at every race point, as the
+ * environment's SHR_RACE_DELAYS says ("max_us,permille[,seed]", "0" = off)
+ * or by default 20 us at 5/1000 of the hits (scaled per point) with the
+ * run's seed. Call before starting the threads; shr_test_widen_end() after
+ * joining them. Returns whether delays are armed (false in other builds).
+ */
+bool shr_test_widen(void);
+void shr_test_widen_end(void);
 
 /*
  * Run a cmocka group with the calling thread registered for RCU; prints the

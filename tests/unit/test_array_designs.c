@@ -330,10 +330,12 @@ static void race_run(enum shr_design design, int nr_shrinkers)
 	r->nr_shrinkers = nr_shrinkers;
 	r->host = host_of(design, 1, true, false, 0);
 	mkcgs(r->host, r->cgs, RACE_CG);
+	shr_test_widen();
 	assert_int_equal(pthread_create(&reg, NULL, race_register, r), 0);
 	assert_int_equal(pthread_create(&ins, NULL, race_install, r), 0);
 	pthread_join(reg, NULL);
 	pthread_join(ins, NULL);
+	shr_test_widen_end();
 	for (int i = 0; i < r->nr_shrinkers; i++)
 		assert_int_equal(shr_shrinker_register(r->p[i]->s), 0);
 	assert_int_equal(r->errors, 0);
@@ -427,6 +429,7 @@ static void test_flat_deferred_work_racing_growth_is_conserved(void **state)
 	unsigned long calls = 0;
 
 	(void)state;
+	shr_test_widen();
 	assert_non_null(r);
 	r->host = host_of(SHR_DESIGN_FLAT, 1, true, false, 0);
 	mkcgs(r->host, r->cgs, DEF_CG);
@@ -443,6 +446,7 @@ static void test_flat_deferred_work_racing_growth_is_conserved(void **state)
 	assert_int_equal(pthread_create(&reg, NULL, def_register, r), 0);
 	pthread_join(reg, NULL);
 	pthread_join(rec, NULL);
+	shr_test_widen_end();
 	assert_int_equal(r->errors, 0);
 	for (int i = 0; i < DEF_PROBES; i++) {
 		for (int c = 0; c < DEF_CG; c++) {

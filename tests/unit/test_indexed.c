@@ -545,6 +545,7 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 	unsigned int passes;
 
 	(void)state;
+	shr_test_widen();
 	r.host = host_of(SHR_DESIGN_INDEXED, NODES);
 	root = shr_host_root_mem_cgroup(r.host);
 	r.cg = shr_test_mkcg(shr_test_mkcg(root));
@@ -557,6 +558,7 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 		pthread_join(add[i], NULL);
 	atomic_store(&r.stop, 1);
 	pthread_join(rec, NULL);
+	shr_test_widen_end();
 	assert_int_equal(shr_drop_caches(r.host, &freed, NULL), 0);
 	assert_int_equal(lab_sb_count_all(r.sb), 0);
 	/* Bits left by the last pass are cleared by the next one (SHRINK_EMPTY)

@@ -1078,6 +1078,7 @@ static void test_concurrent_offline(void **state)
 	unsigned long total = 0;
 
 	(void)state;
+	shr_test_widen();
 	fix_up(&f, 2);
 	a = shr_test_mkcg(f.root);
 	for (int i = 0; i < NWORKERS; i++) {
@@ -1106,6 +1107,7 @@ static void test_concurrent_offline(void **state)
 	for (int i = 0; i < NWORKERS; i++)
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 	assert_int_equal(pthread_join(wth, NULL), 0);
+	shr_test_widen_end();
 
 	for (int i = 0; i < NWORKERS; i++) {
 		assert_int_equal(w[i].bad, 0);

@@ -638,6 +638,7 @@ static void test_walks_race_register_free(void **state)
 	pthread_t th[2];
 
 	(void)state;
+	shr_test_widen();
 	r.child = shr_test_mkcg(shr_host_root_mem_cgroup(r.host));
 	atomic_init(&r.stop, false);
 	atomic_init(&r.walks, 0);
@@ -663,6 +664,7 @@ static void test_walks_race_register_free(void **state)
 	atomic_store(&r.stop, true);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_join(th[i], NULL), 0);
+	shr_test_widen_end();
 	for (int k = 0; k < SLOTS; k++)
 		shr_shrinker_free(s[k]);
 	assert_int_equal(shr_mem_cgroup_offline(r.child), 0);

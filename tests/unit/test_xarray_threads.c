@@ -242,6 +242,7 @@ static void test_readers_vs_writer(void **state)
 	xa_env_setup(&env);
 	shr_xa_init(&xa, env.cache, SHR_NUMA_NO_NODE, 0);
 	shr_rng_init(&rng, 1);
+	shr_test_widen();
 	for (unsigned int i = 0; i < NR_READERS; i++)
 		assert_int_equal(pthread_create(&readers[i], NULL, reader_thread,
 						(void *)(uintptr_t)i),
@@ -259,6 +260,7 @@ static void test_readers_vs_writer(void **state)
 	atomic_store(&stop, true);
 	for (unsigned int i = 0; i < NR_READERS; i++)
 		pthread_join(readers[i], NULL);
+	shr_test_widen_end();
 	printf("# %lu writes, %lu entries read, %lu errors\n", writes,
 	       atomic_load(&reads), atomic_load(&errors));
 	shr_xa_for_each(&xa, index, entry)
