@@ -175,7 +175,9 @@ def designs_available():
 def series(design):
     if design == "mainline":
         return []
-    s = sorted(glob.glob(os.path.join(PATCHES, design, "*.patch")))
+    # A cover letter (0000-cover-letter.patch) carries no diff.
+    s = sorted(p for p in glob.glob(os.path.join(PATCHES, design, "*.patch"))
+               if not os.path.basename(p).startswith("0000-"))
     if not s:
         raise RuntimeError("no patches in %s" % os.path.join(PATCHES, design))
     return s
