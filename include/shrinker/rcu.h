@@ -14,26 +14,30 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * shr_thread_register() - make the calling thread an RCU reader.
  *
  * Context: Any thread, once, before its first libshrinker call.
  */
-void shr_thread_register(void);
+SHR_API void shr_thread_register(void);
 
 /**
  * shr_thread_unregister() - undo shr_thread_register().
  *
  * Context: The registered thread, outside any libshrinker call.
  */
-void shr_thread_unregister(void);
+SHR_API void shr_thread_unregister(void);
 
 /**
  * shr_synchronize_rcu() - wait for a full grace period.
  *
  * Context: Registered thread, not inside an RCU read-side section. Blocks.
  */
-void shr_synchronize_rcu(void);
+SHR_API void shr_synchronize_rcu(void);
 
 /**
  * shr_rcu_barrier() - wait until every callback queued so far has run.
@@ -48,6 +52,10 @@ void shr_synchronize_rcu(void);
  * Context: Registered thread, not inside an RCU read-side section, holding
  * no libshrinker lock, not from an RCU callback. Blocks.
  */
-void shr_rcu_barrier(void);
+SHR_API void shr_rcu_barrier(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_RCU_H */
