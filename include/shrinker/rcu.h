@@ -21,12 +21,23 @@ extern "C" {
 /**
  * shr_thread_register() - make the calling thread an RCU reader.
  *
+ * A thread that forgets it is unprotected: its lockless reads are not waited
+ * for by grace periods, so what it reads can be freed under it. Builds with
+ * -Ddebug_checks=true catch that: the first library call of such a thread
+ * that enters an RCU read-side section prints "libshrinker: API misuse:
+ * this thread did not call shr_thread_register() before calling into
+ * libshrinker ..." and aborts. Registering a thread twice is reported the
+ * same way (debug builds abort; the others ignore the call).
+ *
  * Context: Any thread, once, before its first libshrinker call.
  */
 SHR_API void shr_thread_register(void);
 
 /**
  * shr_thread_unregister() - undo shr_thread_register().
+ *
+ * A thread that is not registered is reported as misuse (debug builds
+ * abort; the others ignore the call).
  *
  * Context: The registered thread, outside any libshrinker call.
  */
