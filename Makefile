@@ -11,8 +11,8 @@ TORTURE_SEED ?= $(shell date +%s)
 TORTURE_ARGS ?=
 MESON      ?= meson
 
-.PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan check-fuzz \
-	torture clean kernel-lab check-kernel
+.PHONY: all deps build build-asan build-tsan demo check test test-asan check-install \
+	check-tsan check-fuzz torture clean kernel-lab check-kernel
 
 all: build
 
@@ -38,9 +38,17 @@ test-asan: build-asan
 	$(MESON) test -C $(ASAN_BUILD) --print-errorlogs
 
 # Everything CI runs: plain and ASan+UBSan suites (unit, semantics per design,
-# differential, fuzz corpus replay, short torture per design), the TSan
-# build, and a bounded libFuzzer run.
-check: test test-asan check-tsan check-fuzz
+# differential, fuzz corpus replay, short torture per design), the installed
+# library, the TSan build, and a bounded libFuzzer run.
+check: test test-asan check-install check-tsan check-fuzz
+
+# The library as users install it: `meson install --destdir` into
+# $(BUILD)/install-check/stage, then the examples (C and C++, shared and
+# -static) built with pkg-config against that copy and run, the exported
+# symbols of the installed libraries, and the installed shrinklab
+# (scripts/check-install.sh says what each step proves).
+check-install: build
+	MESON=$(MESON) scripts/check-install.sh $(BUILD)
 
 # ThreadSanitizer (gcc): the multi-threaded unit and semantic suites, then a
 # short torture run of every design (designs not in this build are reported
