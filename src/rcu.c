@@ -93,6 +93,7 @@ static pthread_mutex_t cb_run_lock = PTHREAD_MUTEX_INITIALIZER;
 /* This thread is running a callback. */
 static _Thread_local bool cb_running;
 
+/* Sync: thread-local, read and written by its own thread only (rcu.h). */
 _Thread_local bool shr_rcu_thread_registered;
 
 /*
