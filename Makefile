@@ -11,8 +11,8 @@ TORTURE_SEED ?= $(shell date +%s)
 TORTURE_ARGS ?=
 MESON      ?= meson
 
-.PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan check-fuzz \
-	torture clean kernel-lab check-kernel
+.PHONY: all deps build build-asan build-tsan demo check test test-asan check-install \
+	check-tsan check-fuzz torture clean kernel-lab check-kernel
 
 all: build
 
@@ -38,9 +38,17 @@ test-asan: build-asan
 	$(MESON) test -C $(ASAN_BUILD) --print-errorlogs
 
 # Everything CI runs: plain and ASan+UBSan suites (unit, semantics per design,
-# differential, fuzz corpus replay, short torture per design), the TSan
-# build, and a bounded libFuzzer run.
-check: test test-asan check-tsan check-fuzz
+# differential, fuzz corpus replay, short torture per design), the installed
+# library, the TSan build, and a bounded libFuzzer run.
+check: test test-asan check-install check-tsan check-fuzz
+
+# The library as users install it: `meson install --destdir` into
+# $(BUILD)/install-check/stage, then the examples (C and C++, shared and
+# -static) built with pkg-config against that copy and run, the exported
+# symbols of the installed libraries, and the installed shrinklab
+# (scripts/check-install.sh says what each step proves).
+check-install: build
+	MESON=$(MESON) scripts/check-install.sh $(BUILD)
 
 # ThreadSanitizer (gcc): the multi-threaded unit and semantic suites, then a
 # short torture run of every design (designs not in this build are reported
@@ -52,10 +60,12 @@ build-tsan: deps
 	ninja -C $(TSAN_BUILD)
 
 # The tests that run threads against each other (the single-threaded suites
-# gain nothing from TSan and would take too long under it).
+# gain nothing from TSan and would take too long under it), and the examples,
+# whose workers fill one cache from a thread per tenant.
 TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
 	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
-	'test_semantics[array-ondemand]' 'test_semantics[indexed]'
+	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
+	example_tenant_cache_cxx
 
 # The TSan build has race points: torture and the threaded tests run with
 # window widening (docs/RACES.md), and -d all checks every point was hit.

@@ -16,12 +16,15 @@
 #define SHR_RCU_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include <urcu/urcu-memb.h>
 #include <urcu/compiler.h>
 #include <urcu/pointer.h>
 
 #include <shrinker/rcu.h>
+
+#include "debug.h"
 
 /* Marks a pointer published under RCU (greppable, like the kernel's __rcu). */
 #define SHR_RCU
@@ -43,10 +46,30 @@ extern char shr_rcu_gp_token;
 /* Initialise an RCU pointer that no reader can see yet. */
 #define SHR_RCU_INIT_POINTER(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
 
-static inline void shr_rcu_read_lock(void)
+/*
+ * Whether this thread called shr_thread_register() (and not yet
+ * shr_thread_unregister()). Only this thread reads or writes it. liburcu
+ * cannot tell: a read-side section of an unregistered thread runs, but no
+ * grace period waits for it, so what it reads may be freed under it. Debug
+ * builds (SHR_DEBUG_CHECKS) check it at the entry of every read-side
+ * section: every public call that reads RCU-protected data comes through
+ * here, so a thread that forgot to register aborts at its first such call
+ * (the message names the library function that entered the section).
+ */
+extern _Thread_local bool shr_rcu_thread_registered;
+
+/* rcu.c: report a read-side section entered by an unregistered thread. */
+void shr_rcu_unregistered_reader(const char *func);
+
+static inline void shr_rcu_read_lock_from(const char *func)
 {
+	if (SHR_DEBUG_CHECKS && !shr_rcu_thread_registered)
+		shr_rcu_unregistered_reader(func);
 	urcu_memb_read_lock();
 }
+
+/* Enter a read-side section; debug builds name the caller on misuse. */
+#define shr_rcu_read_lock() shr_rcu_read_lock_from(__func__)
 
 static inline void shr_rcu_read_unlock(void)
 {
