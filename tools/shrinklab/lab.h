@@ -247,6 +247,13 @@ unsigned long long lab_scale_floor_bytes(const struct lab_scale *scale, size_t d
 
 /* lab_run bookkeeping (experiments.c). */
 struct lab_result *lab_run_add(struct lab_run *run, const char *design, const char *metric);
+struct lab_bench;
+/* A row of one reading (memory, a count) / of clock samples (median, min,
+ * max and the samples in round order) of bench @b at geometry @geo. */
+void lab_run_add_value(struct lab_run *run, const struct lab_bench *b, const char *metric,
+		       double value, const struct lab_scale *geo);
+void lab_run_add_samples(struct lab_run *run, const struct lab_bench *b, const char *metric,
+			 const double *v, size_t n, const struct lab_scale *geo);
 void lab_run_free(struct lab_run *run);
 /* Order rows by design (the run's list), then metric (the experiment's). */
 void lab_run_sort(struct lab_run *run);
