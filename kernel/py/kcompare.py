@@ -13,12 +13,14 @@ scales one to the other. Per experiment and metric:
     (kernel:mainline, and in the model the design mainline maps to), with a
     range, classed as shrinklab's verdicts class ratios: lower below 0.8,
     higher above 1.25, the same in between, or across a boundary. The
-    kernel's range is unpaired (separate boots: min/max over max/min); the
-    model's is the range of the per-round ratios when both rows were taken
-    in the same rounds (shrinklab kernel runs the designs in lockstep), else
-    unpaired too. Verdict per design: agree (the same class on both sides),
+    kernel's range is unpaired (separate boots: min/max over max/min), and
+    so is the model's when its designs ran in separate processes (klab runs
+    them so, as the kernel boots them); when both rows come from one
+    shrinklab kernel run (designs in lockstep), the range of the per-round
+    ratios. Verdict per design: agree (the same class on both sides),
     disagree (different classes, neither across a boundary), inconclusive
-    (either range across a boundary); per metric: disagree if any design
+    (either range across a boundary, or a time taken once, whose spread is
+    unknown); per metric: disagree if any design
     disagrees, else inconclusive if any is, else agree.
 
 Derived ratios within a design (drop_caches with N cgroups over none,
@@ -148,15 +150,26 @@ class Cell:
 
 
 class Ratio:
-    """A ratio with a range (derived within a design, or design/base)."""
+    """A ratio with a range (derived within a design, or design/base).
+    @spread False: a time taken once (or a fit of times) is part of it, so
+    its range says nothing about the noise."""
 
-    def __init__(self, value, lo, hi, paired=False, unit="ratio"):
-        self.value, self.lo, self.hi, self.paired, self.unit = value, lo, hi, paired, unit
+    def __init__(self, value, lo, hi, paired=False, spread=True):
+        self.value, self.lo, self.hi, self.paired, self.spread = value, lo, hi, paired, spread
+        self.unit = "ratio"
         self.timed = lo != hi
-        self.n = 1
+        self.n = 2 if spread else 1
 
     def as_json(self):
-        return {"value": self.value, "min": self.lo, "max": self.hi, "paired": self.paired}
+        return {"value": self.value, "min": self.lo, "max": self.hi, "paired": self.paired,
+                "spread_known": self.spread}
+
+
+def spread_known(c):
+    """A memory reading is exact; a time needs samples to have a spread."""
+    if isinstance(c, Ratio):
+        return c.spread
+    return c.unit != "ns" or c.n >= 2
 
 
 def _div(a, b):
@@ -164,7 +177,11 @@ def _div(a, b):
 
 
 def unpaired(a, b):
-    """a/b with the widest range the two ranges allow (None when undefined)."""
+    """a/b with the widest range the two ranges allow (None when undefined;
+    1 when both are exactly 0, as two empty caches are)."""
+    known = spread_known(a) and spread_known(b)
+    if a.value == 0 and b.value == 0 and a.lo == a.hi == b.lo == b.hi == 0:
+        return Ratio(1.0, 1.0, 1.0, spread=known)
     v = _div(a.value, b.value)
     if v is None or a.lo is None or b.lo is None:
         return None
@@ -172,13 +189,13 @@ def unpaired(a, b):
     hi = _div(a.hi, b.lo) if b.lo > 0 else None
     if lo is None or hi is None:
         return None
-    return Ratio(v, min(lo, v), max(hi, v))
+    return Ratio(v, min(lo, v), max(hi, v), spread=known)
 
 
 def paired(a, b):
     """Per-round ratios of two rows taken in the same rounds (one document
     each, the same number of samples), else None."""
-    if len(a.rows) != 1 or len(b.rows) != 1:
+    if len(a.rows) != 1 or len(b.rows) != 1 or a.rows[0]["_doc"] != b.rows[0]["_doc"]:
         return None
     sa, sb = a.rows[0].get("samples") or [], b.rows[0].get("samples") or []
     if not a.timed or not b.timed or len(sa) != len(sb) or len(sa) < 2 or \
@@ -192,9 +209,12 @@ def paired(a, b):
 
 
 def classify(r):
-    """'lower', 'same', 'higher' or 'across' for a ratio range."""
+    """'lower', 'same', 'higher', 'across' (the range straddles a boundary)
+    or 'no spread' (a time taken once) for a ratio range."""
     if r is None:
         return None
+    if not r.spread:
+        return "no spread"
     if r.hi < SAME_LO:
         return "lower"
     if r.lo > SAME_HI:
@@ -207,7 +227,7 @@ def classify(r):
 def verdict(ck, cm):
     if ck is None or cm is None:
         return "not compared"
-    if ck == "across" or cm == "across":
+    if ck in ("across", "no spread") or cm in ("across", "no spread"):
         return "inconclusive"
     return "agree" if ck == cm else "disagree"
 
@@ -216,15 +236,17 @@ def verdict(ck, cm):
 
 def _rows_by(docs):
     """{(experiment, metric, design): [rows]}, {(experiment, metric): unit},
-    and the metrics' order per experiment."""
+    and the metrics' order per experiment. Each row is a copy that says which
+    document it came from ("_doc"): only rows of one document can be paired
+    by round."""
     cells, units, order = {}, {}, {}
-    for doc in docs:
+    for i, doc in enumerate(docs):
         for e in doc["experiments"]:
             for r in e["results"]:
                 if r.get("unavailable"):
                     continue
                 key = (e["id"], r["metric"], r["design"])
-                cells.setdefault(key, []).append(r)
+                cells.setdefault(key, []).append(dict(r, _doc=i))
                 units[(e["id"], r["metric"])] = r["unit"]
                 order.setdefault(e["id"], [])
                 if r["metric"] not in order[e["id"]]:
@@ -247,7 +269,7 @@ def _derived(cells, exp, design, num, den):
     if not per:
         return None
     return Ratio(statistics.median(r.value for r in per), min(r.lo for r in per),
-                 max(r.hi for r in per))
+                 max(r.hi for r in per), spread=all(r.spread for r in per))
 
 
 def join(kernel_docs, model_docs, patches_dir=None):
@@ -319,8 +341,13 @@ def _versus(designs, kc, mc, may_pair):
                    "verdict": verdict(ck, cm)})
 
     def lowest(cells):
+        """The design with the lowest median; a list when several tie."""
         have = [(c.value, d) for d, c in cells.items() if c and c.value is not None]
-        return min(have)[1] if have else None
+        if not have:
+            return None
+        low = min(v for v, _ in have)
+        ties = [d for v, d in have if v == low]
+        return ties[0] if len(ties) == 1 else ties
     winner = {"kernel": lowest(kc), "model": lowest(mc)}
     kinds = [v["verdict"] for v in vs]
     if not kinds:
@@ -369,6 +396,13 @@ def _cell_text(c, unit):
     return s
 
 
+def _winner_text(w):
+    """The lowest design (by its kernel name, on either side), or a tie."""
+    if w is None:
+        return "-"
+    return "tie: " + ", ".join(w) if isinstance(w, list) else w
+
+
 def _ratio_text(r):
     if not r:
         return "-"
@@ -403,7 +437,7 @@ def tables(cmp, geometry_words=""):
     out.append("  every design:")
     for n in cmp["common_notes"]:
         out.append("    - " + n)
-    counts = {}
+    counts, disagree = {}, []
     for e in cmp["experiments"]:
         out.append("")
         out.append("== %s: kernel beside model (median [min..max]; model/kernel = ratio of "
@@ -424,8 +458,9 @@ def tables(cmp, geometry_words=""):
             continue
         out.append("")
         out.append("   which design is better, %s: ratio to mainline [range] and its class "
-                   "(<%.2g lower, >%.3g higher; kernel: unpaired min/max of separate boots, "
-                   "model: per-round ratios where paired)" % (e["id"], SAME_LO, SAME_HI))
+                   "(<%.2g lower, >%.3g higher; ranges unpaired, min/max, unless the model's "
+                   "designs ran in one process); lowest: the design with the lowest median "
+                   "on each side (kernel names)" % (e["id"], SAME_LO, SAME_HI))
         rows = []
         for m in e["metrics"]:
             first = True
@@ -434,15 +469,19 @@ def tables(cmp, geometry_words=""):
                              _ratio_text(v["model"]), v["verdict"]])
                 first = False
             w = m["winner"]
-            rows.append(["", "lowest:", "kernel:%s" % w["kernel"], "%s" % (
-                cmp["mapping"][w["model"]]["model"] if w["model"] else "-") +
-                " (kernel:%s)" % w["model"], "=> " + m["verdict"]])
+            rows.append(["", "lowest:", _winner_text(w["kernel"]), _winner_text(w["model"]),
+                         "=> " + m["verdict"]])
             counts[m["verdict"]] = counts.get(m["verdict"], 0) + 1
+            if m["verdict"] == "disagree":
+                disagree.append("%s %s (%s)" % (e["id"], m["metric"], ", ".join(
+                    v["design"] for v in m["versus_base"] if v["verdict"] == "disagree")))
         out += _table(["metric", "design", "kernel", "model", "verdict"], rows)
     if counts:
         out.append("")
         out.append("model and kernel on which design is better, per metric: " +
                    ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())))
+        for d in disagree:
+            out.append("  disagree: " + d)
     return "\n".join(out) + "\n"
 
 

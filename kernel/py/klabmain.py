@@ -235,37 +235,38 @@ def model_geometry(doc, geometry):
 
 
 def model_runs(docs, geometry, timer, fails):
-    """shrinklab kernel at each guest's geometry, for the model designs the
-    kernel designs map to (one run per distinct geometry, designs side by
-    side); the model's shrinklab/2 documents."""
-    groups = {}
+    """shrinklab kernel at each guest's geometry, once per model design the
+    kernel designs map to, each in its own process as each kernel design
+    boots alone (in one process the prealloc hosts' walks over gigabytes of
+    units leave the caches cold for the next design's samples); the model's
+    shrinklab/2 documents."""
+    runs = []
     for doc in docs:
         d = kcompare.kernel_name(doc["run"]["design"])
         label, _ = kcompare.model_design(d, ktree.PATCHES)
         if not label:
             log("kernel:%s: no model design mapped; the table shows the kernel alone" % d)
             continue
-        key = tuple(model_geometry(doc, geometry))
-        if label not in groups.setdefault(key, []):
-            groups[key].append(label)
-    if not groups:
+        key = (label, tuple(model_geometry(doc, geometry)))
+        if key not in runs:
+            runs.append(key)
+    if not runs:
         return []
     exe = shrinklab_path(timer)
     out = []
-    for i, (args, labels) in enumerate(sorted(groups.items())):
-        path = os.path.join(out_dir(), "model-%s-%d.json" % (geometry, i))
-        cmd = [exe, "kernel", "--quiet", "--json", path] + list(args)
-        for label in labels:
-            cmd += ["--design", label]
+    for i, (label, args) in enumerate(runs):
+        base = os.path.join(out_dir(), "model-%s-%d-%s" % (geometry, i,
+                                                          re.sub(r"[^\w.=-]", "_", label)))
+        cmd = [exe, "kernel", "--quiet", "--json", base + ".json", "--design", label] + list(args)
         log("model: " + " ".join(cmd))
-        r = timer.run("model (shrinklab kernel, %s)" % ", ".join(labels), subprocess.run, cmd,
+        r = timer.run("model %s (shrinklab kernel)" % label, subprocess.run, cmd,
                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        save(os.path.join(out_dir(), "model-%s-%d.txt" % (geometry, i)), r.stdout)
+        save(base + ".txt", r.stdout)
         if r.returncode != 0:
             fails.append("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
                                                                  r.stdout[-3000:]))
             continue
-        with open(path) as f:
+        with open(base + ".json") as f:
             out.append(json.load(f))
     return out
 
