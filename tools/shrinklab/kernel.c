@@ -864,12 +864,16 @@ static int parse_value(struct kcli *c, int opt, const char *v)
 	case OPT_HIGHWATER_MOUNTS:
 		return count_opt("--highwater-mounts", v, 1, 10000000, &g->highwater_mounts);
 	case OPT_SAMPLES:
+		ret = count_opt("--samples", v, 1, MAX_SAMPLES, &n);
+		g->samples = (unsigned int)n;
+		return ret;
 	case OPT_CHURN_SAMPLES:
+		ret = count_opt("--churn-samples", v, 1, MAX_SAMPLES, &n);
+		g->churn_samples = (unsigned int)n;
+		return ret;
 	case OPT_REGISTER_SAMPLES:
-		ret = count_opt(opt == OPT_SAMPLES ? "--samples" : opt == OPT_CHURN_SAMPLES
-				? "--churn-samples" : "--register-samples", v, 1, MAX_SAMPLES, &n);
-		*(opt == OPT_SAMPLES ? &g->samples : opt == OPT_CHURN_SAMPLES ? &g->churn_samples
-		  : &g->register_samples) = (unsigned int)n;
+		ret = count_opt("--register-samples", v, 1, MAX_SAMPLES, &n);
+		g->register_samples = (unsigned int)n;
 		return ret;
 	case OPT_WALK_POINTS:
 		ret = count_opt("--walk-points", v, 2, MAX_POINTS, &n);
