@@ -256,6 +256,18 @@ class Join(unittest.TestCase):
         self.assertLessEqual(v["model"]["min"], 2)
         self.assertGreaterEqual(v["model"]["max"], 2)
 
+    def test_combined_document(self):
+        """klab lab's one JSON: every guest's and model run's own document
+        (each valid shrinklab/2) and the comparison, as JSON text."""
+        doc = json.loads(json.dumps(kcompare.combined(self.kernel, self.model, self.cmp,
+                                                      {"geometry": "short", "boots": 1})))
+        self.assertEqual(doc["schema"], "klab-lab/1")
+        for d in doc["kernel"] + doc["model"]:
+            validate(d)
+        self.assertEqual(doc["comparison"]["designs"], ["mainline", "xarray"])
+        self.assertEqual(doc["comparison"]["mapping"]["xarray"]["model"],
+                         "xarray+units=kmalloc")
+
     def test_verdict_rules(self):
         R = kcompare.Ratio
         self.assertEqual(kcompare.classify(R(0.5, 0.4, 0.79)), "lower")
