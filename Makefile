@@ -107,7 +107,9 @@ check-fuzz: deps
 
 # The kernel lab (kernel/README.md): our designs as patches on Debian's
 # linux-source-6.12, built and booted in QEMU. kernel-lab runs the experiments
-# at the issue's geometry; check-kernel is the CI part (checkpatch, every
+# at the issue's geometry, then the same experiments in the model at the same
+# geometry (shrinklab kernel), and prints each kernel design beside the same
+# design in the model; check-kernel is the CI part (checkpatch, every
 # design built and booted with a short experiment, the cgroup selftests
 # against mainline's baseline, a debug-kernel torture). Both install the
 # Debian packages they need and keep the source and build trees in

@@ -172,12 +172,18 @@ def designs_available():
     return out
 
 
+def has_diff(path):
+    """Does @path change files? (A git format-patch cover letter,
+    0000-cover-letter.patch, does not: patch(1) would call it garbage.)"""
+    with open(path, errors="replace") as f:
+        return any(line.startswith("--- ") or line.startswith("diff ") for line in f)
+
+
 def series(design):
     if design == "mainline":
         return []
     # A cover letter (0000-cover-letter.patch) carries no diff.
-    s = sorted(p for p in glob.glob(os.path.join(PATCHES, design, "*.patch"))
-               if not os.path.basename(p).startswith("0000-"))
+    s = [p for p in sorted(glob.glob(os.path.join(PATCHES, design, "*.patch"))) if has_diff(p)]
     if not s:
         raise RuntimeError("no patches in %s" % os.path.join(PATCHES, design))
     return s
