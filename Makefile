@@ -39,8 +39,11 @@ test-asan: build-asan
 
 # Everything CI runs: plain and ASan+UBSan suites (unit, semantics per design,
 # differential, fuzz corpus replay, short torture per design), the installed
-# library, the TSan build, and a bounded libFuzzer run.
-check: test test-asan check-install check-tsan check-fuzz
+# library, the TSan build, a bounded libFuzzer run, then the kernel designs
+# (check-kernel, below). `make check CHECK_KERNEL=no` runs the userspace part
+# alone.
+CHECK_KERNEL ?= yes
+check: test test-asan check-install check-tsan check-fuzz $(if $(filter no,$(CHECK_KERNEL)),,check-kernel)
 
 # The library as users install it: `meson install --destdir` into
 # $(BUILD)/install-check/stage, then the examples (C and C++, shared and

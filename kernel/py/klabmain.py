@@ -471,8 +471,12 @@ def main(cmd, argv):
             images = ktree.build_all("lab", designs, timer)
             lab(designs, images, progs["klab-guest"], "short", 1, timer, fails)
             selftest_boots(designs, images, tests, timer, fails)
-            dbg = ktree.build_all("debug", designs, timer)
-            torture_boots(designs, dbg, progs["ktorture"], "short", timer, fails)
+            # The torture is for the patches: mainline's debug kernel is
+            # built and tortured only when it is the sole design (klab
+            # torture tortures it on request).
+            patched = [d for d in designs if d != "mainline"] or designs
+            dbg = ktree.build_all("debug", patched, timer)
+            torture_boots(patched, dbg, progs["ktorture"], "short", timer, fails)
         else:
             raise SystemExit("klab: unknown command %r" % cmd)
     except (RuntimeError, kboot.BootError) as e:
