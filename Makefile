@@ -95,11 +95,11 @@ torture: build build-asan
 	./$(BUILD)/tests/test_differential --long --seed $(TORTURE_SEED)
 
 # Differential fuzzing (clang + libFuzzer): tests/fuzz/run_fuzz.sh runs one
-# fuzzer per design set (xarray, array, indexed) in parallel for
+# fuzzer per design set (xarray, array, indexed), one after the other, for
 # FUZZ_TIME seconds each, over copies of tests/fuzz/corpus, and prints each
 # one's executions per second (an execution runs every design of its set).
 FUZZ_BUILD ?= build-fuzz
-FUZZ_TIME  ?= 45
+FUZZ_TIME  ?= 30
 
 check-fuzz: deps
 	@test -f $(FUZZ_BUILD)/build.ninja || \
