@@ -397,12 +397,14 @@ def self_test(fails):
 
 
 def print_times(timer):
-    lines = ["", "step times (wall, this machine; load at start: %s)" % load_note()]
-    total = 0
-    for name, s in timer.steps:
-        lines.append("  %-46s %8.1f s" % (name, s))
-        total += s
-    lines.append("  %-46s %8.1f s" % ("total", total))
+    lines = ["", "step times (this machine; load at start: %s)" % load_note(),
+             "  %-46s %8s %10s" % ("step", "wall", "CPU")]
+    wall = cpu = 0
+    for name, s, c in timer.steps:
+        lines.append("  %-46s %8.1f s %8s" % (name, s, "-" if c is None else "%.1f s" % c))
+        wall += s
+        cpu += c or 0
+    lines.append("  %-46s %8.1f s %8.1f s" % ("total", wall, cpu))
     text = "\n".join(lines) + "\n"
     print(text)
     save(os.path.join(out_dir(), "times.txt"), text)

@@ -24,6 +24,7 @@ the 80,000 files took 5 minutes on a loaded 2-core machine).
 import glob
 import hashlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -46,21 +47,31 @@ def cache_dir():
 
 
 class Timer:
-    """Wall times of the steps of a run, in order."""
+    """Wall and CPU times of the steps of a run, in order. The CPU time is
+    that of the step's child processes (make, QEMU), which does not grow
+    with the machine's load: wall time on an idle machine is about CPU time
+    over the CPUs the step keeps busy."""
 
     def __init__(self):
         self.steps = []
 
     def run(self, name, fn, *a, **kw):
         t0 = time.monotonic()
+        c0 = children_cpu()
         try:
             return fn(*a, **kw)
         finally:
-            self.add(name, time.monotonic() - t0)
+            self.add(name, time.monotonic() - t0, children_cpu() - c0)
 
-    def add(self, name, seconds):
-        self.steps.append((name, seconds))
-        log("%-44s %7.1f s" % (name, seconds))
+    def add(self, name, seconds, cpu=None):
+        self.steps.append((name, seconds, cpu))
+        log("%-44s %7.1f s" % (name, seconds) +
+            ("" if cpu is None else " (CPU %.1f s)" % cpu))
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def log(msg):
