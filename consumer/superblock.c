@@ -20,18 +20,18 @@
 
 #include "superblock.h"
 
-int lab_fs_init(struct lab_fs *fs, struct shr_host *host)
+int sb_fs_init(struct sb_fs *fs, struct shr_host *host)
 {
 	struct shr_slab_allocator *sa = shr_host_slab(host);
 	int ret;
 
 	memset(fs, 0, sizeof(*fs));
 	fs->host = host;
-	ret = shr_kmem_cache_create(sa, "dentry", LAB_DENTRY_SIZE, 0, SHR_SLAB_RECLAIM_ACCOUNT,
+	ret = shr_kmem_cache_create(sa, "dentry", SB_DENTRY_SIZE, 0, SHR_SLAB_RECLAIM_ACCOUNT,
 				    &fs->dentry_cache);
 	if (ret)
 		return ret;
-	ret = shr_kmem_cache_create(sa, "shmem_inode_cache", LAB_INODE_SIZE, 0,
+	ret = shr_kmem_cache_create(sa, "shmem_inode_cache", SB_INODE_SIZE, 0,
 				    SHR_SLAB_RECLAIM_ACCOUNT, &fs->inode_cache);
 	if (ret) {
 		(void)shr_kmem_cache_destroy(fs->dentry_cache);
@@ -40,13 +40,13 @@ int lab_fs_init(struct lab_fs *fs, struct shr_host *host)
 	return 0;
 }
 
-void lab_fs_destroy(struct lab_fs *fs)
+void sb_fs_destroy(struct sb_fs *fs)
 {
 	(void)shr_kmem_cache_destroy(fs->inode_cache);
 	(void)shr_kmem_cache_destroy(fs->dentry_cache);
 }
 
-static void object_free(struct lab_fs *fs, struct lab_object *obj, enum lab_free_reason why)
+static void object_free(struct sb_fs *fs, struct sb_object *obj, enum sb_free_reason why)
 {
 	struct shr_mem_cgroup *memcg = obj->memcg;
 
@@ -59,7 +59,7 @@ static void object_free(struct lab_fs *fs, struct lab_object *obj, enum lab_free
 }
 
 struct dispose_ctx {
-	struct lab_fs *fs;
+	struct sb_fs *fs;
 	struct shr_list_head head;
 	bool scan; /* a shrinker scan (isolate_status applies), not an unmount */
 };
@@ -68,8 +68,8 @@ static enum shr_lru_status isolate_to_dispose(struct shr_list_head *item,
 					      struct shr_list_lru_one *list, void *arg)
 {
 	struct dispose_ctx *ctx = arg;
-	struct lab_fs *fs = ctx->fs;
-	struct lab_object *obj = (struct lab_object *)(void *)item;
+	struct sb_fs *fs = ctx->fs;
+	struct sb_object *obj = (struct sb_object *)(void *)item;
 	enum shr_lru_status st = SHR_LRU_REMOVED;
 
 	if (ctx->scan && fs->isolate_status)
@@ -98,8 +98,8 @@ static enum shr_lru_status isolate_to_dispose(struct shr_list_head *item,
 }
 
 /* Free every object on a private dispose list. */
-static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head,
-			     enum lab_free_reason why)
+static unsigned long dispose(struct sb_fs *fs, struct shr_list_head *head,
+			     enum sb_free_reason why)
 {
 	unsigned long n = 0;
 
@@ -108,26 +108,26 @@ static unsigned long dispose(struct lab_fs *fs, struct shr_list_head *head,
 
 		item->prev->next = item->next;
 		item->next->prev = item->prev;
-		object_free(fs, (struct lab_object *)(void *)item, why);
+		object_free(fs, (struct sb_object *)(void *)item, why);
 		n++;
 	}
 	atomic_fetch_add(&fs->nr_freed, (long)n);
 	return n;
 }
 
-static unsigned long prune(struct lab_sb *sb, struct shr_list_lru *lru,
+static unsigned long prune(struct sb *sb, struct shr_list_lru *lru,
 			   struct shr_shrink_control *sc)
 {
 	struct dispose_ctx ctx = { .fs = sb->fs, .scan = true };
 
 	shr_list_head_init(&ctx.head);
 	shr_list_lru_shrink_walk(lru, sc, isolate_to_dispose, &ctx);
-	return dispose(sb->fs, &ctx.head, LAB_FREE_SCAN);
+	return dispose(sb->fs, &ctx.head, SB_FREE_SCAN);
 }
 
-static unsigned long sb_count(struct shr_shrinker *shrinker, struct shr_shrink_control *sc)
+static unsigned long super_cache_count(struct shr_shrinker *shrinker, struct shr_shrink_control *sc)
 {
-	struct lab_sb *sb = shrinker->private_data;
+	struct sb *sb = shrinker->private_data;
 	unsigned long total = shr_list_lru_shrink_count(sb->dentry_lru, sc) +
 			      shr_list_lru_shrink_count(sb->inode_lru, sc);
 
@@ -139,9 +139,9 @@ static unsigned long mult_frac(unsigned long x, unsigned long num, unsigned long
 	return (x / den) * num + ((x % den) * num) / den;
 }
 
-static unsigned long sb_scan(struct shr_shrinker *shrinker, struct shr_shrink_control *sc)
+static unsigned long super_cache_scan(struct shr_shrinker *shrinker, struct shr_shrink_control *sc)
 {
-	struct lab_sb *sb = shrinker->private_data;
+	struct sb *sb = shrinker->private_data;
 	unsigned long dentries, inodes, total, freed;
 
 	if (sb->refuse_scan)
@@ -160,28 +160,28 @@ static unsigned long sb_scan(struct shr_shrinker *shrinker, struct shr_shrink_co
 	return freed;
 }
 
-int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out)
+int sb_mount(struct sb_fs *fs, const char *fstype, struct sb **out)
 {
-	return lab_sb_mount_flags(fs, fstype, 0, out);
+	return sb_mount_flags(fs, fstype, 0, out);
 }
 
-int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
-		       struct lab_sb **out)
+int sb_mount_flags(struct sb_fs *fs, const char *fstype, unsigned int extra_flags,
+		       struct sb **out)
 {
-	/* ROOT_BITS: sb_count counts the two list_lrus and nothing else, so
+	/* ROOT_BITS: super_cache_count counts the two list_lrus and nothing else, so
 	 * their bits stand for the count at the root too. */
-	return lab_sb_mount_with(fs, fstype,
+	return sb_mount_with(fs, fstype,
 				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE |
 					 SHR_SHRINKER_ROOT_BITS | extra_flags |
 					 fs->extra_shrinker_flags,
 				 out);
 }
 
-int lab_sb_mount_with(struct lab_fs *fs, const char *fstype, unsigned int flags,
-		      struct lab_sb **out)
+int sb_mount_with(struct sb_fs *fs, const char *fstype, unsigned int flags,
+		      struct sb **out)
 {
 	char name[64];
-	struct lab_sb *sb = calloc(1, sizeof(*sb));
+	struct sb *sb = calloc(1, sizeof(*sb));
 	int ret;
 
 	if (!sb)
@@ -191,8 +191,8 @@ int lab_sb_mount_with(struct lab_fs *fs, const char *fstype, unsigned int flags,
 	ret = shr_shrinker_alloc(fs->host, flags, name, &sb->shrinker);
 	if (ret)
 		goto fail;
-	sb->shrinker->count_objects = sb_count;
-	sb->shrinker->scan_objects = sb_scan;
+	sb->shrinker->count_objects = super_cache_count;
+	sb->shrinker->scan_objects = super_cache_scan;
 	sb->shrinker->batch = 1024;
 	sb->shrinker->private_data = sb;
 	ret = shr_list_lru_init_memcg(fs->host, sb->shrinker, &sb->dentry_lru);
@@ -217,7 +217,7 @@ fail:
 	return ret;
 }
 
-static void free_all(struct lab_sb *sb, struct shr_list_lru *lru)
+static void free_all(struct sb *sb, struct shr_list_lru *lru)
 {
 	struct dispose_ctx ctx = { .fs = sb->fs };
 
@@ -230,11 +230,11 @@ static void free_all(struct lab_sb *sb, struct shr_list_lru *lru)
 	do {
 		shr_list_head_init(&ctx.head);
 		shr_list_lru_walk(lru, isolate_to_dispose, &ctx, ~0UL);
-		dispose(sb->fs, &ctx.head, LAB_FREE_UMOUNT);
+		dispose(sb->fs, &ctx.head, SB_FREE_UMOUNT);
 	} while (shr_list_lru_count(lru));
 }
 
-void lab_sb_umount(struct lab_sb *sb)
+void sb_umount(struct sb *sb)
 {
 	if (!sb)
 		return;
@@ -247,13 +247,13 @@ void lab_sb_umount(struct lab_sb *sb)
 	free(sb);
 }
 
-static int add_object(struct lab_sb *sb, struct shr_list_lru *lru, bool is_inode,
+static int add_object(struct sb *sb, struct shr_list_lru *lru, bool is_inode,
 		      struct shr_mem_cgroup *memcg, int nid, unsigned long serial,
-		      struct lab_object **out)
+		      struct sb_object **out)
 {
-	struct lab_fs *fs = sb->fs;
+	struct sb_fs *fs = sb->fs;
 	struct shr_kmem_cache *cache = is_inode ? fs->inode_cache : fs->dentry_cache;
-	struct lab_object *obj = shr_kmem_cache_alloc_node(cache, nid, SHR_GFP_ZERO);
+	struct sb_object *obj = shr_kmem_cache_alloc_node(cache, nid, SHR_GFP_ZERO);
 	int ret;
 
 	if (!obj)
@@ -269,15 +269,15 @@ static int add_object(struct lab_sb *sb, struct shr_list_lru *lru, bool is_inode
 	*out = obj;
 	ret = shr_list_lru_add(lru, &obj->lru, nid, memcg);
 	if (ret != 1) {
-		object_free(fs, obj, LAB_FREE_FAILED);
+		object_free(fs, obj, SB_FREE_FAILED);
 		return ret < 0 ? ret : -EEXIST;
 	}
 	return 0;
 }
 
-int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
+int sb_create_file(struct sb *sb, struct shr_mem_cgroup *memcg, int nid)
 {
-	struct lab_object *dentry, *inode;
+	struct sb_object *dentry, *inode;
 	int ret;
 
 	ret = add_object(sb, sb->dentry_lru, false, memcg, nid, 0, &dentry);
@@ -286,13 +286,13 @@ int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
 	ret = add_object(sb, sb->inode_lru, true, memcg, nid, 0, &inode);
 	if (ret) {
 		if (shr_list_lru_del(sb->dentry_lru, &dentry->lru, nid, memcg) == 1)
-			object_free(sb->fs, dentry, LAB_FREE_DELETE);
+			object_free(sb->fs, dentry, SB_FREE_DELETE);
 		return ret;
 	}
 	return 0;
 }
 
-static unsigned long delete_head(struct lab_sb *sb, struct shr_list_lru *lru,
+static unsigned long delete_head(struct sb *sb, struct shr_list_lru *lru,
 				 struct shr_mem_cgroup *memcg, int nid)
 {
 	struct dispose_ctx ctx = { .fs = sb->fs };
@@ -300,17 +300,17 @@ static unsigned long delete_head(struct lab_sb *sb, struct shr_list_lru *lru,
 
 	shr_list_head_init(&ctx.head);
 	shr_list_lru_walk_one(lru, nid, memcg, isolate_to_dispose, &ctx, &one);
-	return dispose(sb->fs, &ctx.head, LAB_FREE_DELETE);
+	return dispose(sb->fs, &ctx.head, SB_FREE_DELETE);
 }
 
-unsigned long lab_sb_delete_one(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid)
+unsigned long sb_delete_one(struct sb *sb, struct shr_mem_cgroup *memcg, int nid)
 {
 	return delete_head(sb, sb->dentry_lru, memcg, nid) +
 	       delete_head(sb, sb->inode_lru, memcg, nid);
 }
 
-int lab_sb_add_object(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid,
-		      bool is_inode, unsigned long serial, struct lab_object **out)
+int sb_add_object(struct sb *sb, struct shr_mem_cgroup *memcg, int nid,
+		      bool is_inode, unsigned long serial, struct sb_object **out)
 {
 	if (!sb || !out)
 		return -EINVAL;
@@ -318,7 +318,7 @@ int lab_sb_add_object(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid,
 			  serial, out);
 }
 
-int lab_sb_delete_object(struct lab_sb *sb, struct lab_object *obj)
+int sb_delete_object(struct sb *sb, struct sb_object *obj)
 {
 	int ret;
 
@@ -327,17 +327,17 @@ int lab_sb_delete_object(struct lab_sb *sb, struct lab_object *obj)
 	ret = shr_list_lru_del(obj->is_inode ? sb->inode_lru : sb->dentry_lru, &obj->lru,
 			       obj->nid, obj->memcg);
 	if (ret == 1)
-		object_free(sb->fs, obj, LAB_FREE_DELETE);
+		object_free(sb->fs, obj, SB_FREE_DELETE);
 	return ret;
 }
 
-unsigned long lab_sb_count(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg)
+unsigned long sb_count(struct sb *sb, int nid, struct shr_mem_cgroup *memcg)
 {
 	return shr_list_lru_count_one(sb->dentry_lru, nid, memcg) +
 	       shr_list_lru_count_one(sb->inode_lru, nid, memcg);
 }
 
-unsigned long lab_sb_count_all(struct lab_sb *sb)
+unsigned long sb_count_all(struct sb *sb)
 {
 	return shr_list_lru_count(sb->dentry_lru) + shr_list_lru_count(sb->inode_lru);
 }

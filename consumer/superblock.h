@@ -10,8 +10,8 @@
  * Object sizes (objsize of /proc/slabinfo on a 6.x x86-64 kernel):
  * dentry 192 bytes; shmem_inode_cache (tmpfs inodes) 776 bytes.
  */
-#ifndef SHR_LAB_SUPERBLOCK_H
-#define SHR_LAB_SUPERBLOCK_H
+#ifndef SHR_CONSUMER_SUPERBLOCK_H
+#define SHR_CONSUMER_SUPERBLOCK_H
 
 #include <stdatomic.h>
 
@@ -20,21 +20,21 @@
 #include <shrinker/memcg.h>
 #include <shrinker/shrinker.h>
 
-#define LAB_DENTRY_SIZE 192
-#define LAB_INODE_SIZE 776
+#define SB_DENTRY_SIZE 192
+#define SB_INODE_SIZE 776
 
-struct lab_object;
+struct sb_object;
 
 /* Why an object is being freed (for the ledger hook). */
-enum lab_free_reason {
-	LAB_FREE_SCAN,    /* isolated by the shrinker's scan */
-	LAB_FREE_UMOUNT,  /* isolated by lab_sb_umount() */
-	LAB_FREE_DELETE,  /* removed by lab_sb_delete_object() */
-	LAB_FREE_FAILED,  /* never made it onto a list (add failed) */
+enum sb_free_reason {
+	SB_FREE_SCAN,    /* isolated by the shrinker's scan */
+	SB_FREE_UMOUNT,  /* isolated by sb_umount() */
+	SB_FREE_DELETE,  /* removed by sb_delete_object() */
+	SB_FREE_FAILED,  /* never made it onto a list (add failed) */
 };
 
 /* Per-host caches every mount of the host allocates from. */
-struct lab_fs {
+struct sb_fs {
 	struct shr_host *host;
 	struct shr_kmem_cache *dentry_cache;
 	struct shr_kmem_cache *inode_cache;
@@ -48,8 +48,8 @@ struct lab_fs {
 	 * goes back to its cache. Sync: set before the first mount, then
 	 * immutable.
 	 */
-	bool (*may_isolate)(struct lab_object *obj, void *arg);
-	void (*on_free)(struct lab_object *obj, enum lab_free_reason why, void *arg);
+	bool (*may_isolate)(struct sb_object *obj, void *arg);
+	void (*on_free)(struct sb_object *obj, enum sb_free_reason why, void *arg);
 	/*
 	 * Optional (the torture test): what a scan's isolate callback does with
 	 * @obj before asking may_isolate: SHR_LRU_REMOVED (the default),
@@ -58,15 +58,15 @@ struct lab_fs {
 	 * or SHR_LRU_STOP (drop the lock, end the walk). Unmount always
 	 * removes. Runs with the object's list lock held.
 	 */
-	enum shr_lru_status (*isolate_status)(struct lab_object *obj, void *arg);
+	enum shr_lru_status (*isolate_status)(struct sb_object *obj, void *arg);
 	void *hook_arg;
 	/* Extra shrinker flags for later mounts (e.g. SHR_SHRINKER_NONSLAB).
 	 * Sync: set before the mount it applies to, by the mounting thread. */
 	unsigned int extra_shrinker_flags;
 };
 
-struct lab_sb {
-	struct lab_fs *fs;
+struct sb {
+	struct sb_fs *fs;
 	struct shr_shrinker *shrinker;
 	struct shr_list_lru *dentry_lru;
 	struct shr_list_lru *inode_lru;
@@ -75,45 +75,45 @@ struct lab_sb {
 };
 
 /* One cached object: a dentry or an inode of a file. */
-struct lab_object {
+struct sb_object {
 	struct shr_list_head lru;
 	struct shr_mem_cgroup *memcg; /* charged to; pinned by the file */
 	int nid;
 	bool is_inode;
-	/* The creator's tag (lab_sb_add_object()), set before the object is
+	/* The creator's tag (sb_add_object()), set before the object is
 	 * on a list; the ledger hooks read it while the object is alive. */
 	unsigned long serial;
 };
 
-int lab_fs_init(struct lab_fs *fs, struct shr_host *host);
-void lab_fs_destroy(struct lab_fs *fs);
+int sb_fs_init(struct sb_fs *fs, struct shr_host *host);
+void sb_fs_destroy(struct sb_fs *fs);
 
 /* Mount: alloc + bind lists + register the shrinker. */
-int lab_sb_mount(struct lab_fs *fs, const char *fstype, struct lab_sb **out);
+int sb_mount(struct sb_fs *fs, const char *fstype, struct sb **out);
 /* The same with @extra_flags added to the shrinker's (SHR_SHRINKER_NONSLAB
  * for a mount that stands for a non-slab memcg-aware user). */
-int lab_sb_mount_flags(struct lab_fs *fs, const char *fstype, unsigned int extra_flags,
-		       struct lab_sb **out);
+int sb_mount_flags(struct sb_fs *fs, const char *fstype, unsigned int extra_flags,
+		       struct sb **out);
 /* The same with the shrinker's flags given whole (@fs->extra_shrinker_flags
  * not added): a superblock whose shrinker is not memcg-aware (its lists are
  * then the root lists only) or not NUMA-aware, or lacks ROOT_BITS. */
-int lab_sb_mount_with(struct lab_fs *fs, const char *fstype, unsigned int flags,
-		      struct lab_sb **out);
+int sb_mount_with(struct sb_fs *fs, const char *fstype, unsigned int flags,
+		      struct sb **out);
 /* Unmount: free the shrinker, free every object left, destroy the lists. */
-void lab_sb_umount(struct lab_sb *sb);
+void sb_umount(struct sb *sb);
 
 /*
  * Create a file in (memcg, nid): a dentry and an inode on the mount's lists.
  * Returns 0 or -errno (nothing left behind on failure).
  */
-int lab_sb_create_file(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid);
+int sb_create_file(struct sb *sb, struct shr_mem_cgroup *memcg, int nid);
 
 /*
  * Delete one file of (memcg, nid): free the oldest dentry and the oldest
  * inode on that cgroup's own lists (either may be gone already, freed by a
  * scan). Returns the objects freed (0, 1 or 2).
  */
-unsigned long lab_sb_delete_one(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid);
+unsigned long sb_delete_one(struct sb *sb, struct shr_mem_cgroup *memcg, int nid);
 
 /*
  * Add one object (a dentry or an inode) tagged @serial to (memcg, nid).
@@ -122,17 +122,17 @@ unsigned long lab_sb_delete_one(struct lab_sb *sb, struct shr_mem_cgroup *memcg,
  * (the ledger hooks decide); meaningless on failure. Returns 0 or -errno
  * (nothing left behind).
  */
-int lab_sb_add_object(struct lab_sb *sb, struct shr_mem_cgroup *memcg, int nid,
-		      bool is_inode, unsigned long serial, struct lab_object **out);
+int sb_add_object(struct sb *sb, struct shr_mem_cgroup *memcg, int nid,
+		      bool is_inode, unsigned long serial, struct sb_object **out);
 
 /*
  * Remove @obj from its list and free it. Returns 1 (freed), 0 (it was on
  * no list; nothing done), or -errno.
  */
-int lab_sb_delete_object(struct lab_sb *sb, struct lab_object *obj);
+int sb_delete_object(struct sb *sb, struct sb_object *obj);
 
 /* Objects on this mount's lists for (nid, memcg) / in total. */
-unsigned long lab_sb_count(struct lab_sb *sb, int nid, struct shr_mem_cgroup *memcg);
-unsigned long lab_sb_count_all(struct lab_sb *sb);
+unsigned long sb_count(struct sb *sb, int nid, struct shr_mem_cgroup *memcg);
+unsigned long sb_count_all(struct sb *sb);
 
-#endif /* SHR_LAB_SUPERBLOCK_H */
+#endif /* SHR_CONSUMER_SUPERBLOCK_H */

@@ -6,7 +6,7 @@
  * (plain arrays and counters: no bitmaps, no XArray, no library internals).
  *
  * The consumer is a superblock-like file system owned by this file (like
- * lab/superblock.c: a dentry and an inode list_lru per mount, the
+ * consumer/superblock.c: a dentry and an inode list_lru per mount, the
  * proportional split of nr_to_scan, share + 1 per list, lists walked from
  * the head) that also remembers each object so a file can be deleted. The
  * batch and seeks of each mount come from the input.

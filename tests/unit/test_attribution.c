@@ -91,10 +91,10 @@ static bool measure(const struct shr_host_params *base, bool one_file, struct fi
 	struct shr_slab_params sp = { .nr_nodes = NODES, .geometry_cpus = 4 };
 	struct shr_host_params p = *base;
 	struct shr_mem_cgroup **cgs = calloc(CGROUPS, sizeof(*cgs));
-	struct lab_sb **sbs = calloc(MOUNTS, sizeof(*sbs));
+	struct sb **sbs = calloc(MOUNTS, sizeof(*sbs));
 	struct shr_slab_allocator *sa;
 	struct shr_host *host;
-	struct lab_fs fs;
+	struct sb_fs fs;
 	unsigned long before, after, back;
 	const char *why = NULL;
 
@@ -110,20 +110,20 @@ static bool measure(const struct shr_host_params *base, bool one_file, struct fi
 	assert_int_equal(shr_slab_allocator_create(&sp, &sa), 0);
 	p.slab = sa;
 	assert_int_equal(shr_host_create(&p, &host), 0);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	for (int i = 0; i < MOUNTS; i++)
-		assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sbs[i]), 0);
+		assert_int_equal(sb_mount(&fs, "tmpfs", &sbs[i]), 0);
 	/* A file created and deleted in the root first: what the mount's
 	 * first use costs the root (the root's bits under indexed) stays with
 	 * the mount and is not a cgroup's. */
-	assert_int_equal(lab_sb_create_file(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 0);
-	assert_int_equal(lab_sb_delete_one(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 2);
+	assert_int_equal(sb_create_file(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 0);
+	assert_int_equal(sb_delete_one(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 2);
 
 	before = settled_sunreclaim(sa);
 	for (int i = 0; i < CGROUPS; i++)
 		assert_int_equal(shr_mem_cgroup_create(shr_host_root_mem_cgroup(host), &cgs[i]), 0);
 	for (int i = 0; one_file && i < CGROUPS; i++)
-		assert_int_equal(lab_sb_create_file(sbs[MOUNTS - 1], cgs[i], 0), 0);
+		assert_int_equal(sb_create_file(sbs[MOUNTS - 1], cgs[i], 0), 0);
 	after = shr_slab_unreclaimable_bytes(sa);
 	assert_true(after > before);
 	f->delta = (after - before) / CGROUPS;
@@ -131,7 +131,7 @@ static bool measure(const struct shr_host_params *base, bool one_file, struct fi
 
 	for (int i = 0; i < CGROUPS; i++) {
 		if (one_file)
-			assert_int_equal(lab_sb_delete_one(sbs[MOUNTS - 1], cgs[i], 0), 2);
+			assert_int_equal(sb_delete_one(sbs[MOUNTS - 1], cgs[i], 0), 2);
 		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
 	}
 	back = settled_sunreclaim(sa);
@@ -142,8 +142,8 @@ static bool measure(const struct shr_host_params *base, bool one_file, struct fi
 	assert_true(f->bookkeeping <= f->delta + TOLERANCE);
 
 	for (int i = 0; i < MOUNTS; i++)
-		lab_sb_umount(sbs[i]);
-	lab_fs_destroy(&fs);
+		sb_umount(sbs[i]);
+	sb_fs_destroy(&fs);
 	assert_int_equal(shr_host_destroy(host), 0);
 	shr_slab_allocator_destroy(sa);
 	free(cgs);

@@ -70,8 +70,8 @@ struct config {
 struct dhost {
 	const struct config *cfg;
 	struct shr_host *host;
-	struct lab_fs fs;
-	struct lab_sb *sb[MAX_MOUNTS];
+	struct sb_fs fs;
+	struct sb *sb[MAX_MOUNTS];
 	struct shr_mem_cgroup *cg[MAX_CGS + 1];
 	struct shr_shrinker *ballast[MAX_BALLAST];
 	bool id_freed[MAX_IDS]; /* ids this host has seen freed */
@@ -262,7 +262,7 @@ static bool skip_deferred(const struct dhost *h, int id)
 	       h->id_freed[id];
 }
 
-static char *debugfs_count(struct lab_sb *sb)
+static char *debugfs_count(struct sb *sb)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -308,12 +308,12 @@ static void compare_mount_cg_node(struct run *r, int mi, int ci, int nid)
 		if (!have[ref]) {
 			struct dhost *rh = &r->h[ref];
 
-			objects[ref] = lab_sb_count(rh->sb[mi], nid, rh->cg[ci]);
+			objects[ref] = sb_count(rh->sb[mi], nid, rh->cg[ci]);
 			deferred[ref] = shr_shrinker_nr_deferred(rh->sb[mi]->shrinker, rh->cg[ci],
 								 nid);
 			have[ref] = true;
 		}
-		n = lab_sb_count(h->sb[mi], nid, h->cg[ci]);
+		n = sb_count(h->sb[mi], nid, h->cg[ci]);
 		if (n != objects[ref]) {
 			snprintf(what, sizeof(what), "objects of mount %d in cgroup slot %d node %d",
 				 mi, ci, nid);
@@ -423,7 +423,7 @@ static void op_mount(struct run *r, struct result *res)
 	if (mi < 0)
 		return;
 	for (int i = 0; i < r->nr; i++) {
-		res[i].ret = lab_sb_mount_flags(&r->h[i].fs, "tmpfs", r->m.sb_flags, &r->h[i].sb[mi]);
+		res[i].ret = sb_mount_flags(&r->h[i].fs, "tmpfs", r->m.sb_flags, &r->h[i].sb[mi]);
 		assert_int_equal(res[i].ret, 0);
 	}
 	if (shr_shrinker_id(r->h[0].sb[mi]->shrinker) > r->max_id)
@@ -446,7 +446,7 @@ static void op_umount(struct run *r, struct result *res)
 
 		if (id >= 0 && id < MAX_IDS)
 			h->id_freed[id] = true;
-		lab_sb_umount(h->sb[mi]);
+		sb_umount(h->sb[mi]);
 		h->sb[mi] = NULL;
 	}
 	r->m.mounted[mi] = false;
@@ -507,7 +507,7 @@ static void op_create_files(struct run *r, struct result *res)
 		struct dhost *h = &r->h[i];
 
 		for (int k = 0; k < nr; k++)
-			assert_int_equal(lab_sb_create_file(h->sb[mi], h->cg[ci], nid), 0);
+			assert_int_equal(sb_create_file(h->sb[mi], h->cg[ci], nid), 0);
 		if (r->m.set_bits && ci > 0)
 			res[i].ret = shr_set_shrinker_bit(h->cg[ci], nid, h->sb[mi]->shrinker);
 	}
@@ -524,7 +524,7 @@ static void op_delete_file(struct run *r, struct result *res)
 	if (mi < 0)
 		return;
 	for (int i = 0; i < r->nr; i++)
-		res[i].freed = lab_sb_delete_one(r->h[i].sb[mi], r->h[i].cg[ci], nid);
+		res[i].freed = sb_delete_one(r->h[i].sb[mi], r->h[i].cg[ci], nid);
 }
 
 static void op_reclaim(struct run *r, struct result *res)
@@ -593,7 +593,7 @@ static void one_step(struct run *r)
 static void host_setup(struct run *r, struct dhost *h)
 {
 	assert_int_equal(shr_host_create(&h->cfg->params, &h->host), 0);
-	assert_int_equal(lab_fs_init(&h->fs, h->host), 0);
+	assert_int_equal(sb_fs_init(&h->fs, h->host), 0);
 	h->cg[0] = shr_host_root_mem_cgroup(h->host);
 	/* Ballast: memcg-aware shrinkers that never hold objects, so mounts get
 	 * ids across unit boundaries. */
@@ -616,7 +616,7 @@ static void host_teardown(struct run *r, struct dhost *h)
 {
 	for (int mi = 0; mi < MAX_MOUNTS; mi++)
 		if (r->m.mounted[mi])
-			lab_sb_umount(h->sb[mi]);
+			sb_umount(h->sb[mi]);
 	/* Leaves first: a higher slot may be the parent of a lower one, so
 	 * repeat until every cgroup is offline. */
 	for (bool left = true; left;) {
@@ -632,7 +632,7 @@ static void host_teardown(struct run *r, struct dhost *h)
 	}
 	for (int b = 0; b < r->m.nr_ballast; b++)
 		shr_shrinker_free(h->ballast[b]);
-	lab_fs_destroy(&h->fs);
+	sb_fs_destroy(&h->fs);
 	assert_int_equal(shr_host_destroy(h->host), 0);
 }
 

@@ -257,11 +257,11 @@ struct lab_bench {
 	const char *why; /* why the design is unavailable, or NULL */
 	struct shr_host *host;
 	struct shr_slab_allocator *slab; /* the host's, prefaulted (lab_bench_open) */
-	struct lab_fs fs;
+	struct sb_fs fs;
 	bool fs_ready;
-	struct lab_sb **host_sbs; /* the host's own shrinkers, never unmounted */
+	struct sb **host_sbs; /* the host's own shrinkers, never unmounted */
 	size_t nr_host_sbs;
-	struct lab_sb **sbs;
+	struct sb **sbs;
 	size_t nr_sbs, cap_sbs;
 	struct shr_mem_cgroup **cgs;
 	size_t nr_cgs, cap_cgs;

@@ -152,7 +152,7 @@ int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct
 		b->slab = NULL;
 		return ret;
 	}
-	ret = lab_fs_init(&b->fs, b->host);
+	ret = sb_fs_init(&b->fs, b->host);
 	if (ret) {
 		b->why = "cache creation failed";
 		(void)shr_host_destroy(b->host);
@@ -174,7 +174,7 @@ int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct
 		}
 	}
 	for (unsigned int i = 0; i < s->host_shrinkers; i++) {
-		ret = lab_sb_mount(&b->fs, "hostfs", &b->host_sbs[b->nr_host_sbs]);
+		ret = sb_mount(&b->fs, "hostfs", &b->host_sbs[b->nr_host_sbs]);
 		if (ret) {
 			lab_bench_close(b);
 			b->why = "host shrinkers could not be registered";
@@ -196,7 +196,7 @@ int lab_bench_mount(struct lab_bench *b, unsigned long n)
 	int ret = reserve((void ***)&b->sbs, &b->cap_sbs, b->nr_sbs + n);
 
 	for (unsigned long i = 0; !ret && i < n; i++) {
-		ret = lab_sb_mount(&b->fs, "tmpfs", &b->sbs[b->nr_sbs]);
+		ret = sb_mount(&b->fs, "tmpfs", &b->sbs[b->nr_sbs]);
 		if (!ret)
 			b->nr_sbs++;
 	}
@@ -208,7 +208,7 @@ int lab_bench_mount(struct lab_bench *b, unsigned long n)
 void lab_bench_umount(struct lab_bench *b, unsigned long n)
 {
 	while (n-- && b->nr_sbs)
-		lab_sb_umount(b->sbs[--b->nr_sbs]);
+		sb_umount(b->sbs[--b->nr_sbs]);
 }
 
 int lab_bench_mkcg(struct lab_bench *b, unsigned long n)
@@ -237,7 +237,7 @@ int lab_bench_file(struct lab_bench *b, size_t sb, size_t cg, int nid)
 {
 	if (sb >= b->nr_sbs || cg >= b->nr_cgs)
 		return -EINVAL;
-	return lab_sb_create_file(b->sbs[sb], b->cgs[cg], nid);
+	return sb_create_file(b->sbs[sb], b->cgs[cg], nid);
 }
 
 unsigned long lab_bench_sunreclaim(struct lab_bench *b)
@@ -280,13 +280,13 @@ void lab_bench_close(struct lab_bench *b)
 {
 	if (b->host) {
 		while (b->nr_sbs)
-			lab_sb_umount(b->sbs[--b->nr_sbs]);
+			sb_umount(b->sbs[--b->nr_sbs]);
 		while (b->nr_host_sbs)
-			lab_sb_umount(b->host_sbs[--b->nr_host_sbs]);
+			sb_umount(b->host_sbs[--b->nr_host_sbs]);
 		(void)lab_bench_rmcg(b, b->nr_cgs);
 		shr_rcu_barrier();
 		if (b->fs_ready)
-			lab_fs_destroy(&b->fs);
+			sb_fs_destroy(&b->fs);
 		if (shr_host_destroy(b->host))
 			fprintf(stderr, "shrinklab: host %s still busy at destroy\n", b->label);
 		else
