@@ -44,7 +44,7 @@ check: test test-asan check-tsan check-fuzz
 
 # ThreadSanitizer (gcc): the multi-threaded unit and semantic suites, then a
 # short torture run of every design (designs not in this build are reported
-# as skipped). src/rcu.h annotates liburcu; tests/tsan.supp names only
+# as skipped). src/base/rcu.h annotates liburcu; tests/tsan.supp names only
 # liburcu's own modules.
 build-tsan: deps
 	@test -f $(TSAN_BUILD)/build.ninja || \

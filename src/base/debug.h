@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal assertions and debug-build switches, usable from every layer
- * (includes nothing of the library).
+ * Internal assertions, debug-build switches and container_of, usable from
+ * every layer (includes nothing of the library).
  *
  * SHR_BUG()/SHR_BUG_ON() report a broken internal invariant and abort, in
  * every build (the kernel's BUG()). SHR_MISUSE() reports a misuse of the
@@ -15,6 +15,7 @@
 #define SHR_DEBUG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -55,5 +56,9 @@ static inline void shr_misuse_report(const char *fmt, ...)
 		abort();
 }
 #define SHR_MISUSE(...) shr_misuse_report(__VA_ARGS__)
+
+/* The structure of type @type whose member @member is at @ptr. */
+#define shr_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 #endif /* SHR_DEBUG_H */

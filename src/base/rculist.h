@@ -15,7 +15,7 @@
 #ifndef SHR_RCULIST_H
 #define SHR_RCULIST_H
 
-#include <stddef.h>
+#include <stdbool.h>
 
 #include "rcu.h"
 
@@ -23,9 +23,6 @@ struct shr_rcu_list {
 	struct shr_rcu_list *next SHR_RCU;
 	struct shr_rcu_list *prev; /* writers only */
 };
-
-#define shr_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 static inline void shr_rcu_list_init(struct shr_rcu_list *head)
 {

@@ -30,7 +30,9 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "host_internal.h"
+#include "memcg_internal.h"
+#include "rcu.h"
+#include "shrinker_internal.h"
 
 /**
  * debugfs_pin() - pin a registered shrinker for one debugfs operation.

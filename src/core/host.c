@@ -12,14 +12,15 @@
  * or list_lru allocates comes from the slab allocator.
  *
  * Locking: creation and destruction are single-threaded; the three mutexes
- * are described in host_internal.h.
+ * are described in host_state.h.
  */
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "memcg_internal.h"
+#include "rcu.h"
 #include "shrinker_info.h"
+#include "shrinker_internal.h"
 
 static const char *const design_names[SHR_NR_DESIGNS] = {
 	[SHR_DESIGN_XARRAY] = "xarray",
@@ -29,14 +30,6 @@ static const char *const design_names[SHR_NR_DESIGNS] = {
 	[SHR_DESIGN_NOBITMAP] = "nobitmap",
 	[SHR_DESIGN_INDEXED] = "indexed",
 };
-
-unsigned long long shr_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
-}
 
 const char *shr_design_name(enum shr_design design)
 {
@@ -121,7 +114,7 @@ static void resolve_params(struct shr_host_params *p)
 	if (!p->expand_batch && p->design == SHR_DESIGN_FLAT)
 		p->expand_batch = 1;
 	if (!p->expand_batch && p->design == SHR_DESIGN_PREALLOC)
-		p->expand_batch = SHR_UNIT_BITS;
+		p->expand_batch = 64; /* one unit of ids */
 	/* Mainline (prealloc) takes its units from kmalloc-1k; the seeds'
 	 * designs run on top of the dedicated-cache patch. */
 	if (p->units == SHR_UNITS_DEFAULT)

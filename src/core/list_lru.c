@@ -63,7 +63,7 @@
  * the publisher sees DYING and backs off, or reparenting finds the list
  * (both on host->list_lrus and on memcg->lru_lists).
  *
- * Locks (order from host_internal.h): list_lrus_mutex -> list lock(s)
+ * Locks (order from host_state.h): list_lrus_mutex -> list lock(s)
  * (child then parent, reparenting only) -> xa_lock -> slab. install() is
  * called with no lock held, set_bit() under a list lock, uninstall() under
  * list_lrus_mutex.
@@ -71,8 +71,12 @@
 #include <limits.h>
 #include <string.h>
 
+#include "debug.h"
 #include "list_lru_internal.h"
+#include "memcg_internal.h"
+#include "race.h"
 #include "shrinker_info.h"
+#include "shrinker_internal.h"
 
 /* -------------------------------------------------------------------------
  * Intrusive list primitives (struct shr_list_head), callers hold the lock.

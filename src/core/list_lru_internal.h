@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal layout of a list_lru (see the design notes at the top of
- * list_lru.c), for list_lru.c, white-box tests and the lab.
+ * list_lru.c), for list_lru.c and white-box tests; and the offline step
+ * memcg.c calls.
  */
 #ifndef SHR_LIST_LRU_INTERNAL_H
 #define SHR_LIST_LRU_INTERNAL_H
@@ -12,7 +13,8 @@
 #include <shrinker/list_lru.h>
 #include <shrinker/xarray.h>
 
-#include "host_internal.h"
+#include "rcu.h"
+#include "rculist.h"
 
 /* "LISTLRU1": set while a list_lru is initialised. */
 #define SHR_LIST_LRU_MAGIC 0x4c4953544c525531UL
@@ -105,7 +107,16 @@ unsigned long shr_list_lru_reparent_visits(struct shr_host *host);
 
 
 /*
- * Also required from memcg.c (no declaration needed): every cgroup,
+ * shr_list_lru_reparent_memcg() - offline step 1 (memcg_reparent_list_lrus):
+ * hand @memcg's list_lru items to @parent. The one call from memcg.c up to
+ * list_lru.c, as in the kernel (memcontrol.c calls into list_lru.c): the
+ * single upward edge of the module graph (docs/ARCHITECTURE.md).
+ * Context: host->cgroup_mutex held; takes list_lrus_mutex and list locks.
+ */
+void shr_list_lru_reparent_memcg(struct shr_mem_cgroup *memcg, struct shr_mem_cgroup *parent);
+
+/*
+ * Also required from memcg.c: every cgroup,
  * including the root, has memcg->lru_lists initialised with
  * shr_rcu_list_init() at alloc time, and offline calls
  * shr_list_lru_reparent_memcg() after setting SHR_MEMCG_DYING (with

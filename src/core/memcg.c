@@ -26,11 +26,15 @@
  * forward link and parent stay valid until the grace period ends.
  *
  * Locking: cgroup_mutex serialises tree shape and state transitions;
- * readers walk children lists under RCU. Lock order in host_internal.h.
+ * readers walk children lists under RCU. Lock order in host_state.h.
  */
 #include <string.h>
 
-#include "host_internal.h"
+#include "debug.h"
+#include "list_lru_internal.h"
+#include "memcg_internal.h"
+#include "race.h"
+#include "rcu.h"
 #include "shrinker_info.h"
 
 static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
@@ -284,7 +288,7 @@ static void memcg_free_rcu(struct rcu_head *head)
  * happen with shrinker_mutex held (a registration walking every cgroup), and
  * release takes cgroup_mutex, which ranks above it. Running it as an RCU
  * callback keeps the lock order: callbacks run with no library lock held (on
- * the callback thread, or inside shr_rcu_barrier(): src/rcu.c).
+ * the callback thread, or inside shr_rcu_barrier(): src/base/rcu.c).
  */
 static void memcg_release_rcu(struct rcu_head *head)
 {

@@ -55,16 +55,18 @@
  * --------
  * The SHRINK_EMPTY protocol (clear bit / full barrier / recount) is drawn
  * at recheck_empty(); its barrier (B) pairs with the one in the design's
- * set_bit (A) (shr_info_unit_set_bit() in shrinker_info.h). The clear of a
+ * set_bit (A) (shr_info_unit_set_bit() in shrinker_info_unit.h). The clear of a
  * stale bit (its shrinker gone) has the same shape: clear / full barrier
  * (R) / look the id up again, (R) also pairing with (A)
  * (clear_stale_bit()). docs/RACES.md lists every race and its pair.
  */
 #include <shrinker/reclaim.h>
 
-#include "host_internal.h"
-#include "reclaim_internal.h"
+#include "memcg_internal.h"
+#include "race.h"
+#include "rcu.h"
 #include "shrinker_info.h"
+#include "shrinker_internal.h"
 
 /*
  * Consecutive zero-progress scan calls after which do_shrink_slab() gives up
@@ -331,7 +333,7 @@ static unsigned long shrink_slab_global(struct shr_host *host, int nid, int prio
  *      set bit                        full barrier (B)
  *                                     count again
  *
- * (A) is the fence in shr_info_unit_set_bit() (shrinker_info.h), (B) the
+ * (A) is the fence in shr_info_unit_set_bit() (shrinker_info_unit.h), (B) the
  * fence below. Either the second count sees the object (so we re-set the
  * bit ourselves), or the adder's set bit lands after our clear; the bit is
  * never left clear with an object on the list.
@@ -549,8 +551,20 @@ static unsigned long shrink_slab_memcg(struct shr_mem_cgroup *memcg, int nid, in
 	return shrink_slab_bits(memcg, nid, priority);
 }
 
-unsigned long shr_shrink_slab_nocheck(struct shr_host *host, int nid,
-				      struct shr_mem_cgroup *memcg, int priority)
+/**
+ * shrink_slab() - shrink_slab() without argument checks: the global walk
+ * for NULL or the root, the bit-driven walk otherwise.
+ * @host:     the host.
+ * @nid:      node, in range.
+ * @memcg:    cgroup of @host (pinned) or NULL.
+ * @priority: 0..SHR_DEF_PRIORITY.
+ *
+ * Context: Registered thread, not inside an RCU section or a shrinker
+ *          callback.
+ * Return: objects freed (a cgroup that is not online frees 0).
+ */
+static unsigned long shrink_slab(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg,
+				 int priority)
 {
 	if (!memcg || shr_memcg_is_root(memcg))
 		return shrink_slab_global(host, nid, priority);
@@ -566,7 +580,7 @@ int shr_shrink_slab(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg
 		return -EINVAL;
 	if (memcg && memcg->host != host)
 		return -EINVAL;
-	*freed = shr_shrink_slab_nocheck(host, nid, memcg, priority);
+	*freed = shrink_slab(host, nid, memcg, priority);
 	return 0;
 }
 
@@ -588,7 +602,7 @@ static unsigned long drop_slab_node(struct shr_host *host, int nid)
 	while ((memcg = shr_memcg_reclaim_iter(host, NULL, memcg, nid))) {
 		atomic_fetch_add_explicit(&host->stats.reclaim_cgroups_visited, 1,
 					  memory_order_relaxed);
-		freed += shr_shrink_slab_nocheck(host, nid, memcg, 0);
+		freed += shrink_slab(host, nid, memcg, 0);
 	}
 	return freed;
 }
@@ -637,7 +651,7 @@ static bool reclaim_subtree(struct shr_mem_cgroup *target, int priority, unsigne
 		while ((memcg = shr_memcg_reclaim_iter(host, target, memcg, nid))) {
 			atomic_fetch_add_explicit(&host->stats.reclaim_cgroups_visited, 1,
 						  memory_order_relaxed);
-			*freed += shr_shrink_slab_nocheck(host, nid, memcg, priority);
+			*freed += shrink_slab(host, nid, memcg, priority);
 			if (*freed >= goal) {
 				shr_mem_cgroup_iter_break(target, memcg);
 				return true;

@@ -48,9 +48,14 @@
  * callback, which would wait for itself, is reported instead of hanging.
  */
 #include <string.h>
+#include <time.h>
 
-#include "host_internal.h"
+#include "debug.h"
+#include "memcg_internal.h"
+#include "race.h"
+#include "rcu.h"
 #include "shrinker_info.h"
+#include "shrinker_internal.h"
 
 #define SHR_SHRINKER_KNOWN_FLAGS                                                    \
 	(SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NONSLAB | \
@@ -84,7 +89,17 @@ static int shrinker_set_name(struct shr_shrinker_impl *s, const char *name)
 	return 0;
 }
 
-void shr_info_record_hold(struct shr_host *host, unsigned long long ns)
+/* Monotonic clock in ns. */
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+/* Record a registration's mutex hold for the lab. Context: shrinker_mutex held. */
+static void record_hold(struct shr_host *host, unsigned long long ns)
 {
 	host->stats.mutex_hold_ns_total += ns;
 	if (ns > host->stats.mutex_hold_ns_max)
@@ -109,7 +124,7 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 	int id, ret;
 
 	pthread_mutex_lock(&host->shrinker_mutex);
-	t0 = shr_now_ns();
+	t0 = now_ns();
 	id = shr_idr_alloc(&host->shrinker_idr, s, 0, 0, SHR_GFP_KERNEL);
 	if (id < 0) {
 		ret = id;
@@ -125,7 +140,7 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 		goto unlock;
 	}
 	atomic_fetch_add(&host->stats.registrations, 1);
-	shr_info_record_hold(host, shr_now_ns() - t0);
+	record_hold(host, now_ns() - t0);
 	host->nr_shrinkers++;
 unlock:
 	pthread_mutex_unlock(&host->shrinker_mutex);
@@ -388,6 +403,51 @@ const char *shr_shrinker_name(const struct shr_shrinker *shrinker)
 		return "";
 	s = shr_container_of(shrinker, const struct shr_shrinker_impl, pub);
 	return s->name ? s->name : "";
+}
+
+/* The deferred-work counters of the design, reached through its ops. */
+
+long shr_info_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_exchange(c, 0);
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+long shr_info_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
+			   long nr)
+{
+	const struct shr_info_ops *ops = memcg->host->info_ops;
+	atomic_long *c;
+	long ret = 0;
+
+	if (ops->add_deferred)
+		return ops->add_deferred(memcg, nid, s, nr);
+	shr_rcu_read_lock();
+	c = ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_fetch_add(c, nr) + nr;
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+long shr_info_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_load(c);
+	shr_rcu_read_unlock();
+	return ret;
 }
 
 static long read_deferred(struct shr_shrinker_impl *s, struct shr_mem_cgroup *memcg, int nid)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Per-cgroup shrinker bookkeeping: the one interface behind which every
- * design lives. Nothing outside shrinker_info*.c knows which design runs.
+ * design lives. The core (memcg, shrinker, list_lru, reclaim) calls the
+ * designs only through it; the designs (src/designs/) implement it.
  *
  * What a design keeps, per cgroup and node: for each memcg-aware shrinker
  * id, a bit ("this cgroup holds objects of that shrinker on that node") and
@@ -58,7 +59,21 @@
 #ifndef SHR_SHRINKER_INFO_H
 #define SHR_SHRINKER_INFO_H
 
-#include "host_internal.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <shrinker/host.h>
+#include <shrinker/memcg.h>
+
+struct shr_host;
+struct shr_mem_cgroup;
+struct shr_shrinker_impl;
+
+/* Per-walk counters, summed into host->stats once per walk. */
+struct shr_walk_counts {
+	unsigned long units;
+	unsigned long words;
+};
 
 struct shr_info_ops {
 	const char *name;
@@ -148,62 +163,7 @@ struct shr_info_ops {
 	bool root_bits;
 };
 
-/* Whether global reclaim finds @s through the root's bits rather than the
- * root walk list. Context: any; both inputs are immutable. */
-static inline bool shr_shrinker_root_indexed(const struct shr_shrinker_impl *s)
-{
-	return (s->flags & SHR_SHRINKER_ROOT_BITS) && s->host->info_ops->root_bits;
-}
-
-/* The ops of a design (shrinker_info.c). */
+/* The ops of a design (the designs' table, src/designs/). */
 const struct shr_info_ops *shr_info_ops_for(enum shr_design design);
-
-/* Designs. */
-extern const struct shr_info_ops shr_info_xarray_ops;
-extern const struct shr_info_ops shr_info_nobitmap_ops;
-extern const struct shr_info_ops shr_info_prealloc_ops;
-extern const struct shr_info_ops shr_info_array_ondemand_ops;
-extern const struct shr_info_ops shr_info_flat_ops;
-extern const struct shr_info_ops shr_info_indexed_ops;
-
-/*
- * Deferred work of memcg-aware shrinker @s for (memcg, nid), through the
- * design's counter: take it out (xchg to 0), add @nr (return: the new
- * value), read it. 0 where the design keeps no counter.
- * Context: any registered thread; @memcg pinned; @nid already reduced.
- */
-long shr_info_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
-long shr_info_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
-			   long nr);
-long shr_info_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
-
-/* Helpers shared by the designs (shrinker_info.c). */
-
-/* The 520-byte unit: 64 deferred counters then the map word. */
-struct shr_info_unit {
-	atomic_long nr_deferred[SHR_UNIT_BITS];
-	atomic_ulong map;
-};
-
-/* Allocate a zeroed unit on @nid from the host's unit source; NULL on failure. */
-struct shr_info_unit *shr_info_unit_alloc(struct shr_host *host, int nid, shr_gfp_t gfp);
-void shr_info_unit_free(struct shr_host *host, struct shr_info_unit *unit);
-/* Slot bytes one unit really takes. */
-size_t shr_info_unit_bytes(struct shr_host *host);
-/* Unit cache creation/destruction for designs with units. */
-int shr_info_units_init(struct shr_host *host);
-void shr_info_units_exit(struct shr_host *host);
-
-/* Record a registration's mutex hold for the lab. shrinker_mutex held. */
-void shr_info_record_hold(struct shr_host *host, unsigned long long ns);
-
-/* set_shrinker_bit()'s barrier + atomic or; pairs with the full barrier in
- * shrink_slab_memcg() between clear_bit and the second count. */
-static inline void shr_info_unit_set_bit(struct shr_info_unit *unit, int offset)
-{
-	shr_race_point(SHR_RACE_SET_BIT_A);
-	atomic_thread_fence(memory_order_seq_cst);
-	atomic_fetch_or_explicit(&unit->map, 1UL << offset, memory_order_relaxed);
-}
 
 #endif /* SHR_SHRINKER_INFO_H */

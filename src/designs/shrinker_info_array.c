@@ -41,6 +41,7 @@
  */
 #include <stddef.h>
 
+#include "race.h"
 #include "shrinker_info_grow.h"
 
 struct arr_info {

@@ -46,6 +46,7 @@
  */
 #include <stddef.h>
 
+#include "race.h"
 #include "shrinker_info_grow.h"
 
 struct flat_info {

@@ -16,6 +16,7 @@
  */
 #include <stdint.h>
 
+#include "debug.h"
 #include "shrinker_info_grow.h"
 
 int shr_grow_host_init(struct shr_host *host)

@@ -18,7 +18,13 @@
 #ifndef SHR_SHRINKER_INFO_GROW_H
 #define SHR_SHRINKER_INFO_GROW_H
 
+#include <shrinker/xarray.h>
+
+#include "memcg_internal.h"
+#include "rcu.h"
 #include "shrinker_info.h"
+#include "shrinker_info_unit.h"
+#include "shrinker_internal.h"
 
 #define SHR_NONSLAB_ID_BASE (1 << 30)
 

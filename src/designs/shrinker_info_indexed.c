@@ -89,7 +89,9 @@
  */
 #include <string.h>
 
-#include "shrinker_info_units.h"
+#include "debug.h"
+#include "race.h"
+#include "shrinker_info_xarray.h"
 
 /* Per (cgroup, node), inline in the cgroup. */
 struct ix_node {

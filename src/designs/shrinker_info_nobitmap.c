@@ -23,7 +23,7 @@
  *    host whatever the design), one visit per id counted in wc->units.
  *    Unarmed or dying shrinkers fail try_get in reclaim and are skipped.
  *  - Deferred work stays per cgroup and node, in the units of the "xarray"
- *    design (shrinker_info_units.h: units on demand per cgroup and node in
+ *    design (shrinker_info_xarray.h: units on demand per cgroup and node in
  *    an XArray, the root keeps every unit). A global per-shrinker counter
  *    would change the results of reclaim (how much is scanned, what
  *    offline reparents), and the differential test requires every design to
@@ -49,7 +49,7 @@
  *    walk may or may not be seen, as with the bitmap designs.
  *  - Everything else: see shrinker_info_xarray.c.
  */
-#include "shrinker_info_units.h"
+#include "shrinker_info_xarray.h"
 
 static void nb_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 {

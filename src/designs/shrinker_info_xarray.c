@@ -27,10 +27,11 @@
  *    atomics.
  *
  * Everything but the bits (set_bit/next_bit/clear_bit) is exported through
- * shrinker_info_units.h: the "nobitmap" design keeps its deferred counters
+ * shrinker_info_xarray.h: the "nobitmap" design keeps its deferred counters
  * in the same units.
  */
-#include "shrinker_info_units.h"
+#include "race.h"
+#include "shrinker_info_xarray.h"
 
 static struct shr_xarray *units_of(struct shr_mem_cgroup *memcg, int nid)
 {

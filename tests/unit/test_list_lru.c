@@ -23,6 +23,7 @@
 #include <shrinker/shrinker.h>
 #include <shrinker/slab.h>
 
+#include "debug.h"
 #include "list_lru_internal.h"
 
 #define NOBJ 16

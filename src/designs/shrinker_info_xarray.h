@@ -9,12 +9,15 @@
  * locking and return values are those of shrinker_info.h. A design using
  * them must set memcg_node_size to SHR_INFO_XA_NODE_SIZE.
  */
-#ifndef SHR_SHRINKER_INFO_UNITS_H
-#define SHR_SHRINKER_INFO_UNITS_H
+#ifndef SHR_SHRINKER_INFO_XARRAY_H
+#define SHR_SHRINKER_INFO_XARRAY_H
 
 #include <shrinker/xarray.h>
 
+#include "memcg_internal.h"
 #include "shrinker_info.h"
+#include "shrinker_info_unit.h"
+#include "shrinker_internal.h"
 
 /* Per-node area: one XArray of units. */
 #define SHR_INFO_XA_NODE_SIZE sizeof(struct shr_xarray)
@@ -132,4 +135,4 @@ static inline void shr_units_bytes(struct shr_host *host, struct shr_xarray *xa,
 	acc->xa_node_bytes += shr_xa_nr_nodes(xa) * geo.object_size;
 }
 
-#endif /* SHR_SHRINKER_INFO_UNITS_H */
+#endif /* SHR_SHRINKER_INFO_XARRAY_H */
