@@ -76,56 +76,6 @@ const char *shr_race_point_name(enum shr_race_point p)
 	return point_names[p];
 }
 
-static uint64_t design_bit(enum shr_design d)
-{
-	return UINT64_C(1) << d;
-}
-
-bool shr_race_point_reachable(enum shr_race_point p, const struct shr_host_params *params)
-{
-	uint64_t all = design_bit(SHR_NR_DESIGNS) - 1, where;
-	enum shr_design design;
-
-	if (!params || (unsigned int)params->design >= SHR_NR_DESIGNS ||
-	    (unsigned int)p >= SHR_RACE_NR)
-		return false;
-	design = params->design;
-	switch (p) {
-	case SHR_RACE_LRU_PUBLISH:
-	case SHR_RACE_REPARENT_SPLICED:
-		/* Per-cgroup lists exist only with kmem accounting. */
-		where = params->kmem ? all : 0;
-		break;
-	case SHR_RACE_SET_BIT_A:
-	case SHR_RACE_EMPTY_CLEAR_B:
-	case SHR_RACE_WALK_STALE_RECHECK:
-		where = all & ~design_bit(SHR_DESIGN_NOBITMAP); /* the designs with bits */
-		break;
-	case SHR_RACE_IX_SET_M1_M2:
-	case SHR_RACE_IX_UNMARK_C2:
-		where = design_bit(SHR_DESIGN_INDEXED);
-		break;
-	case SHR_RACE_IX_UNIT_ERASED:
-		/* A unit goes with the last list of its ids. */
-		where = params->kmem ? design_bit(SHR_DESIGN_INDEXED) : 0;
-		break;
-	case SHR_RACE_FLAT_GROW_G:
-	case SHR_RACE_FLAT_WRITER_W:
-		where = design_bit(SHR_DESIGN_FLAT);
-		break;
-	case SHR_RACE_ARR_INSTALL:
-		where = design_bit(SHR_DESIGN_ARRAY_ONDEMAND);
-		break;
-	case SHR_RACE_ARR_GROW_COPY:
-		where = design_bit(SHR_DESIGN_PREALLOC) | design_bit(SHR_DESIGN_ARRAY_ONDEMAND);
-		break;
-	default:
-		where = all;
-		break;
-	}
-	return where & design_bit(design);
-}
-
 #if SHR_DEBUG_CHECKS
 
 /*

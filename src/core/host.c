@@ -22,35 +22,6 @@
 #include "shrinker_info.h"
 #include "shrinker_internal.h"
 
-static const char *const design_names[SHR_NR_DESIGNS] = {
-	[SHR_DESIGN_XARRAY] = "xarray",
-	[SHR_DESIGN_PREALLOC] = "prealloc",
-	[SHR_DESIGN_ARRAY_ONDEMAND] = "array-ondemand",
-	[SHR_DESIGN_FLAT] = "flat",
-	[SHR_DESIGN_NOBITMAP] = "nobitmap",
-	[SHR_DESIGN_INDEXED] = "indexed",
-};
-
-const char *shr_design_name(enum shr_design design)
-{
-	if ((unsigned int)design >= SHR_NR_DESIGNS)
-		return NULL;
-	return design_names[design];
-}
-
-int shr_design_parse(const char *name, enum shr_design *out)
-{
-	if (!name || !out)
-		return -EINVAL;
-	for (int d = 0; d < SHR_NR_DESIGNS; d++) {
-		if (!strcmp(name, design_names[d])) {
-			*out = (enum shr_design)d;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 void shr_host_params_init(struct shr_host_params *params)
 {
 	memset(params, 0, sizeof(*params));
@@ -61,41 +32,29 @@ void shr_host_params_init(struct shr_host_params *params)
 	params->lru_reparent = SHR_LRU_REPARENT_DEFAULT;
 }
 
-static bool design_grows_arrays(enum shr_design design)
-{
-	return design == SHR_DESIGN_FLAT || design == SHR_DESIGN_PREALLOC;
-}
-
-static bool design_has_units(enum shr_design design)
-{
-	return design != SHR_DESIGN_FLAT;
-}
-
 int shr_host_params_check(const struct shr_host_params *p, const char **why)
 {
+	const struct shr_design_info *d = NULL;
 	const char *msg = NULL;
 
 	if (!p)
 		msg = "no parameters";
 	else if (p->nr_nodes < 1 || p->nr_nodes > SHR_MAX_NUMNODES)
 		msg = "nr_nodes must be 1..64";
-	else if ((unsigned int)p->design >= SHR_NR_DESIGNS)
+	else if (!(d = shr_design_info_of(p->design)))
 		msg = "unknown design";
-	else if (!shr_info_ops_for(p->design))
-		msg = "design not available in this build";
 	else if ((unsigned int)p->units > SHR_UNITS_KMALLOC)
 		msg = "unknown units source";
-	else if (p->units == SHR_UNITS_KMALLOC && !design_has_units(p->design))
-		msg = "units=kmalloc needs a design with units (not flat)";
-	else if (p->expand_batch && !design_grows_arrays(p->design))
-		msg = "expand_batch applies only to flat and prealloc";
+	else if (p->units == SHR_UNITS_KMALLOC && !d->units)
+		msg = "units=kmalloc needs a design with units (this one has none)";
+	else if (p->expand_batch && !d->expand_batch)
+		msg = "expand_batch applies only to designs that grow arrays (not this one)";
 	else if (p->expand_batch > 65536)
 		msg = "expand_batch must be at most 65536";
 	else if (p->nonslab_ids && p->kmem)
 		msg = "nonslab_ids needs kmem accounting off";
-	else if (p->nonslab_ids && p->design != SHR_DESIGN_FLAT &&
-		 p->design != SHR_DESIGN_PREALLOC && p->design != SHR_DESIGN_ARRAY_ONDEMAND)
-		msg = "nonslab_ids applies only to flat, prealloc and array-ondemand";
+	else if (p->nonslab_ids && !d->nonslab_ids)
+		msg = "nonslab_ids does not apply to this design";
 	else if ((unsigned int)p->lru_reparent > SHR_LRU_REPARENT_PER_CGROUP)
 		msg = "unknown lru_reparent mode";
 	else if (p->slab && shr_slab_nr_nodes(p->slab) < p->nr_nodes)
@@ -105,23 +64,28 @@ int shr_host_params_check(const struct shr_host_params *p, const char **why)
 	return msg ? -EINVAL : 0;
 }
 
-static void resolve_params(struct shr_host_params *p)
+/* Fill in the design's defaults (its row of the table). */
+static void resolve_params(struct shr_host_params *p, const struct shr_design_info *d)
 {
 	if (!p->geometry_cpus)
 		p->geometry_cpus = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (p->slab)
 		p->geometry_cpus = shr_slab_geometry_cpus(p->slab);
-	if (!p->expand_batch && p->design == SHR_DESIGN_FLAT)
-		p->expand_batch = 1;
-	if (!p->expand_batch && p->design == SHR_DESIGN_PREALLOC)
-		p->expand_batch = 64; /* one unit of ids */
-	/* Mainline (prealloc) takes its units from kmalloc-1k; the seeds'
-	 * designs run on top of the dedicated-cache patch. */
+	if (!p->expand_batch)
+		p->expand_batch = d->expand_batch;
 	if (p->units == SHR_UNITS_DEFAULT)
-		p->units = p->design == SHR_DESIGN_PREALLOC ? SHR_UNITS_KMALLOC : SHR_UNITS_CACHE;
+		p->units = d->default_units;
 	if (p->lru_reparent == SHR_LRU_REPARENT_DEFAULT)
-		p->lru_reparent = p->design == SHR_DESIGN_INDEXED ? SHR_LRU_REPARENT_PER_CGROUP
-								  : SHR_LRU_REPARENT_ALL_LRUS;
+		p->lru_reparent = d->default_lru_reparent;
+}
+
+/* The growth step of shrinker_nr_max: the row's id step, or expand_batch
+ * rounded up to a multiple of it. */
+static int id_step(const struct shr_host_params *p, const struct shr_design_info *d)
+{
+	unsigned int ids = p->expand_batch > d->id_step ? p->expand_batch : d->id_step;
+
+	return (int)((ids + d->id_step - 1) / d->id_step * d->id_step);
 }
 
 static int host_create_slab(struct shr_host *host)
@@ -164,8 +128,11 @@ int shr_host_create(const struct shr_host_params *params, struct shr_host **out)
 	host = calloc(1, sizeof(*host));
 	if (!host)
 		return -ENOMEM;
+	host->design = &shr_designs[params->design];
+	host->info_ops = host->design->ops;
 	host->params = *params;
-	resolve_params(&host->params);
+	resolve_params(&host->params, &host->design->info);
+	host->id_step = id_step(&host->params, &host->design->info);
 	host->params.slab = NULL;
 	host->nr_nodes = params->nr_nodes;
 	pthread_mutex_init(&host->cgroup_mutex, NULL);
@@ -175,7 +142,6 @@ int shr_host_create(const struct shr_host_params *params, struct shr_host **out)
 	shr_rcu_list_init(&host->root_walk_list);
 	shr_rcu_list_init(&host->list_lrus);
 	host->next_ino = 1;
-	host->info_ops = shr_info_ops_for(host->params.design);
 	host->info_node_size = (host->info_ops->memcg_node_size + 15) & ~(size_t)15;
 	host->params.slab = params->slab;
 	ret = host_create_slab(host);
@@ -189,7 +155,7 @@ int shr_host_create(const struct shr_host_params *params, struct shr_host **out)
 	shr_idr_init(&host->memcg_idr, host->xa_node_cache);
 	shr_idr_init(&host->shrinker_idr, host->xa_node_cache);
 	shr_ida_init(&host->debugfs_ida, host->xa_node_cache);
-	ret = host->info_ops->host_init(host);
+	ret = shr_design_host_init(host);
 	if (ret)
 		goto fail_idr;
 	ret = shr_memcg_create_root(host);
@@ -198,7 +164,7 @@ int shr_host_create(const struct shr_host_params *params, struct shr_host **out)
 	*out = host;
 	return 0;
 fail_info:
-	host->info_ops->host_exit(host);
+	shr_design_host_exit(host);
 fail_idr:
 	shr_idr_destroy(&host->memcg_idr);
 	shr_idr_destroy(&host->shrinker_idr);
@@ -223,7 +189,7 @@ int shr_host_destroy(struct shr_host *host)
 	pthread_mutex_unlock(&host->shrinker_mutex);
 	shr_shrinker_quarantine_flush(host);
 	shr_memcg_destroy_root(host);
-	host->info_ops->host_exit(host);
+	shr_design_host_exit(host);
 	shr_idr_destroy(&host->memcg_idr);
 	shr_idr_destroy(&host->shrinker_idr);
 	shr_ida_destroy(&host->debugfs_ida);
@@ -256,11 +222,6 @@ void shr_host_get_params(const struct shr_host *host, struct shr_host_params *ou
 {
 	*out = host->params;
 	out->slab = host->owns_slab ? NULL : host->slab;
-}
-
-int shr_shrinker_nr_max(struct shr_host *host)
-{
-	return __atomic_load_n(&host->shrinker_nr_max, __ATOMIC_RELAXED);
 }
 
 void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_stats *out)

@@ -30,6 +30,7 @@
 
 #include "rculist.h"
 
+struct shr_design_row;
 struct shr_info_ops;
 struct shr_mem_cgroup;
 struct shr_shrinker_impl;
@@ -48,7 +49,12 @@ struct shr_host {
 	struct shr_slab_allocator *slab;
 	bool owns_slab;
 	int nr_nodes;
+	/* The design's row of the table, and its ops (design->ops). */
+	const struct shr_design_row *design;
 	const struct shr_info_ops *info_ops;
+	/* shrinker_nr_max grows in multiples of this (the row's id step, or
+	 * expand_batch rounded up to it). */
+	int id_step;
 	size_t info_node_size;  /* bytes of each per-node design area, 16-aligned */
 	struct shr_kmem_cache *xa_node_cache; /* "radix_tree_node" */
 	/* "shrinker_info_unit" (520 bytes), or NULL when units come from
@@ -73,7 +79,10 @@ struct shr_host {
 	struct shr_rcu_list root_walk_list;
 	struct shr_idr shrinker_idr;       /* id -> shrinker; RCU lookup */
 	struct shr_ida debugfs_ida;        /* Sync: its own xa_lock */
-	int shrinker_nr_max;               /* Sync: shrinker_mutex; read atomically */
+	/* High-water mark of memcg-aware ids, rounded up to id_step; owned by
+	 * the shrinker core (shrinker.c). Sync: written under shrinker_mutex,
+	 * read atomically. */
+	int shrinker_nr_max;
 	unsigned long nr_shrinkers;        /* allocated, not freed. Sync: shrinker_mutex */
 	/* Freed shrinkers not yet given back (a ring; oldest at the cursor).
 	 * Sync: shrinker_mutex. */

@@ -314,10 +314,10 @@ static void lru_set_bit(struct shr_list_lru *lru, struct shr_list_lru_one *l,
 	if (lru->shrinker_id < 0)
 		return;
 	if (l == &lru->node[nid].lru && lru->root_bits)
-		ops->set_bit(lru->host->root, nid, lru->shrinker_id);
+		shr_info_set_bit(ops, lru->host->root, nid, lru->shrinker_id);
 	if (!lru->memcg_aware || !memcg || shr_memcg_is_root(memcg))
 		return;
-	ops->set_bit(memcg, nid, lru->shrinker_id);
+	shr_info_set_bit(ops, memcg, nid, lru->shrinker_id);
 }
 
 /*
@@ -339,7 +339,7 @@ static int lru_root_install(struct shr_list_lru *lru, shr_gfp_t gfp)
 		return 0;
 	pthread_mutex_lock(&host->list_lrus_mutex);
 	if (!atomic_load_explicit(&lru->root_installed, memory_order_relaxed)) {
-		ret = host->info_ops->install(host->root, lru->shrinker_id, gfp);
+		ret = shr_info_install(host->info_ops, host->root, lru->shrinker_id, gfp);
 		if (!ret)
 			atomic_store_explicit(&lru->root_installed, true, memory_order_release);
 	}
@@ -454,7 +454,7 @@ static void lru_drop_memcg_lists(struct shr_list_lru *lru)
 		shr_xa_erase(&lru->xa, idx);
 		shr_rcu_list_del(&mlru->owner_link);
 		if (lru->shrinker_id >= 0)
-			ops->uninstall(mlru->memcg, lru->shrinker_id);
+			shr_info_uninstall(ops, mlru->memcg, lru->shrinker_id);
 		memcg_lists_free_rcu(mlru);
 	}
 	shr_xa_destroy(&lru->xa);
@@ -487,7 +487,7 @@ int shr_list_lru_destroy(struct shr_list_lru *lru)
 		lru_drop_memcg_lists(lru);
 	}
 	if (atomic_load_explicit(&lru->root_installed, memory_order_relaxed))
-		host->info_ops->uninstall(host->root, lru->shrinker_id);
+		shr_info_uninstall(host->info_ops, host->root, lru->shrinker_id);
 	pthread_mutex_unlock(&host->list_lrus_mutex);
 	lru->magic = 0;
 	lru->shrinker_id = -1;
@@ -574,7 +574,7 @@ static int lru_alloc_one(struct shr_list_lru *lru, struct shr_mem_cgroup *pos, s
 	if (!mlru)
 		return -ENOMEM;
 	if (lru->shrinker_id >= 0) {
-		ret = ops->install(pos, lru->shrinker_id, gfp);
+		ret = shr_info_install(ops, pos, lru->shrinker_id, gfp);
 		if (ret) {
 			memcg_lists_free_now(mlru);
 			return ret;
@@ -586,7 +586,7 @@ static int lru_alloc_one(struct shr_list_lru *lru, struct shr_mem_cgroup *pos, s
 	if (ret == 1)
 		return 0;
 	if (lru->shrinker_id >= 0)
-		ops->uninstall(pos, lru->shrinker_id);
+		shr_info_uninstall(ops, pos, lru->shrinker_id);
 	memcg_lists_free_now(mlru);
 	return ret;
 }
@@ -1051,7 +1051,7 @@ static bool lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *me
 	SHR_BUG_ON(erased != mlru);
 	shr_rcu_list_del(&mlru->owner_link);
 	if (lru->shrinker_id >= 0)
-		lru->host->info_ops->uninstall(memcg, lru->shrinker_id);
+		shr_info_uninstall(lru->host->info_ops, memcg, lru->shrinker_id);
 	memcg_lists_free_rcu(mlru);
 	return true;
 }

@@ -58,6 +58,13 @@ static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
 	return memcg;
 }
 
+/* alloc_shrinker_info(): the design's part of css_online. Context:
+ * shrinker_mutex held. Return: 0 or -ENOMEM. */
+static int memcg_info_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	return host->info_ops->memcg_online ? host->info_ops->memcg_online(host, memcg) : 0;
+}
+
 int shr_memcg_create_root(struct shr_host *host)
 {
 	struct shr_mem_cgroup *root = memcg_alloc_struct(host);
@@ -74,7 +81,7 @@ int shr_memcg_create_root(struct shr_host *host)
 	root->ino = host->next_ino++;
 	host->root = root;
 	pthread_mutex_lock(&host->shrinker_mutex);
-	ret = host->info_ops->memcg_online(host, root);
+	ret = memcg_info_online(host, root);
 	pthread_mutex_unlock(&host->shrinker_mutex);
 	if (ret) {
 		shr_idr_remove(&host->memcg_idr, (unsigned long)id);
@@ -162,7 +169,7 @@ int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg)
 	/* alloc_shrinker_info(): sized from shrinker_nr_max under the same mutex
 	 * registration grows it under, so no registration is missed. */
 	pthread_mutex_lock(&host->shrinker_mutex);
-	ret = host->info_ops->memcg_online(host, memcg);
+	ret = memcg_info_online(host, memcg);
 	pthread_mutex_unlock(&host->shrinker_mutex);
 	if (ret) {
 		memcg->kmemcg_id = -1;

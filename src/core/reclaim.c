@@ -311,7 +311,7 @@ static unsigned long shrink_slab_global(struct shr_host *host, int nid, int prio
 		shr_shrinker_put(s);
 	}
 	shr_rcu_read_unlock();
-	if (host->info_ops->root_bits)
+	if (host->design->info.root_bits)
 		freed += shrink_slab_bits(host->root, nid, priority);
 	return freed;
 }
@@ -347,7 +347,7 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
 	const struct shr_info_ops *ops = s->host->info_ops;
 	unsigned long ret;
 
-	if (!ops->clear_bit(sc->memcg, sc->nid, id))
+	if (!shr_info_clear_bit(ops, sc->memcg, sc->nid, id))
 		return 0; /* the design keeps no bits: nothing to race with */
 	shr_race_point(SHR_RACE_EMPTY_CLEAR_B);
 	/* (B): pairs with (A), the fence in shr_info_unit_set_bit(). */
@@ -357,7 +357,7 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
 		return 0;
 	/* set_bit takes the shrinker's own id, @id is in the cgroup's id space
 	 * (they differ with nonslab_ids). */
-	ops->set_bit(sc->memcg, sc->nid, s->id);
+	shr_info_set_bit(ops, sc->memcg, sc->nid, s->id);
 	return ret;
 }
 
@@ -405,7 +405,7 @@ static struct shr_shrinker_impl *clear_stale_bit(struct shr_mem_cgroup *memcg, i
 	const struct shr_info_ops *ops = memcg->host->info_ops;
 	struct shr_shrinker_impl *s;
 
-	if (!ops->clear_bit(memcg, nid, id))
+	if (!shr_info_clear_bit(ops, memcg, nid, id))
 		return NULL; /* the design keeps no bits */
 	shr_race_point(SHR_RACE_WALK_STALE_RECHECK);
 	/* (R): pairs with (A), the fence of set_shrinker_bit(). */
@@ -418,7 +418,7 @@ static struct shr_shrinker_impl *clear_stale_bit(struct shr_mem_cgroup *memcg, i
 	 * id written (the IDR publishes it first); set_bit also takes an id
 	 * of @memcg's space (shrinker_info.h).
 	 */
-	ops->set_bit(memcg, nid, id);
+	shr_info_set_bit(ops, memcg, nid, id);
 	return shr_shrinker_try_get(s) ? s : NULL;
 }
 
@@ -522,7 +522,7 @@ static unsigned long shrink_slab_bits(struct shr_mem_cgroup *memcg, int nid, int
 		unsigned long ret;
 
 		if (!root && !shr_host_kmem(host) && !(s->flags & SHR_SHRINKER_NONSLAB)) {
-			host->info_ops->clear_bit(memcg, nid, id);
+			shr_info_clear_bit(host->info_ops, memcg, nid, id);
 			shr_shrinker_put(s);
 			continue;
 		}

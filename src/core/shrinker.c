@@ -116,12 +116,23 @@ static void record_hold(struct shr_host *host, unsigned long long ns)
 	host->stats.hold_ns[host->stats.hold_ns_len++] = ns;
 }
 
-/* shrinker_memcg_alloc(): lowest free id, then let the design grow. */
+/* shrinker_nr_max once id @id exists: rounded up to the host's id step. */
+static int nr_max_for(const struct shr_host *host, int id)
+{
+	int nr_max = (id / host->id_step + 1) * host->id_step;
+
+	return nr_max > host->shrinker_nr_max ? nr_max : host->shrinker_nr_max;
+}
+
+/*
+ * shrinker_memcg_alloc(): lowest free id; then the design makes room for
+ * it in every cgroup, and shrinker_nr_max grows (expand_shrinker_info()).
+ */
 static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 {
 	struct shr_host *host = s->host;
 	unsigned long long t0;
-	int id, ret;
+	int id, ret, nr_max;
 
 	pthread_mutex_lock(&host->shrinker_mutex);
 	t0 = now_ns();
@@ -133,12 +144,14 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 	s->id = id;
 	/* Walkers may find the id now (and fail to pin it). */
 	shr_race_point(SHR_RACE_SHRINKER_ID_PUBLISHED);
-	ret = host->info_ops->shrinker_add(host, s);
+	nr_max = nr_max_for(host, id);
+	ret = host->info_ops->shrinker_add(host, s, nr_max);
 	if (ret) {
 		shr_idr_remove(&host->shrinker_idr, (unsigned long)id);
 		s->id = -1;
 		goto unlock;
 	}
+	__atomic_store_n(&host->shrinker_nr_max, nr_max, __ATOMIC_RELAXED);
 	atomic_fetch_add(&host->stats.registrations, 1);
 	record_hold(host, now_ns() - t0);
 	host->nr_shrinkers++;
@@ -356,7 +369,8 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	if (s->debugfs_id >= 0)
 		(void)shr_ida_free(&host->debugfs_ida, (unsigned int)s->debugfs_id);
 	if (s->flags & SHR_SHRINKER_MEMCG_AWARE) {
-		host->info_ops->shrinker_remove(host, s);
+		if (host->info_ops->shrinker_remove)
+			host->info_ops->shrinker_remove(host, s);
 		shr_idr_remove(&host->shrinker_idr, (unsigned long)s->id);
 	}
 	host->nr_shrinkers--;
@@ -529,9 +543,14 @@ int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrin
 		return 0;
 	if (shr_memcg_is_root(memcg) && !shr_shrinker_root_indexed(s))
 		return 0;
-	ret = host->info_ops->install(memcg, s->id, SHR_GFP_KERNEL);
+	ret = shr_info_install(host->info_ops, memcg, s->id, SHR_GFP_KERNEL);
 	if (ret)
 		return ret;
-	host->info_ops->set_bit(memcg, nid, s->id);
+	shr_info_set_bit(host->info_ops, memcg, nid, s->id);
 	return 0;
+}
+
+int shr_shrinker_nr_max(struct shr_host *host)
+{
+	return __atomic_load_n(&host->shrinker_nr_max, __ATOMIC_RELAXED);
 }

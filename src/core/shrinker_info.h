@@ -61,6 +61,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <shrinker/host.h>
 #include <shrinker/memcg.h>
@@ -75,17 +76,25 @@ struct shr_walk_counts {
 	unsigned long words;
 };
 
+/*
+ * A design's operations. Those marked optional may be NULL: the design has
+ * nothing to do there (the callers below treat NULL as "nothing", never a
+ * no-op stub in the design).
+ */
 struct shr_info_ops {
-	const char *name;
 	/* Bytes of the per-node area each cgroup embeds (0 allowed). */
 	size_t memcg_node_size;
 
+	/* Optional: host state of the design (after the unit cache, if the
+	 * design's row has units): 0 or -ENOMEM. */
 	int (*host_init)(struct shr_host *host);
+	/* Optional, with host_init. */
 	void (*host_exit)(struct shr_host *host);
 
 	/* Optional: empty per-node areas of a cgroup not yet reachable. */
 	void (*memcg_init)(struct shr_host *host, struct shr_mem_cgroup *memcg);
-	/* alloc_shrinker_info(): 0 or -ENOMEM (then nothing is left allocated). */
+	/* Optional: alloc_shrinker_info(): 0 or -ENOMEM (then nothing is left
+	 * allocated). NULL: the areas memcg_init left are all there is. */
 	int (*memcg_online)(struct shr_host *host, struct shr_mem_cgroup *memcg);
 	/* free_shrinker_info(). */
 	void (*memcg_free)(struct shr_host *host, struct shr_mem_cgroup *memcg);
@@ -93,28 +102,37 @@ struct shr_info_ops {
 	void (*reparent_deferred)(struct shr_host *host, struct shr_mem_cgroup *memcg,
 				  struct shr_mem_cgroup *parent);
 
-	/* Registration side: 0, -ENOSPC (a design id space is full) or -ENOMEM
-	 * (then nothing changed). */
-	int (*shrinker_add)(struct shr_host *host, struct shr_shrinker_impl *s);
+	/*
+	 * Registration side: make every cgroup able to hold ids below
+	 * @new_nr_max (>= the current shrinker_nr_max, which the shrinker core
+	 * owns and raises to @new_nr_max once this returns 0), and set up what
+	 * the design keeps for @s. 0, -ENOSPC (a design id space is full) or
+	 * -ENOMEM (then nothing changed).
+	 */
+	int (*shrinker_add)(struct shr_host *host, struct shr_shrinker_impl *s, int new_nr_max);
+	/* Optional: what the design keeps for @s goes. */
 	void (*shrinker_remove)(struct shr_host *host, struct shr_shrinker_impl *s);
 
-	/* On-demand installation for (memcg, every node, id): 0 or -ENOMEM. */
+	/* Optional: on-demand installation for (memcg, every node, id): 0 or
+	 * -ENOMEM. NULL: everything is allocated at online. */
 	int (*install)(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp);
+	/* Optional: one install fewer. NULL: installs last as long as the cgroup. */
 	void (*uninstall)(struct shr_mem_cgroup *memcg, int id);
 
-	/* set_shrinker_bit(); a no-op for the root and for designs without bits. */
+	/* Optional: set_shrinker_bit(); nothing for the root unless the design
+	 * has root bits. NULL: the design keeps no bits (then clear_bit is NULL
+	 * too, and reclaim skips the SHRINK_EMPTY protocol). */
 	void (*set_bit)(struct shr_mem_cgroup *memcg, int nid, int id);
 	/*
-	 * The first id >= @pos whose bit is set for (memcg, nid), or -1.
+	 * The first id >= @pos whose bit is set for (memcg, nid), or -1 (a
+	 * design without bits hands out every id that may hold objects).
 	 * Adds what it looked at to @wc. RCU read lock held by the caller.
 	 */
 	int (*next_bit)(struct shr_mem_cgroup *memcg, int nid, int pos,
 			struct shr_walk_counts *wc);
-	/*
-	 * Clear the bit; return true if the design keeps bits (so the caller
-	 * must do the barrier-and-recheck of the SHRINK_EMPTY protocol).
-	 */
-	bool (*clear_bit)(struct shr_mem_cgroup *memcg, int nid, int id);
+	/* Optional, with set_bit: clear the bit (the caller then does the
+	 * barrier-and-recheck of the SHRINK_EMPTY protocol). */
+	void (*clear_bit)(struct shr_mem_cgroup *memcg, int nid, int id);
 	/* The shrinker behind an id of @memcg's id space. RCU held. */
 	struct shr_shrinker_impl *(*lookup)(struct shr_mem_cgroup *memcg, int id);
 
@@ -124,14 +142,14 @@ struct shr_info_ops {
 	 * cgroup never held objects of @s there; the work is dropped). The
 	 * node index is already reduced (0 for non-NUMA-aware shrinkers).
 	 * RCU read lock held by the caller; the counter is valid inside it.
-	 * Callers go through shr_info_*_deferred() below.
+	 * Callers go through shr_info_*_deferred() (shrinker_internal.h).
 	 */
 	atomic_long *(*deferred_counter)(struct shr_mem_cgroup *memcg, int nid,
 					 struct shr_shrinker_impl *s);
 	/*
 	 * Optional: adding for a design whose counters can move while work is
 	 * added (flat's superseded maps). NULL: add to deferred_counter's.
-	 * Return: the counter's new value. Context: as *_deferred() below.
+	 * Return: the counter's new value. Context: as *_deferred().
 	 */
 	long (*add_deferred)(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
 			     long nr);
@@ -155,15 +173,63 @@ struct shr_info_ops {
 	 * its children). Same context and the same racing rules.
 	 */
 	bool (*below_empty)(struct shr_mem_cgroup *memcg, int nid);
-	/*
-	 * Whether the design keeps root bits for SHR_SHRINKER_ROOT_BITS
-	 * shrinkers (see the top of this file). Global reclaim then calls
-	 * those only where the root's bit is set.
-	 */
-	bool root_bits;
 };
 
-/* The ops of a design (the designs' table, src/designs/). */
-const struct shr_info_ops *shr_info_ops_for(enum shr_design design);
+/*
+ * One row of the designs' table, indexed by enum shr_design: everything the
+ * library knows about a design. The core reads the row (names, defaults,
+ * what the parameters may ask, the id step) and calls the ops; nothing else
+ * tells one design from another.
+ */
+struct shr_design_row {
+	/* Name, capabilities, defaults, id step (also public: shr_design_info_of()). */
+	struct shr_design_info info;
+	/* The design-specific race points this design reaches (with kmem on):
+	 * a point listed by any row is reachable only under the rows that list
+	 * it (shr_race_point_reachable()). Bit p: enum shr_race_point p. */
+	uint64_t race_points;
+	const struct shr_info_ops *ops;
+};
+
+/* The designs' table (src/designs/designs.c). */
+extern const struct shr_design_row shr_designs[SHR_NR_DESIGNS];
+
+/* Host create/destroy part of the host's design (designs.c): the unit
+ * cache when the row has units, then ops->host_init / ops->host_exit.
+ * Context: host create/destroy, single-threaded. 0 or -ENOMEM. */
+int shr_design_host_init(struct shr_host *host);
+void shr_design_host_exit(struct shr_host *host);
+
+/* The optional ops as their callers use them (NULL: nothing to do). */
+static inline int shr_info_install(const struct shr_info_ops *ops, struct shr_mem_cgroup *memcg,
+				   int id, shr_gfp_t gfp)
+{
+	return ops->install ? ops->install(memcg, id, gfp) : 0;
+}
+
+static inline void shr_info_uninstall(const struct shr_info_ops *ops,
+				      struct shr_mem_cgroup *memcg, int id)
+{
+	if (ops->uninstall)
+		ops->uninstall(memcg, id);
+}
+
+static inline void shr_info_set_bit(const struct shr_info_ops *ops, struct shr_mem_cgroup *memcg,
+				    int nid, int id)
+{
+	if (ops->set_bit)
+		ops->set_bit(memcg, nid, id);
+}
+
+/* Clear the bit; return whether the design keeps bits (so the caller must
+ * do the barrier-and-recheck of the SHRINK_EMPTY protocol). */
+static inline bool shr_info_clear_bit(const struct shr_info_ops *ops,
+				      struct shr_mem_cgroup *memcg, int nid, int id)
+{
+	if (!ops->clear_bit)
+		return false;
+	ops->clear_bit(memcg, nid, id);
+	return true;
+}
 
 #endif /* SHR_SHRINKER_INFO_H */

@@ -137,7 +137,7 @@ static inline int shr_deferred_nid(const struct shr_shrinker_impl *s, int nid)
  * root walk list. Context: any; both inputs are immutable. */
 static inline bool shr_shrinker_root_indexed(const struct shr_shrinker_impl *s)
 {
-	return (s->flags & SHR_SHRINKER_ROOT_BITS) && s->host->info_ops->root_bits;
+	return (s->flags & SHR_SHRINKER_ROOT_BITS) && s->host->design->info.root_bits;
 }
 
 /*

@@ -77,11 +77,6 @@ static void arr_node_unlock(struct arr_node *node)
 	pthread_spin_unlock(&node->lock);
 }
 
-static bool ondemand(const struct shr_host *host)
-{
-	return host->params.design == SHR_DESIGN_ARRAY_ONDEMAND;
-}
-
 static struct arr_info **info_slot(struct shr_mem_cgroup *memcg, int nid)
 {
 	return shr_memcg_info_area(memcg, nid);
@@ -120,33 +115,6 @@ static struct arr_info *info_protected(struct shr_mem_cgroup *memcg, int nid)
 	return __atomic_load_n(info_slot(memcg, nid), __ATOMIC_RELAXED);
 }
 
-static int step_of(const struct shr_host *host)
-{
-	if (ondemand(host))
-		return SHR_UNIT_BITS;
-	/* expand_batch ids, rounded up to whole units (a multiple of 64). */
-	return (int)((host->params.expand_batch + SHR_UNIT_BITS - 1) / SHR_UNIT_BITS) *
-	       SHR_UNIT_BITS;
-}
-
-static int arr_host_init(struct shr_host *host)
-{
-	int ret = shr_info_units_init(host);
-
-	if (ret)
-		return ret;
-	ret = shr_grow_host_init(host);
-	if (ret)
-		shr_info_units_exit(host);
-	return ret;
-}
-
-static void arr_host_exit(struct shr_host *host)
-{
-	shr_grow_host_exit(host);
-	shr_info_units_exit(host);
-}
-
 static struct arr_info *info_alloc(struct shr_host *host, int nid, int nr_max)
 {
 	struct arr_info *info;
@@ -181,13 +149,14 @@ static void info_free_all(struct shr_host *host, struct arr_info *info)
 	shr_kvfree(host->slab, info);
 }
 
-/* Whether (memcg) gets units when its arrays are allocated or grown. */
-static bool gets_units(struct shr_mem_cgroup *memcg)
+/* Whether @memcg gets units when its arrays are allocated or grown: every
+ * cgroup in prealloc, the root alone in array-ondemand. */
+static bool gets_units(struct shr_mem_cgroup *memcg, bool ondemand)
 {
-	return !ondemand(memcg->host) || shr_memcg_is_root(memcg);
+	return !ondemand || shr_memcg_is_root(memcg);
 }
 
-static void arr_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
+static void prealloc_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct arr_info *info = info_protected(memcg, nid);
@@ -195,32 +164,36 @@ static void arr_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 		if (info)
 			info_free_all(host, info);
 		__atomic_store_n(info_slot(memcg, nid), NULL, __ATOMIC_RELAXED);
-		if (ondemand(host) && node_of(memcg, nid)->lock_ready) {
+	}
+}
+
+/* The same, and the install locks. */
+static void ondemand_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	prealloc_memcg_free(host, memcg);
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		if (node_of(memcg, nid)->lock_ready) {
 			pthread_spin_destroy(&node_of(memcg, nid)->lock);
 			node_of(memcg, nid)->lock_ready = false;
 		}
 	}
 }
 
-/* alloc_shrinker_info(). shrinker_mutex held. */
-static int arr_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+/* alloc_shrinker_info(): every node's info, and its units unless
+ * @ondemand (a non-root cgroup then installs them). shrinker_mutex held.
+ * 0 or -ENOMEM (the caller frees what was published). */
+static int arr_alloc_infos(struct shr_host *host, struct shr_mem_cgroup *memcg, bool ondemand)
 {
 	int nr_max = shr_grow_memcg_nr_max(memcg);
 
-	for (int nid = 0; ondemand(host) && nid < host->nr_nodes; nid++) {
-		if (!node_of(memcg, nid)->lock_ready) {
-			pthread_spin_init(&node_of(memcg, nid)->lock, PTHREAD_PROCESS_PRIVATE);
-			node_of(memcg, nid)->lock_ready = true;
-		}
-	}
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct arr_info *info = info_alloc(host, nid, nr_max);
 
 		if (!info)
-			goto fail;
-		if (gets_units(memcg) && units_fill(host, info, nid, 0, nr_units(info))) {
+			return -ENOMEM;
+		if (gets_units(memcg, ondemand) && units_fill(host, info, nid, 0, nr_units(info))) {
 			shr_kvfree(host->slab, info);
-			goto fail;
+			return -ENOMEM;
 		}
 		shr_race_point(SHR_RACE_INFO_PUBLISH);
 		/* Release: the zeroed units before the pointer (pairs with the
@@ -228,19 +201,39 @@ static int arr_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 		shr_rcu_assign_pointer(*info_slot(memcg, nid), info);
 	}
 	return 0;
-fail:
+}
+
+static int prealloc_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	if (!arr_alloc_infos(host, memcg, false))
+		return 0;
 	/* No reader reaches a cgroup that is not online yet. */
-	arr_memcg_free(host, memcg);
+	prealloc_memcg_free(host, memcg);
+	return -ENOMEM;
+}
+
+static int ondemand_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
+{
+	for (int nid = 0; nid < host->nr_nodes; nid++) {
+		if (!node_of(memcg, nid)->lock_ready) {
+			pthread_spin_init(&node_of(memcg, nid)->lock, PTHREAD_PROCESS_PRIVATE);
+			node_of(memcg, nid)->lock_ready = true;
+		}
+	}
+	if (!arr_alloc_infos(host, memcg, true))
+		return 0;
+	ondemand_memcg_free(host, memcg);
 	return -ENOMEM;
 }
 
 /*
- * expand_one_shrinker_info() for (memcg, nid). Return 0, 1 when the cgroup
- * is not online yet (skip it), -ENOMEM (nothing of this step allocated
- * stays). shrinker_mutex held.
+ * expand_one_shrinker_info() for (memcg, nid); @ondemand: array-ondemand
+ * (units only for the root; copy under the install lock). Return 0, 1 when
+ * the cgroup is not online yet (skip it), -ENOMEM (nothing of this step
+ * allocated stays). shrinker_mutex held.
  */
 static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid,
-		      int new_nr_max, struct shr_retire **retire)
+		      int new_nr_max, struct shr_retire **retire, bool ondemand)
 {
 	struct arr_info *old = info_protected(memcg, nid), *new;
 	int old_units;
@@ -253,19 +246,19 @@ static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int n
 	if (!new)
 		return -ENOMEM;
 	old_units = nr_units(old);
-	if (gets_units(memcg) && units_fill(host, new, nid, old_units, nr_units(new))) {
+	if (gets_units(memcg, ondemand) && units_fill(host, new, nid, old_units, nr_units(new))) {
 		shr_kvfree(host->slab, new);
 		return -ENOMEM;
 	}
 	shr_race_point(SHR_RACE_ARR_GROW_COPY);
-	if (ondemand(host))
+	if (ondemand)
 		arr_node_lock(node_of(memcg, nid));
 	/* The old pointers, NULL ones included; no install can slip in
 	 * between this copy and the publication (the lock). */
 	for (int i = 0; i < old_units; i++)
 		new->unit[i] = unit_load(old, i);
 	shr_rcu_assign_pointer(*info_slot(memcg, nid), new);
-	if (ondemand(host))
+	if (ondemand)
 		arr_node_unlock(node_of(memcg, nid));
 	atomic_fetch_add(&host->stats.arrays_reallocated, 1);
 	atomic_fetch_add(&host->stats.bytes_copied,
@@ -274,14 +267,28 @@ static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int n
 	return 0;
 }
 
-static int arr_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+static int prealloc_expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid,
+			       int new_nr_max, struct shr_retire **retire)
 {
-	return shr_grow_shrinker_add(host, s, step_of(host), expand_one);
+	return expand_one(host, memcg, nid, new_nr_max, retire, false);
 }
 
-static void arr_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
+static int ondemand_expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid,
+			       int new_nr_max, struct shr_retire **retire)
 {
-	shr_grow_shrinker_remove(host, s);
+	return expand_one(host, memcg, nid, new_nr_max, retire, true);
+}
+
+static int prealloc_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s,
+				 int new_nr_max)
+{
+	return shr_grow_shrinker_add(host, s, new_nr_max, prealloc_expand_one);
+}
+
+static int ondemand_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s,
+				 int new_nr_max)
+{
+	return shr_grow_shrinker_add(host, s, new_nr_max, ondemand_expand_one);
 }
 
 /* Put a zeroed unit at @index of (memcg, nid) unless one is there. */
@@ -316,13 +323,14 @@ static int install_unit(struct shr_host *host, struct shr_mem_cgroup *memcg, int
 	return 0;
 }
 
-static int arr_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
+/* array-ondemand only (prealloc has every unit already). */
+static int ondemand_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 {
 	struct shr_host *host = memcg->host;
 	int slot;
 
-	if (!ondemand(host) || shr_memcg_is_root(memcg))
-		return 0; /* prealloc: every unit is there already */
+	if (shr_memcg_is_root(memcg))
+		return 0; /* the root has every unit */
 	slot = shr_grow_slot(memcg, id);
 	if (slot < 0)
 		return 0;
@@ -333,13 +341,6 @@ static int arr_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 			return ret;
 	}
 	return 0;
-}
-
-static void arr_uninstall(struct shr_mem_cgroup *memcg, int id)
-{
-	/* Units live as long as the cgroup. */
-	(void)memcg;
-	(void)id;
 }
 
 /* The unit of @slot in (memcg, nid), or NULL. RCU held. */
@@ -394,7 +395,7 @@ static int arr_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 	return -1;
 }
 
-static bool arr_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+static void arr_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 {
 	struct shr_info_unit *unit;
 	int slot = shr_grow_slot(memcg, id);
@@ -405,12 +406,6 @@ static bool arr_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 		atomic_fetch_and_explicit(&unit->map, ~(1UL << (slot % SHR_UNIT_BITS)),
 					  memory_order_relaxed);
 	shr_rcu_read_unlock();
-	return true;
-}
-
-static struct shr_shrinker_impl *arr_lookup(struct shr_mem_cgroup *memcg, int id)
-{
-	return shr_grow_lookup(memcg, id);
 }
 
 static atomic_long *counter_of(struct shr_mem_cgroup *memcg, int nid,
@@ -485,42 +480,42 @@ static void arr_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bo
 	acc->inline_bytes += host->info_node_size;
 }
 
+/*
+ * The two differ in what a cgroup gets at online and growth (every unit, or
+ * the root's alone), in install (array-ondemand only) and in the install
+ * lock. No uninstall: units live as long as the cgroup.
+ */
 const struct shr_info_ops shr_info_prealloc_ops = {
-	.name = "prealloc",
 	.memcg_node_size = sizeof(struct arr_info *),
-	.host_init = arr_host_init,
-	.host_exit = arr_host_exit,
-	.memcg_online = arr_memcg_online,
-	.memcg_free = arr_memcg_free,
+	.host_init = shr_grow_host_init,
+	.host_exit = shr_grow_host_exit,
+	.memcg_online = prealloc_memcg_online,
+	.memcg_free = prealloc_memcg_free,
 	.reparent_deferred = arr_reparent_deferred,
-	.shrinker_add = arr_shrinker_add,
-	.shrinker_remove = arr_shrinker_remove,
-	.install = arr_install,
-	.uninstall = arr_uninstall,
+	.shrinker_add = prealloc_shrinker_add,
+	.shrinker_remove = shr_grow_shrinker_remove,
 	.set_bit = arr_set_bit,
 	.next_bit = arr_next_bit,
 	.clear_bit = arr_clear_bit,
-	.lookup = arr_lookup,
+	.lookup = shr_grow_lookup,
 	.deferred_counter = counter_of,
 	.bytes = arr_bytes,
 };
 
 const struct shr_info_ops shr_info_array_ondemand_ops = {
-	.name = "array-ondemand",
 	.memcg_node_size = sizeof(struct arr_node),
-	.host_init = arr_host_init,
-	.host_exit = arr_host_exit,
-	.memcg_online = arr_memcg_online,
-	.memcg_free = arr_memcg_free,
+	.host_init = shr_grow_host_init,
+	.host_exit = shr_grow_host_exit,
+	.memcg_online = ondemand_memcg_online,
+	.memcg_free = ondemand_memcg_free,
 	.reparent_deferred = arr_reparent_deferred,
-	.shrinker_add = arr_shrinker_add,
-	.shrinker_remove = arr_shrinker_remove,
-	.install = arr_install,
-	.uninstall = arr_uninstall,
+	.shrinker_add = ondemand_shrinker_add,
+	.shrinker_remove = shr_grow_shrinker_remove,
+	.install = ondemand_install,
 	.set_bit = arr_set_bit,
 	.next_bit = arr_next_bit,
 	.clear_bit = arr_clear_bit,
-	.lookup = arr_lookup,
+	.lookup = shr_grow_lookup,
 	.deferred_counter = counter_of,
 	.bytes = arr_bytes,
 };

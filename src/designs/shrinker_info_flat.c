@@ -99,16 +99,6 @@ static struct flat_info *info_alloc(struct shr_host *host, int nid, int nr_max)
 	return info;
 }
 
-static int flat_host_init(struct shr_host *host)
-{
-	return shr_grow_host_init(host);
-}
-
-static void flat_host_exit(struct shr_host *host)
-{
-	shr_grow_host_exit(host);
-}
-
 static void flat_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
@@ -181,29 +171,9 @@ static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int n
 	return 0;
 }
 
-static int flat_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+static int flat_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int new_nr_max)
 {
-	return shr_grow_shrinker_add(host, s, (int)host->params.expand_batch, expand_one);
-}
-
-static void flat_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
-{
-	shr_grow_shrinker_remove(host, s);
-}
-
-static int flat_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
-{
-	/* Everything is allocated with the map. */
-	(void)memcg;
-	(void)id;
-	(void)gfp;
-	return 0;
-}
-
-static void flat_uninstall(struct shr_mem_cgroup *memcg, int id)
-{
-	(void)memcg;
-	(void)id;
+	return shr_grow_shrinker_add(host, s, new_nr_max, expand_one);
 }
 
 /* The current map of (memcg, nid) if it covers @slot. RCU held. */
@@ -272,7 +242,7 @@ static int flat_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 	return -1;
 }
 
-static bool flat_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+static void flat_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 {
 	struct flat_info *info;
 	int slot = shr_grow_slot(memcg, id);
@@ -283,12 +253,6 @@ static bool flat_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 		atomic_fetch_and_explicit(&info->map[slot / SHR_UNIT_BITS],
 					  ~(1UL << (slot % SHR_UNIT_BITS)), memory_order_relaxed);
 	shr_rcu_read_unlock();
-	return true;
-}
-
-static struct shr_shrinker_impl *flat_lookup(struct shr_mem_cgroup *memcg, int id)
-{
-	return shr_grow_lookup(memcg, id);
 }
 
 /* The counter of @s in the current map, or NULL. Context: RCU read lock. */
@@ -361,24 +325,22 @@ static void flat_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_b
 	acc->inline_bytes += host->info_node_size;
 }
 
+/* No install/uninstall: everything is allocated with the map. */
 const struct shr_info_ops shr_info_flat_ops = {
-	.name = "flat",
 	/* The per-node area is the map pointer. Sync: RCU; written under
 	 * shrinker_mutex (online, growth) or by memcg_free with no reader. */
 	.memcg_node_size = sizeof(struct flat_info *),
-	.host_init = flat_host_init,
-	.host_exit = flat_host_exit,
+	.host_init = shr_grow_host_init,
+	.host_exit = shr_grow_host_exit,
 	.memcg_online = flat_memcg_online,
 	.memcg_free = flat_memcg_free,
 	.reparent_deferred = flat_reparent_deferred,
 	.shrinker_add = flat_shrinker_add,
-	.shrinker_remove = flat_shrinker_remove,
-	.install = flat_install,
-	.uninstall = flat_uninstall,
+	.shrinker_remove = shr_grow_shrinker_remove,
 	.set_bit = flat_set_bit,
 	.next_bit = flat_next_bit,
 	.clear_bit = flat_clear_bit,
-	.lookup = flat_lookup,
+	.lookup = shr_grow_lookup,
 	.deferred_counter = flat_counter,
 	.add_deferred = flat_add_deferred,
 	.bytes = flat_bytes,

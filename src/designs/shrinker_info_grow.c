@@ -102,7 +102,7 @@ static int nonslab_id(const struct shr_shrinker_impl *s)
 	return v ? (int)(v - 1) : -1;
 }
 
-int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int step,
+int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int new_nr_max,
 			  shr_expand_one_fn expand_one)
 {
 	struct shr_nonslab *ns = host->info_priv;
@@ -118,18 +118,16 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 		/* The second space first: if the shrinker id space cannot grow
 		 * afterwards, shr_shrinker_nr_max() is still unchanged. */
 		if (nsid >= ns->nr_max) {
-			new_max = round_up_step(nsid, step);
+			new_max = round_up_step(nsid, host->id_step);
 			if (grow(host, new_max, SHR_GROW_NONROOT, expand_one))
 				goto undo;
 			__atomic_store_n(&ns->nr_max, new_max, __ATOMIC_RELAXED);
 			grew = true;
 		}
 	}
-	if (s->id >= host->shrinker_nr_max) {
-		new_max = round_up_step(s->id, step);
-		if (grow(host, new_max, ns ? SHR_GROW_ROOT : SHR_GROW_ALL, expand_one))
+	if (new_nr_max > host->shrinker_nr_max) {
+		if (grow(host, new_nr_max, ns ? SHR_GROW_ROOT : SHR_GROW_ALL, expand_one))
 			goto undo;
-		__atomic_store_n(&host->shrinker_nr_max, new_max, __ATOMIC_RELAXED);
 		grew = true;
 	}
 	if (nsid >= 0) {

@@ -69,12 +69,14 @@ void shr_grow_host_exit(struct shr_host *host);
 
 /*
  * shrinker_add for a growing design: allocate the nonslab id (NONSLAB
- * shrinkers, nonslab_ids on), grow the second id space, then the shrinker id
- * space, in steps of @step ids. shrinker_mutex held.
- * Return: 0, -ENOSPC (an id space is full) or -ENOMEM; on failure
- * shrinker_nr_max is unchanged and no nonslab id is held.
+ * shrinkers, nonslab_ids on), grow the second id space (in steps of the
+ * host's id step), then every cgroup of the shrinker id space to
+ * @new_nr_max ids. shrinker_mutex held.
+ * Return: 0, -ENOSPC (an id space is full) or -ENOMEM; on failure nothing
+ * grew (the shrinker core then leaves shrinker_nr_max as it was) and no
+ * nonslab id is held.
  */
-int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int step,
+int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int new_nr_max,
 			  shr_expand_one_fn expand_one);
 /* shrinker_remove: release the nonslab id. shrinker_mutex held. */
 void shr_grow_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s);

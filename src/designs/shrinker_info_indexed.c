@@ -150,24 +150,6 @@ static struct ix_shrinker *ix_shrinker_of(struct shr_shrinker_impl *s)
 	return s->info_data;
 }
 
-static int ix_host_init(struct shr_host *host)
-{
-	return shr_info_units_init(host);
-}
-
-static void ix_host_exit(struct shr_host *host)
-{
-	shr_info_units_exit(host);
-}
-
-static int ix_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
-{
-	/* Nothing to allocate: the inline areas are zeroed at alloc. */
-	(void)host;
-	(void)memcg;
-	return 0;
-}
-
 /* Add @delta to the subtree counts of @memcg and its ancestors, and to the
  * below counts of its ancestors. Context: the caller owns the change of
  * @memcg's counted state (its xa_lock, or memcg_free). */
@@ -250,7 +232,7 @@ static void ix_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 	shr_rcu_read_unlock();
 }
 
-static bool ix_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+static void ix_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 {
 	unsigned long index = (unsigned long)id / SHR_UNIT_BITS;
 	unsigned long bit = 1UL << (id % SHR_UNIT_BITS);
@@ -268,7 +250,6 @@ static bool ix_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 			ix_unmark_unit(memcg, nid, cont, index, unit);
 	}
 	shr_rcu_read_unlock();
-	return true;
 }
 
 /*
@@ -761,10 +742,10 @@ static void ix_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *m
 
 /* ---- registration --------------------------------------------------------- */
 
-static int ix_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+/* Registration touches no cgroup: shrinker_nr_max only counts ids (I5). */
+static int ix_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int new_nr_max)
 {
 	struct ix_shrinker *ixs;
-	int new_max;
 
 	ixs = shr_kzalloc_node(host->slab,
 			       sizeof(*ixs) + (size_t)host->nr_nodes * sizeof(atomic_long),
@@ -773,9 +754,7 @@ static int ix_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
 		return -ENOMEM;
 	shr_xa_init(&ixs->users, host->xa_node_cache, SHR_NUMA_NO_NODE, 0);
 	s->info_data = ixs;
-	new_max = (s->id / SHR_UNIT_BITS + 1) * SHR_UNIT_BITS;
-	if (new_max > host->shrinker_nr_max)
-		__atomic_store_n(&host->shrinker_nr_max, new_max, __ATOMIC_RELAXED);
+	(void)new_nr_max;
 	return 0;
 }
 
@@ -845,12 +824,10 @@ static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_boo
 	pthread_mutex_unlock(&host->shrinker_mutex);
 }
 
+/* No memcg_online: the inline areas are zeroed at alloc, nothing else is
+ * allocated before a cgroup's first list. */
 const struct shr_info_ops shr_info_indexed_ops = {
-	.name = "indexed",
 	.memcg_node_size = sizeof(struct ix_node),
-	.host_init = ix_host_init,
-	.host_exit = ix_host_exit,
-	.memcg_online = ix_memcg_online,
 	.memcg_free = ix_memcg_free,
 	.reparent_deferred = ix_reparent_deferred,
 	.shrinker_add = ix_shrinker_add,
@@ -865,5 +842,4 @@ const struct shr_info_ops shr_info_indexed_ops = {
 	.bytes = ix_bytes,
 	.subtree_empty = ix_subtree_empty,
 	.below_empty = ix_below_empty,
-	.root_bits = true,
 };

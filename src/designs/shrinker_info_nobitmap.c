@@ -40,23 +40,16 @@
  * stays 0 (nothing sets it).
  *
  * Concurrency
- *  - set_bit is a no-op: no barrier is needed since no bit is ever cleared.
- *  - clear_bit is a no-op returning false, so reclaim skips the
- *    clear / barrier / recount protocol: a shrinker is called again on the
- *    next walk anyway, so no object can be stranded.
+ *  - No set_bit and no clear_bit (NULL ops): no barrier is needed since no
+ *    bit is ever cleared, and reclaim skips the clear / barrier / recount
+ *    protocol: a shrinker is called again on the next walk anyway, so no
+ *    object can be stranded.
  *  - next_bit runs under the caller's RCU read lock; shr_idr_get_next() is
  *    an RCU lookup of the IDR's XArray. An id allocated or freed during the
  *    walk may or may not be seen, as with the bitmap designs.
  *  - Everything else: see shrinker_info_xarray.c.
  */
 #include "shrinker_info_xarray.h"
-
-static void nb_set_bit(struct shr_mem_cgroup *memcg, int nid, int id)
-{
-	(void)memcg;
-	(void)nid;
-	(void)id;
-}
 
 static int nb_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 		       struct shr_walk_counts *wc)
@@ -72,30 +65,16 @@ static int nb_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 	return id;
 }
 
-static bool nb_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
-{
-	(void)memcg;
-	(void)nid;
-	(void)id;
-	return false;
-}
-
+/* No set_bit/clear_bit: there are no bits. */
 const struct shr_info_ops shr_info_nobitmap_ops = {
-	.name = "nobitmap",
 	.memcg_node_size = SHR_INFO_XA_NODE_SIZE,
-	.host_init = shr_info_xa_host_init,
-	.host_exit = shr_info_xa_host_exit,
 	.memcg_init = shr_info_xa_memcg_init,
 	.memcg_online = shr_info_xa_memcg_online,
 	.memcg_free = shr_info_xa_memcg_free,
 	.reparent_deferred = shr_info_xa_reparent_deferred,
 	.shrinker_add = shr_info_xa_shrinker_add,
-	.shrinker_remove = shr_info_xa_shrinker_remove,
 	.install = shr_info_xa_install,
-	.uninstall = shr_info_xa_uninstall,
-	.set_bit = nb_set_bit,
 	.next_bit = nb_next_bit,
-	.clear_bit = nb_clear_bit,
 	.lookup = shr_info_xa_lookup,
 	.deferred_counter = shr_info_xa_deferred_counter,
 	.bytes = shr_info_xa_bytes,

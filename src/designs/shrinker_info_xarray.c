@@ -38,16 +38,6 @@ static struct shr_xarray *units_of(struct shr_mem_cgroup *memcg, int nid)
 	return shr_memcg_info_area(memcg, nid);
 }
 
-int shr_info_xa_host_init(struct shr_host *host)
-{
-	return shr_info_units_init(host);
-}
-
-void shr_info_xa_host_exit(struct shr_host *host)
-{
-	shr_info_units_exit(host);
-}
-
 /* Insert a zeroed unit at @index of (memcg, nid) unless one is there. */
 static int install_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int nid,
 		       unsigned long index, shr_gfp_t gfp)
@@ -120,12 +110,11 @@ void shr_info_xa_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 		free_units(host, memcg, nid);
 }
 
-/* Registration: grow shrinker_nr_max and give the root its unit. */
-int shr_info_xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
+/* Registration: give the root its unit (no cgroup has arrays to grow). */
+int shr_info_xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int new_nr_max)
 {
 	unsigned long index = (unsigned long)s->id / SHR_UNIT_BITS;
 	bool inserted[SHR_MAX_NUMNODES] = { false };
-	int new_max;
 
 	atomic_fetch_add(&host->stats.cgroups_visited_by_registration, 1);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
@@ -141,22 +130,13 @@ int shr_info_xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s)
 		}
 		inserted[nid] = true;
 	}
-	new_max = (s->id / SHR_UNIT_BITS + 1) * SHR_UNIT_BITS;
-	if (new_max > host->shrinker_nr_max)
-		__atomic_store_n(&host->shrinker_nr_max, new_max, __ATOMIC_RELAXED);
+	(void)new_nr_max;
 	return 0;
 undo:
 	for (int nid = 0; nid < host->nr_nodes; nid++)
 		if (inserted[nid])
 			shr_info_unit_free(host, shr_xa_erase(units_of(host->root, nid), index));
 	return -ENOMEM;
-}
-
-void shr_info_xa_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s)
-{
-	/* The kernel's behaviour: bits and counters of the id stay. */
-	(void)host;
-	(void)s;
 }
 
 int shr_info_xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
@@ -172,13 +152,6 @@ int shr_info_xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 			return ret;
 	}
 	return 0;
-}
-
-void shr_info_xa_uninstall(struct shr_mem_cgroup *memcg, int id)
-{
-	/* Units live as long as the cgroup in this design. */
-	(void)memcg;
-	(void)id;
 }
 
 static struct shr_info_unit *unit_of(struct shr_mem_cgroup *memcg, int nid, int id)
@@ -203,14 +176,13 @@ static int xa_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 	return shr_units_next_bit(units_of(memcg, nid), pos, SHR_XA_PRESENT, wc);
 }
 
-static bool xa_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
+static void xa_clear_bit(struct shr_mem_cgroup *memcg, int nid, int id)
 {
 	struct shr_info_unit *unit = unit_of(memcg, nid, id);
 
 	if (unit)
 		atomic_fetch_and_explicit(&unit->map, ~(1UL << (id % SHR_UNIT_BITS)),
 					  memory_order_relaxed);
-	return true;
 }
 
 struct shr_shrinker_impl *shr_info_xa_lookup(struct shr_mem_cgroup *memcg, int id)
@@ -255,19 +227,16 @@ void shr_info_xa_bytes(struct shr_mem_cgroup *memcg, int nid,
 	acc->inline_bytes += memcg->host->info_node_size;
 }
 
+/* No shrinker_remove: the kernel's behaviour, bits and counters of a freed
+ * id stay. No uninstall: units live as long as the cgroup. */
 const struct shr_info_ops shr_info_xarray_ops = {
-	.name = "xarray",
 	.memcg_node_size = SHR_INFO_XA_NODE_SIZE,
-	.host_init = shr_info_xa_host_init,
-	.host_exit = shr_info_xa_host_exit,
 	.memcg_init = shr_info_xa_memcg_init,
 	.memcg_online = shr_info_xa_memcg_online,
 	.memcg_free = shr_info_xa_memcg_free,
 	.reparent_deferred = shr_info_xa_reparent_deferred,
 	.shrinker_add = shr_info_xa_shrinker_add,
-	.shrinker_remove = shr_info_xa_shrinker_remove,
 	.install = shr_info_xa_install,
-	.uninstall = shr_info_xa_uninstall,
 	.set_bit = xa_set_bit,
 	.next_bit = xa_next_bit,
 	.clear_bit = xa_clear_bit,

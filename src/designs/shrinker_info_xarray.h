@@ -22,17 +22,13 @@
 /* Per-node area: one XArray of units. */
 #define SHR_INFO_XA_NODE_SIZE sizeof(struct shr_xarray)
 
-int shr_info_xa_host_init(struct shr_host *host);
-void shr_info_xa_host_exit(struct shr_host *host);
 void shr_info_xa_memcg_init(struct shr_host *host, struct shr_mem_cgroup *memcg);
 int shr_info_xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg);
 void shr_info_xa_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg);
 void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
 				   struct shr_mem_cgroup *parent);
-int shr_info_xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s);
-void shr_info_xa_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s);
+int shr_info_xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, int new_nr_max);
 int shr_info_xa_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp);
-void shr_info_xa_uninstall(struct shr_mem_cgroup *memcg, int id);
 struct shr_shrinker_impl *shr_info_xa_lookup(struct shr_mem_cgroup *memcg, int id);
 atomic_long *shr_info_xa_deferred_counter(struct shr_mem_cgroup *memcg, int nid,
 					  struct shr_shrinker_impl *s);

@@ -177,15 +177,14 @@ static void test_nr_max_is_a_high_water_mark(void **state)
 	struct shr_host *host = host_new();
 	struct shr_host_params p;
 	struct fake *f[70];
-	int step;
+	int step, id_step;
 
 	(void)state;
 	shr_host_get_params(host, &p);
-	step = p.expand_batch ? (int)p.expand_batch : 64;
-	if (p.design == SHR_DESIGN_PREALLOC || p.design == SHR_DESIGN_XARRAY ||
-	    p.design == SHR_DESIGN_ARRAY_ONDEMAND || p.design == SHR_DESIGN_NOBITMAP ||
-	    p.design == SHR_DESIGN_INDEXED)
-		step = step < 64 ? 64 : (step + 63) / 64 * 64;
+	/* The design's id step, or expand_batch rounded up to it. */
+	id_step = (int)shr_design_info_of(p.design)->id_step;
+	step = (int)p.expand_batch > id_step ? (int)p.expand_batch : id_step;
+	step = (step + id_step - 1) / id_step * id_step;
 	assert_int_equal(shr_shrinker_nr_max(host), 0);
 	for (int i = 0; i < 70; i++) {
 		f[i] = fake_new(host, MEMCG_NUMA, false);
@@ -230,7 +229,7 @@ static bool has_root_bits(struct shr_host *host)
 	struct shr_host_params p;
 
 	shr_host_get_params(host, &p);
-	return p.design == SHR_DESIGN_INDEXED;
+	return shr_design_info_of(p.design)->root_bits;
 }
 
 /* Root bits (a deliberate difference, docs/INDEXED.md): every design frees
@@ -361,9 +360,9 @@ static void test_nonroot_walk_calls_only_shrinkers_with_bits(void **state)
 	b->objects[ino][0] = 7;
 	plain->objects[ino][0] = 9;
 	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
-	assert_int_equal(shrink(host, 0, cg, 0), p.design == SHR_DESIGN_NOBITMAP ? 12 : 5);
+	assert_int_equal(shrink(host, 0, cg, 0), shr_design_info_of(p.design)->bits ? 5 : 12);
 	assert_int_equal(plain->count_calls, 0); /* plain shrinkers: root only */
-	if (p.design != SHR_DESIGN_NOBITMAP)
+	if (shr_design_info_of(p.design)->bits)
 		assert_int_equal(b->count_calls, 0);
 	fake_free(a);
 	fake_free(b);
@@ -549,7 +548,7 @@ static void test_bit_of_freed_shrinker_is_cleared(void **state)
 	assert_int_equal(shr_shrinker_id(b->s), id);
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	/* nobitmap has no bits: it calls every memcg-aware shrinker. */
-	assert_int_equal(b->count_calls, shr_host_design(host) == SHR_DESIGN_NOBITMAP ? 1 : 0);
+	assert_int_equal(b->count_calls, shr_design_info_of(shr_host_design(host))->bits ? 0 : 1);
 	fake_free(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
@@ -563,7 +562,7 @@ static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
-	bool bits = shr_host_design(host) != SHR_DESIGN_NOBITMAP;
+	bool bits = shr_design_info_of(shr_host_design(host))->bits;
 
 	(void)state;
 	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
@@ -738,7 +737,7 @@ static void test_id_reuse_inherits_deferred_work(void **state)
 	b = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	assert_int_equal(shr_shrinker_id(b->s), id);
 	assert_int_equal(shr_shrinker_nr_deferred(b->s, cg, 0),
-			 shr_host_design(host) == SHR_DESIGN_INDEXED ? 0 : 104);
+			 shr_design_info_of(shr_host_design(host))->scrubs_reused_ids ? 0 : 104);
 	fake_free(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);

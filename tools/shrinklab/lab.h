@@ -9,7 +9,8 @@
  * design side by side in one process, measure them in lockstep and destroy
  * them before the next experiment. Every figure in a lab_result comes from
  * a clock or from the slab allocator's counters; none is computed from a
- * formula. A design the build does not have yields rows marked unavailable.
+ * formula. A design whose bench cannot be opened (lab_bench_open()'s why)
+ * yields rows marked unavailable.
  *
  * Every row carries the geometry it was measured at (struct lab_scale:
  * mounts, cgroups, nodes, CPUs, and the units per node its shrinker ids

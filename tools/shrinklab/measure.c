@@ -58,22 +58,22 @@ void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
 	free(s);
 }
 
+/* The defaults come from the design's row of the library's table. */
 bool lab_design_units_option(const struct lab_design *d)
 {
-	enum shr_units_source def = d->design == SHR_DESIGN_PREALLOC ? SHR_UNITS_KMALLOC
-								      : SHR_UNITS_CACHE;
+	const struct shr_design_info *info = shr_design_info_of(d->design);
 
-	if (d->design == SHR_DESIGN_FLAT || d->units == SHR_UNITS_DEFAULT)
+	if (!info->units || d->units == SHR_UNITS_DEFAULT)
 		return false;
-	return d->units != def;
+	return d->units != info->default_units;
 }
 
 static bool lru_reparent_option(const struct lab_design *d)
 {
-	enum shr_lru_reparent def = d->design == SHR_DESIGN_INDEXED ? SHR_LRU_REPARENT_PER_CGROUP
-								    : SHR_LRU_REPARENT_ALL_LRUS;
+	const struct shr_design_info *info = shr_design_info_of(d->design);
 
-	return d->lru_reparent != SHR_LRU_REPARENT_DEFAULT && d->lru_reparent != def;
+	return d->lru_reparent != SHR_LRU_REPARENT_DEFAULT &&
+	       d->lru_reparent != info->default_lru_reparent;
 }
 
 void lab_design_label(const struct lab_design *d, char *buf, size_t len)

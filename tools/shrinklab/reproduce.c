@@ -318,7 +318,7 @@ static int check_design(const struct cli *c, const struct lab_scale *s)
 	p.lru_reparent = c->design.lru_reparent;
 	p.kmem = s->kmem;
 	p.nr_nodes = s->nodes;
-	if (shr_host_params_check(&p, &why) && strcmp(why, "design not available in this build")) {
+	if (shr_host_params_check(&p, &why)) {
 		shrinklab_error(c->sub, "--design %s: %s", shr_design_name(c->design.design), why);
 		return -EINVAL;
 	}
