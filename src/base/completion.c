@@ -8,7 +8,7 @@
 
 void shr_completion_init(struct shr_completion *c)
 {
-	pthread_mutex_init(&c->lock, NULL);
+	shr_mutex_init(&c->lock, SHR_LOCK_COMPLETION);
 	pthread_cond_init(&c->cond, NULL);
 	c->done = false;
 }
@@ -16,21 +16,21 @@ void shr_completion_init(struct shr_completion *c)
 void shr_completion_destroy(struct shr_completion *c)
 {
 	pthread_cond_destroy(&c->cond);
-	pthread_mutex_destroy(&c->lock);
+	shr_mutex_destroy(&c->lock);
 }
 
 void shr_complete(struct shr_completion *c)
 {
-	pthread_mutex_lock(&c->lock);
+	shr_mutex_lock(&c->lock);
 	c->done = true;
 	pthread_cond_broadcast(&c->cond);
-	pthread_mutex_unlock(&c->lock);
+	shr_mutex_unlock(&c->lock);
 }
 
 void shr_wait_for_completion(struct shr_completion *c)
 {
-	pthread_mutex_lock(&c->lock);
+	shr_mutex_lock(&c->lock);
 	while (!c->done)
-		pthread_cond_wait(&c->cond, &c->lock);
-	pthread_mutex_unlock(&c->lock);
+		shr_mutex_cond_wait(&c->lock, &c->cond);
+	shr_mutex_unlock(&c->lock);
 }

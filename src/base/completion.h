@@ -9,8 +9,10 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "lock.h"
+
 struct shr_completion {
-	pthread_mutex_t lock;
+	struct shr_mutex lock; /* SHR_LOCK_COMPLETION, a leaf */
 	pthread_cond_t cond;
 	bool done; /* Sync: lock */
 };

@@ -52,6 +52,7 @@
 
 #include <shrinker/slab.h>
 
+#include "lock.h"
 #include "page_alloc.h"
 
 #ifdef SHR_ASAN
@@ -91,7 +92,7 @@ _Static_assert(offsetof(struct shr_chunk, pages) == SHR_CHUNK_META_OFFSET,
  * @pages_out: pages handed out. Sync: atomic, written under @lock.
  */
 struct pa_node {
-	pthread_mutex_t lock;
+	struct shr_mutex lock; /* SHR_LOCK_PAGE_NODE */
 	struct cds_list_head free[SHR_MAX_PAGE_ORDER + 1];
 	atomic_ulong pages_out;
 } __attribute__((aligned(64)));
@@ -109,7 +110,7 @@ struct pa_node {
 struct shr_page_alloc {
 	int nr_nodes;
 	bool prefault; /* Sync: immutable. */
-	pthread_mutex_t chunk_lock;
+	struct shr_mutex chunk_lock; /* SHR_LOCK_PAGE_CHUNK */
 	unsigned int nr_chunks;
 	struct shr_chunk *chunks[MAX_CHUNKS];
 	_Atomic uintptr_t table[CHUNK_TABLE_SIZE];
@@ -153,6 +154,7 @@ static void table_insert(struct shr_page_alloc *pa, uintptr_t base)
 {
 	unsigned int i = table_hash(base);
 
+	shr_lock_assert_held(&pa->chunk_lock);
 	while (atomic_load_explicit(&pa->table[i], memory_order_relaxed) != 0)
 		i = (i + 1) & (CHUNK_TABLE_SIZE - 1);
 	/* Pairs with the acquire load in table_contains(). */
@@ -177,6 +179,7 @@ struct shr_page *shr_virt_to_page(struct shr_page_alloc *pa, const void *addr)
 /* Caller holds the node lock. */
 static void add_free_block(struct pa_node *n, struct shr_page *page, unsigned int order)
 {
+	shr_lock_assert_held(&n->lock);
 	page->kind = SHR_PAGE_BUDDY;
 	page->order = (uint8_t)order;
 	cds_list_add(&page->lru, &n->free[order]);
@@ -235,14 +238,15 @@ static int grow_node(struct shr_page_alloc *pa, int nid)
 	struct shr_chunk *chunk;
 	size_t idx;
 
-	pthread_mutex_lock(&pa->chunk_lock);
+	shr_lock_assert_held(&n->lock);
+	shr_mutex_lock(&pa->chunk_lock);
 	if (pa->nr_chunks == MAX_CHUNKS) {
-		pthread_mutex_unlock(&pa->chunk_lock);
+		shr_mutex_unlock(&pa->chunk_lock);
 		return -ENOMEM;
 	}
 	chunk = map_aligned_chunk();
 	if (!chunk) {
-		pthread_mutex_unlock(&pa->chunk_lock);
+		shr_mutex_unlock(&pa->chunk_lock);
 		return -ENOMEM;
 	}
 	if (pa->prefault)
@@ -268,7 +272,7 @@ static int grow_node(struct shr_page_alloc *pa, int nid)
 	}
 	pa->chunks[pa->nr_chunks++] = chunk;
 	table_insert(pa, (uintptr_t)chunk);
-	pthread_mutex_unlock(&pa->chunk_lock);
+	shr_mutex_unlock(&pa->chunk_lock);
 	return 0;
 }
 
@@ -284,11 +288,11 @@ int shr_page_alloc_create(int nr_nodes, bool prefault, struct shr_page_alloc **o
 	memset(pa, 0, sizeof(*pa) + (size_t)nr_nodes * sizeof(struct pa_node));
 	pa->nr_nodes = nr_nodes;
 	pa->prefault = prefault;
-	pthread_mutex_init(&pa->chunk_lock, NULL);
+	shr_mutex_init(&pa->chunk_lock, SHR_LOCK_PAGE_CHUNK);
 	for (int nid = 0; nid < nr_nodes; nid++) {
 		struct pa_node *n = &pa->nodes[nid];
 
-		pthread_mutex_init(&n->lock, NULL);
+		shr_mutex_init(&n->lock, SHR_LOCK_PAGE_NODE);
 		for (unsigned int o = 0; o <= SHR_MAX_PAGE_ORDER; o++)
 			CDS_INIT_LIST_HEAD(&n->free[o]);
 		atomic_init(&n->pages_out, 0);
@@ -313,8 +317,8 @@ void shr_page_alloc_destroy(struct shr_page_alloc *pa)
 		munmap(chunk, SHR_CHUNK_SIZE);
 	}
 	for (int nid = 0; nid < pa->nr_nodes; nid++)
-		pthread_mutex_destroy(&pa->nodes[nid].lock);
-	pthread_mutex_destroy(&pa->chunk_lock);
+		shr_mutex_destroy(&pa->nodes[nid].lock);
+	shr_mutex_destroy(&pa->chunk_lock);
 	free(pa);
 }
 
@@ -324,6 +328,7 @@ static struct shr_page *take_block(struct pa_node *n, unsigned int order)
 	unsigned int o = order;
 	struct shr_page *page;
 
+	shr_lock_assert_held(&n->lock);
 	while (o <= SHR_MAX_PAGE_ORDER && cds_list_empty(&n->free[o]))
 		o++;
 	if (o > SHR_MAX_PAGE_ORDER)
@@ -350,7 +355,7 @@ struct shr_page *shr_alloc_pages_node(struct shr_page_alloc *pa, int nid,
 	if (nid < 0 || nid >= pa->nr_nodes || order > SHR_MAX_PAGE_ORDER)
 		return NULL;
 	n = &pa->nodes[nid];
-	pthread_mutex_lock(&n->lock);
+	shr_mutex_lock(&n->lock);
 	page = take_block(n, order);
 	if (!page && grow_node(pa, nid) == 0)
 		page = take_block(n, order);
@@ -358,7 +363,7 @@ struct shr_page *shr_alloc_pages_node(struct shr_page_alloc *pa, int nid,
 		atomic_store_explicit(&n->pages_out,
 				      atomic_load_explicit(&n->pages_out, memory_order_relaxed) +
 				      (1UL << order), memory_order_relaxed);
-	pthread_mutex_unlock(&n->lock);
+	shr_mutex_unlock(&n->lock);
 	if (!page)
 		return NULL;
 	addr = shr_page_address(page);
@@ -375,7 +380,7 @@ void shr_free_pages(struct shr_page_alloc *pa, struct shr_page *page, unsigned i
 	size_t idx = page_index(page);
 
 	shr_mem_poison(shr_page_address(page), SHR_PAGE_SIZE << order);
-	pthread_mutex_lock(&n->lock);
+	shr_mutex_lock(&n->lock);
 	atomic_store_explicit(&n->pages_out,
 			      atomic_load_explicit(&n->pages_out, memory_order_relaxed) -
 			      (1UL << order), memory_order_relaxed);
@@ -391,7 +396,7 @@ void shr_free_pages(struct shr_page_alloc *pa, struct shr_page *page, unsigned i
 		order++;
 	}
 	add_free_block(n, &chunk->pages[idx], order);
-	pthread_mutex_unlock(&n->lock);
+	shr_mutex_unlock(&n->lock);
 }
 
 unsigned long shr_page_alloc_node_pages(struct shr_page_alloc *pa, int nid)

@@ -65,6 +65,7 @@
 #include <time.h>
 
 #include "debug.h"
+#include "lock.h"
 #include "rcu.h"
 
 #ifdef SHR_TSAN
@@ -82,14 +83,14 @@ atomic_long shr_rcu_pending;
  * struct rcu_head; our queue owns the head until its callback runs, and
  * liburcu's call_rcu never sees it). Sync: cb_queue_lock.
  */
-static pthread_mutex_t cb_queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shr_mutex cb_queue_lock = SHR_MUTEX_INITIALIZER(SHR_LOCK_RCU_QUEUE);
 static pthread_cond_t cb_queue_nonempty = PTHREAD_COND_INITIALIZER;
 static struct cds_wfcq_node *cb_first;
 static struct cds_wfcq_node **cb_tail = &cb_first;
 static bool cb_thread_started;
 
 /* Held while a batch is detached and run (see run_batch()). */
-static pthread_mutex_t cb_run_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shr_mutex cb_run_lock = SHR_MUTEX_INITIALIZER(SHR_LOCK_RCU_RUNNER);
 /* This thread is running a callback. */
 static _Thread_local bool cb_running;
 
@@ -114,11 +115,11 @@ static struct cds_wfcq_node *queue_take_all(void)
 {
 	struct cds_wfcq_node *first;
 
-	pthread_mutex_lock(&cb_queue_lock);
+	shr_mutex_lock(&cb_queue_lock);
 	first = cb_first;
 	cb_first = NULL;
 	cb_tail = &cb_first;
-	pthread_mutex_unlock(&cb_queue_lock);
+	shr_mutex_unlock(&cb_queue_lock);
 	return first;
 }
 
@@ -128,8 +129,10 @@ static struct cds_wfcq_node *queue_take_all(void)
  */
 static bool run_batch(void)
 {
-	struct cds_wfcq_node *node = queue_take_all();
+	struct cds_wfcq_node *node;
 
+	shr_lock_assert_held(&cb_run_lock);
+	node = queue_take_all();
 	if (!node)
 		return false;
 	shr_synchronize_rcu();
@@ -152,16 +155,16 @@ static void *callback_thread(void *arg)
 	(void)arg;
 	urcu_memb_register_thread();
 	for (;;) {
-		pthread_mutex_lock(&cb_queue_lock);
+		shr_mutex_lock(&cb_queue_lock);
 		while (!cb_first)
-			pthread_cond_wait(&cb_queue_nonempty, &cb_queue_lock);
-		pthread_mutex_unlock(&cb_queue_lock);
+			shr_mutex_cond_wait(&cb_queue_lock, &cb_queue_nonempty);
+		shr_mutex_unlock(&cb_queue_lock);
 		/* Nothing held while callbacks collect: a barrier meanwhile runs
 		 * them itself. */
 		nanosleep(&delay, NULL);
-		pthread_mutex_lock(&cb_run_lock);
+		shr_mutex_lock(&cb_run_lock);
 		run_batch();
-		pthread_mutex_unlock(&cb_run_lock);
+		shr_mutex_unlock(&cb_run_lock);
 	}
 	return NULL;
 }
@@ -173,6 +176,7 @@ static void start_callback_thread(void)
 	pthread_t tid;
 	int ret;
 
+	shr_lock_assert_held(&cb_queue_lock);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	ret = pthread_create(&tid, &attr, callback_thread, NULL);
@@ -195,7 +199,7 @@ void shr_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
 	head->func = fn;
 	head->next.next = NULL;
 	SHR_TSAN_RELEASE(head);
-	pthread_mutex_lock(&cb_queue_lock);
+	shr_mutex_lock(&cb_queue_lock);
 	if (!cb_thread_started)
 		start_callback_thread();
 	was_empty = !cb_first;
@@ -203,7 +207,7 @@ void shr_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
 	cb_tail = &head->next.next;
 	if (was_empty)
 		pthread_cond_signal(&cb_queue_nonempty);
-	pthread_mutex_unlock(&cb_queue_lock);
+	shr_mutex_unlock(&cb_queue_lock);
 }
 
 void shr_rcu_barrier(void)
@@ -215,9 +219,9 @@ void shr_rcu_barrier(void)
 	while (atomic_load_explicit(&shr_rcu_pending, memory_order_acquire) != 0) {
 		bool ran;
 
-		pthread_mutex_lock(&cb_run_lock);
+		shr_mutex_lock(&cb_run_lock);
 		ran = run_batch();
-		pthread_mutex_unlock(&cb_run_lock);
+		shr_mutex_unlock(&cb_run_lock);
 		if (ran) {
 			idle_rounds = 0;
 			continue;

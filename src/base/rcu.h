@@ -16,12 +16,17 @@
 #define SHR_RCU_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <urcu/urcu-memb.h>
 #include <urcu/compiler.h>
 #include <urcu/pointer.h>
 
 #include <shrinker/rcu.h>
+
+#include "debug.h"
 
 /* Marks a pointer published under RCU (greppable, like the kernel's __rcu). */
 #define SHR_RCU
@@ -40,8 +45,33 @@ extern char shr_rcu_gp_token;
 #define shr_rcu_assign_pointer(p, v) rcu_assign_pointer(p, v)
 #endif
 
-/* Initialise an RCU pointer that no reader can see yet. */
+/* Initialise an RCU pointer that no reader can see yet (or store NULL). */
 #define SHR_RCU_INIT_POINTER(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+
+/*
+ * The RCU pointer @p as its updaters see it, without ordering (the lock
+ * they hold provides it): the kernel's rcu_dereference_protected(p,
+ * lockdep_is_held(&lock)). @held says whether this thread holds that lock
+ * (shr_lock_held(), lock.h) and is checked in debug builds; pass true where
+ * no reader can be left (a structure being freed).
+ */
+#define shr_rcu_dereference_protected(p, held) \
+	(shr_rcu_check_protected((held), #held, __FILE__, __LINE__), \
+	 __atomic_load_n(&(p), __ATOMIC_RELAXED))
+
+/* The value of RCU pointer @p, not to be dereferenced (a NULL test): the
+ * kernel's rcu_access_pointer(). */
+#define shr_rcu_access_pointer(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+
+static inline void shr_rcu_check_protected(bool held, const char *what, const char *file,
+					   int line)
+{
+	if (SHR_DEBUG_CHECKS && !held) {
+		fprintf(stderr, "libshrinker BUG at %s:%d: RCU pointer read for update without %s\n",
+			file, line, what);
+		abort();
+	}
+}
 
 static inline void shr_rcu_read_lock(void)
 {

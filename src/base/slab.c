@@ -45,6 +45,7 @@
 
 #include <shrinker/slab.h>
 
+#include "lock.h"
 #include "page_alloc.h"
 
 #define SLAB_NAME_MAX 64
@@ -75,7 +76,7 @@ enum fault_mode {
  *              under @lock.
  */
 struct kmem_cache_node {
-	pthread_mutex_t lock;
+	struct shr_mutex lock; /* SHR_LOCK_SLAB_NODE */
 	struct cds_list_head partial;
 	unsigned long nr_partial;
 	_Atomic uint64_t counts;
@@ -135,7 +136,7 @@ struct shr_slab_allocator {
 	int nr_nodes;
 	unsigned int geometry_cpus;
 	struct shr_kmem_cache *kmalloc[NR_KMALLOC_CACHES];
-	pthread_mutex_t caches_lock;
+	struct shr_mutex caches_lock; /* SHR_LOCK_SLAB_CACHES */
 	struct cds_list_head caches;
 	atomic_ulong sunreclaim;
 	atomic_ulong sreclaimable;
@@ -144,11 +145,11 @@ struct shr_slab_allocator {
 	atomic_ulong nr_allocs;
 	atomic_ulong nr_faults;
 	atomic_int fault_mode;
-	pthread_mutex_t fault_lock;
+	struct shr_mutex fault_lock; /* SHR_LOCK_SLAB_FAULT, a leaf */
 	unsigned long fault_target;
 	bool fault_persist;
 	char fault_site[SLAB_NAME_MAX];
-	pthread_mutex_t vm_lock;
+	struct shr_mutex vm_lock; /* SHR_LOCK_SLAB_VM, a leaf */
 	struct vm_area *vm_areas;
 };
 
@@ -271,7 +272,7 @@ static bool fault_should_fail(struct shr_slab_allocator *sa, const char *site, s
 
 	if (atomic_load_explicit(&sa->fault_mode, memory_order_relaxed) == FAULT_NONE)
 		return false;
-	pthread_mutex_lock(&sa->fault_lock);
+	shr_mutex_lock(&sa->fault_lock);
 	switch (atomic_load_explicit(&sa->fault_mode, memory_order_relaxed)) {
 	case FAULT_NTH:
 		fail = n == sa->fault_target || (sa->fault_persist && n > sa->fault_target);
@@ -285,7 +286,7 @@ static bool fault_should_fail(struct shr_slab_allocator *sa, const char *site, s
 	default:
 		break;
 	}
-	pthread_mutex_unlock(&sa->fault_lock);
+	shr_mutex_unlock(&sa->fault_lock);
 	if (fail)
 		atomic_fetch_add_explicit(&sa->nr_faults, 1, memory_order_relaxed);
 	return fail;
@@ -294,13 +295,13 @@ static bool fault_should_fail(struct shr_slab_allocator *sa, const char *site, s
 static void fault_arm(struct shr_slab_allocator *sa, enum fault_mode mode,
 		      unsigned long target, bool persist, const char *site)
 {
-	pthread_mutex_lock(&sa->fault_lock);
+	shr_mutex_lock(&sa->fault_lock);
 	sa->fault_target = target;
 	sa->fault_persist = persist;
 	if (site)
 		snprintf(sa->fault_site, sizeof(sa->fault_site), "%s", site);
 	atomic_store_explicit(&sa->fault_mode, mode, memory_order_relaxed);
-	pthread_mutex_unlock(&sa->fault_lock);
+	shr_mutex_unlock(&sa->fault_lock);
 }
 
 void shr_slab_fail_nth(struct shr_slab_allocator *sa, unsigned long nth, bool persist)
@@ -371,9 +372,11 @@ static struct shr_page *new_slab(struct shr_kmem_cache *cache, int nid)
 	unsigned int order = cache->geo.order;
 	size_t slot = cache->geo.object_size;
 	unsigned int nr = cache->geo.objects_per_slab;
-	struct shr_page *page = shr_alloc_pages_node(cache->sa->pa, nid, order, false);
+	struct shr_page *page;
 	char *base;
 
+	shr_lock_assert_held(&cache->node[nid].lock);
+	page = shr_alloc_pages_node(cache->sa->pa, nid, order, false);
 	if (!page)
 		return NULL;
 	base = shr_page_address(page);
@@ -398,6 +401,7 @@ static void discard_slab(struct shr_kmem_cache *cache, struct shr_page *page)
 {
 	unsigned int order = cache->geo.order;
 
+	shr_lock_assert_held(&cache->node[page->node].lock);
 	for (uint32_t i = 1; i < (1u << order); i++)
 		page[i].kind = SHR_PAGE_NONE;
 	page->owner = NULL;
@@ -411,6 +415,7 @@ static inline void counts_add(struct kmem_cache_node *n, int64_t dslabs, int64_t
 {
 	uint64_t c = atomic_load_explicit(&n->counts, memory_order_relaxed);
 
+	shr_lock_assert_held(&n->lock);
 	c += (uint64_t)dslabs + ((uint64_t)dinuse << COUNT_SLAB_BITS);
 	atomic_store_explicit(&n->counts, c, memory_order_relaxed);
 }
@@ -421,7 +426,7 @@ static void *slab_alloc(struct shr_kmem_cache *cache, int nid)
 	struct shr_page *page;
 	void *obj;
 
-	pthread_mutex_lock(&n->lock);
+	shr_mutex_lock(&n->lock);
 	if (!cds_list_empty(&n->partial)) {
 		page = caa_container_of(n->partial.next, struct shr_page, lru);
 	} else {
@@ -431,7 +436,7 @@ static void *slab_alloc(struct shr_kmem_cache *cache, int nid)
 		else
 			page = new_slab(cache, nid);
 		if (!page) {
-			pthread_mutex_unlock(&n->lock);
+			shr_mutex_unlock(&n->lock);
 			return NULL;
 		}
 		cds_list_add(&page->lru, &n->partial);
@@ -448,7 +453,7 @@ static void *slab_alloc(struct shr_kmem_cache *cache, int nid)
 		n->nr_partial--;
 	}
 	counts_add(n, 0, 1);
-	pthread_mutex_unlock(&n->lock);
+	shr_mutex_unlock(&n->lock);
 	shr_mem_unpoison(obj, cache->geo.object_size);
 	return obj;
 }
@@ -470,9 +475,9 @@ static void slab_free(struct shr_kmem_cache *cache, struct shr_page *page, void 
 
 	if (shr_mem_is_poisoned(obj))
 		slab_bug("shr_kmem_cache_free", obj, "double free (object is already free)");
-	pthread_mutex_lock(&n->lock);
+	shr_mutex_lock(&n->lock);
 	if (page->inuse == 0) {
-		pthread_mutex_unlock(&n->lock);
+		shr_mutex_unlock(&n->lock);
 		slab_bug("shr_kmem_cache_free", obj, "double free (slab has no objects in use)");
 	}
 	was_full = page->freelist == NULL;
@@ -492,7 +497,7 @@ static void slab_free(struct shr_kmem_cache *cache, struct shr_page *page, void 
 		page->on_partial = 1;
 		n->nr_partial++;
 	}
-	pthread_mutex_unlock(&n->lock);
+	shr_mutex_unlock(&n->lock);
 }
 
 /* Head page of the slab or large allocation holding @ptr, or abort. */
@@ -548,13 +553,13 @@ static int cache_new(struct shr_slab_allocator *sa, const char *name, size_t siz
 	cache->is_kmalloc = is_kmalloc;
 	cache->min_partial = calc_min_partial(cache->geo.object_size);
 	for (int nid = 0; nid < sa->nr_nodes; nid++) {
-		pthread_mutex_init(&cache->node[nid].lock, NULL);
+		shr_mutex_init(&cache->node[nid].lock, SHR_LOCK_SLAB_NODE);
 		CDS_INIT_LIST_HEAD(&cache->node[nid].partial);
 		atomic_init(&cache->node[nid].counts, 0);
 	}
-	pthread_mutex_lock(&sa->caches_lock);
+	shr_mutex_lock(&sa->caches_lock);
 	cds_list_add_tail(&cache->list, &sa->caches);
-	pthread_mutex_unlock(&sa->caches_lock);
+	shr_mutex_unlock(&sa->caches_lock);
 	*out = cache;
 	return 0;
 }
@@ -562,7 +567,7 @@ static int cache_new(struct shr_slab_allocator *sa, const char *name, size_t siz
 static void cache_free_struct(struct shr_kmem_cache *cache)
 {
 	for (int nid = 0; nid < cache->sa->nr_nodes; nid++)
-		pthread_mutex_destroy(&cache->node[nid].lock);
+		shr_mutex_destroy(&cache->node[nid].lock);
 	free(cache);
 }
 
@@ -596,9 +601,9 @@ int shr_kmem_cache_destroy(struct shr_kmem_cache *cache)
 		return -EBUSY;
 	sa = cache->sa;
 	(void)shr_kmem_cache_shrink(cache);
-	pthread_mutex_lock(&sa->caches_lock);
+	shr_mutex_lock(&sa->caches_lock);
 	cds_list_del(&cache->list);
-	pthread_mutex_unlock(&sa->caches_lock);
+	shr_mutex_unlock(&sa->caches_lock);
 	cache_free_struct(cache);
 	return 0;
 }
@@ -640,7 +645,7 @@ unsigned long shr_kmem_cache_shrink(struct shr_kmem_cache *cache)
 		struct kmem_cache_node *n = &cache->node[nid];
 		struct cds_list_head *pos, *tmp;
 
-		pthread_mutex_lock(&n->lock);
+		shr_mutex_lock(&n->lock);
 		cds_list_for_each_safe(pos, tmp, &n->partial) {
 			struct shr_page *page = caa_container_of(pos, struct shr_page, lru);
 
@@ -653,7 +658,7 @@ unsigned long shr_kmem_cache_shrink(struct shr_kmem_cache *cache)
 			discard_slab(cache, page);
 			released++;
 		}
-		pthread_mutex_unlock(&n->lock);
+		shr_mutex_unlock(&n->lock);
 	}
 	return released;
 }
@@ -709,9 +714,9 @@ static void allocator_free(struct shr_slab_allocator *sa)
 		free(vm);
 	}
 	shr_page_alloc_destroy(sa->pa);
-	pthread_mutex_destroy(&sa->caches_lock);
-	pthread_mutex_destroy(&sa->fault_lock);
-	pthread_mutex_destroy(&sa->vm_lock);
+	shr_mutex_destroy(&sa->caches_lock);
+	shr_mutex_destroy(&sa->fault_lock);
+	shr_mutex_destroy(&sa->vm_lock);
 	free(sa);
 }
 
@@ -735,9 +740,9 @@ int shr_slab_allocator_create(const struct shr_slab_params *params,
 		return -ENOMEM;
 	sa->nr_nodes = params->nr_nodes;
 	sa->geometry_cpus = params->geometry_cpus ? params->geometry_cpus : online_cpus();
-	pthread_mutex_init(&sa->caches_lock, NULL);
-	pthread_mutex_init(&sa->fault_lock, NULL);
-	pthread_mutex_init(&sa->vm_lock, NULL);
+	shr_mutex_init(&sa->caches_lock, SHR_LOCK_SLAB_CACHES);
+	shr_mutex_init(&sa->fault_lock, SHR_LOCK_SLAB_FAULT);
+	shr_mutex_init(&sa->vm_lock, SHR_LOCK_SLAB_VM);
 	CDS_INIT_LIST_HEAD(&sa->caches);
 	ret = shr_page_alloc_create(sa->nr_nodes, params->prefault, &sa->pa);
 	for (int i = 0; !ret && i < NR_KMALLOC_CACHES; i++)
@@ -772,10 +777,10 @@ void shr_slab_for_each_cache(struct shr_slab_allocator *sa,
 {
 	struct cds_list_head *pos;
 
-	pthread_mutex_lock(&sa->caches_lock);
+	shr_mutex_lock(&sa->caches_lock);
 	cds_list_for_each(pos, &sa->caches)
 		fn(caa_container_of(pos, struct shr_kmem_cache, list), arg);
-	pthread_mutex_unlock(&sa->caches_lock);
+	shr_mutex_unlock(&sa->caches_lock);
 }
 
 /* --------------------------------------------------------------- kmalloc */
@@ -846,7 +851,7 @@ static struct vm_area *vm_find(struct shr_slab_allocator *sa, const void *ptr, b
 {
 	struct vm_area **pp, *vm = NULL;
 
-	pthread_mutex_lock(&sa->vm_lock);
+	shr_mutex_lock(&sa->vm_lock);
 	for (pp = &sa->vm_areas; *pp; pp = &(*pp)->next) {
 		if ((*pp)->addr == ptr) {
 			vm = *pp;
@@ -855,7 +860,7 @@ static struct vm_area *vm_find(struct shr_slab_allocator *sa, const void *ptr, b
 			break;
 		}
 	}
-	pthread_mutex_unlock(&sa->vm_lock);
+	shr_mutex_unlock(&sa->vm_lock);
 	return vm;
 }
 
@@ -922,10 +927,10 @@ static void *vmalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t 
 	}
 	vm->addr = p;
 	vm->size = len;
-	pthread_mutex_lock(&sa->vm_lock);
+	shr_mutex_lock(&sa->vm_lock);
 	vm->next = sa->vm_areas;
 	sa->vm_areas = vm;
-	pthread_mutex_unlock(&sa->vm_lock);
+	shr_mutex_unlock(&sa->vm_lock);
 	atomic_fetch_add_explicit(&sa->vmalloc_bytes, len, memory_order_relaxed);
 	return p; /* fresh anonymous memory is already zeroed */
 }

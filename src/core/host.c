@@ -111,9 +111,9 @@ static void host_free(struct shr_host *host)
 	}
 	if (host->owns_slab && host->slab)
 		shr_slab_allocator_destroy(host->slab);
-	pthread_mutex_destroy(&host->cgroup_mutex);
-	pthread_mutex_destroy(&host->shrinker_mutex);
-	pthread_mutex_destroy(&host->list_lrus_mutex);
+	shr_mutex_destroy(&host->cgroup_mutex);
+	shr_mutex_destroy(&host->shrinker_mutex);
+	shr_mutex_destroy(&host->list_lrus_mutex);
 	free(host->stats.hold_ns);
 	free(host);
 }
@@ -135,9 +135,9 @@ int shr_host_create(const struct shr_host_params *params, struct shr_host **out)
 	host->id_step = id_step(&host->params, &host->design->info);
 	host->params.slab = NULL;
 	host->nr_nodes = params->nr_nodes;
-	pthread_mutex_init(&host->cgroup_mutex, NULL);
-	pthread_mutex_init(&host->shrinker_mutex, NULL);
-	pthread_mutex_init(&host->list_lrus_mutex, NULL);
+	shr_mutex_init(&host->cgroup_mutex, SHR_LOCK_CGROUP);
+	shr_mutex_init(&host->shrinker_mutex, SHR_LOCK_SHRINKER);
+	shr_mutex_init(&host->list_lrus_mutex, SHR_LOCK_LIST_LRUS);
 	shr_rcu_list_init(&host->shrinker_list);
 	shr_rcu_list_init(&host->root_walk_list);
 	shr_rcu_list_init(&host->list_lrus);
@@ -180,13 +180,13 @@ int shr_host_destroy(struct shr_host *host)
 		return -EINVAL;
 	/* Let deferred releases of cgroups finish before judging. */
 	shr_rcu_barrier();
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	if (host->nr_shrinkers || __atomic_load_n(&host->nr_list_lrus, __ATOMIC_RELAXED) ||
 	    __atomic_load_n(&host->nr_memcgs, __ATOMIC_RELAXED) != 1) {
-		pthread_mutex_unlock(&host->shrinker_mutex);
+		shr_mutex_unlock(&host->shrinker_mutex);
 		return -EBUSY;
 	}
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	shr_shrinker_quarantine_flush(host);
 	shr_memcg_destroy_root(host);
 	shr_design_host_exit(host);
@@ -240,10 +240,10 @@ void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_st
 	out->units_freed = atomic_load(&host->stats.units_freed);
 	out->lru_reparent_visits = atomic_load(&host->stats.lru_reparent_visits);
 	out->reclaim_cgroups_visited = atomic_load(&host->stats.reclaim_cgroups_visited);
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	out->mutex_hold_ns_total = host->stats.mutex_hold_ns_total;
 	out->mutex_hold_ns_max = host->stats.mutex_hold_ns_max;
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 }
 
 size_t shr_host_registration_hold_ns(struct shr_host *host, unsigned long long *buf,
@@ -251,10 +251,10 @@ size_t shr_host_registration_hold_ns(struct shr_host *host, unsigned long long *
 {
 	size_t n;
 
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	n = host->stats.hold_ns_len;
 	if (buf)
 		memcpy(buf, host->stats.hold_ns, (n < len ? n : len) * sizeof(*buf));
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	return n;
 }

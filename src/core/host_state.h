@@ -5,18 +5,15 @@
  * reclaim, debugfs, host) and the bookkeeping designs. Only the structure:
  * each module's own internals are in its <module>_internal.h.
  *
- * Lock order (a lock may be taken while holding any lock above it):
- *   1. host->cgroup_mutex      cgroup tree shape, online/offline transitions
- *   2. host->list_lrus_mutex   the set of memcg-aware list_lrus
- *   3. host->shrinker_mutex    the registry: ids, shrinker_nr_max, shrinker
- *                              list, growth of bookkeeping, deferred reparenting
- *   4. design spinlocks        (array-ondemand install lock)
- *   5. list_lru_one.lock       one list (two nest only in reparenting:
- *                              child's, then parent's)
- *   6. xa_lock                 any XArray
- *   7. slab / page allocator   leaves
- * RCU read-side sections may be entered under any of them; no lock above is
- * taken inside an RCU section except the leaves (slab) and xa_lock.
+ * Locks: the three host mutexes are classes SHR_LOCK_CGROUP (cgroup tree
+ * shape, online/offline transitions), SHR_LOCK_LIST_LRUS (the set of
+ * memcg-aware list_lrus, the per-cgroup list index) and SHR_LOCK_SHRINKER
+ * (the registry: ids, shrinker_nr_max, shrinker lists, growth of
+ * bookkeeping, deferred reparenting). The lock order is enum
+ * shr_lock_class (base/lock.h), checked in debug builds, and
+ * docs/ARCHITECTURE.md. RCU read-side sections may be entered under any
+ * lock; inside one only xa_lock and the slab and page allocator locks are
+ * taken.
  */
 #ifndef SHR_HOST_STATE_H
 #define SHR_HOST_STATE_H
@@ -28,6 +25,7 @@
 #include <shrinker/idr.h>
 #include <shrinker/slab.h>
 
+#include "lock.h"
 #include "rculist.h"
 
 struct shr_design_row;
@@ -65,13 +63,13 @@ struct shr_host {
 	void *info_priv;
 
 	/* Cgroup tree. */
-	pthread_mutex_t cgroup_mutex;
+	struct shr_mutex cgroup_mutex;
 	struct shr_idr memcg_idr;   /* id -> memcg; RCU lookup */
 	unsigned long next_ino;     /* Sync: cgroup_mutex */
 	unsigned long nr_memcgs;    /* allocated, not yet freed. Sync: atomic ops */
 
 	/* Shrinker registry. */
-	pthread_mutex_t shrinker_mutex;
+	struct shr_mutex shrinker_mutex;
 	struct shr_rcu_list shrinker_list; /* Sync: RCU; writers shrinker_mutex */
 	/* The registered shrinkers global reclaim calls on every node: all of
 	 * them, except those the root's bits index (SHR_SHRINKER_ROOT_BITS
@@ -90,7 +88,7 @@ struct shr_host {
 	unsigned int quarantine_next;
 
 	/* list_lrus. */
-	pthread_mutex_t list_lrus_mutex;
+	struct shr_mutex list_lrus_mutex;
 	struct shr_rcu_list list_lrus;     /* memcg-aware ones. Sync: list_lrus_mutex */
 	unsigned long nr_list_lrus;        /* all, for destroy checks. Sync: atomic ops */
 

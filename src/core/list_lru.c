@@ -66,7 +66,7 @@
  * Locks (order from host_state.h): list_lrus_mutex -> list lock(s)
  * (child then parent, reparenting only) -> xa_lock -> slab. install() is
  * called with no lock held, set_bit() under a list lock, uninstall() under
- * list_lrus_mutex.
+ * list_lrus_mutex (or none, when a list lost its publication race).
  */
 #include <limits.h>
 #include <string.h>
@@ -122,19 +122,26 @@ static void list_one_init(struct shr_list_lru_one *l)
 {
 	shr_list_head_init(&l->list);
 	atomic_init(&l->nr_items, 0);
-	pthread_spin_init(&l->lock, PTHREAD_PROCESS_PRIVATE);
+	shr_spin_init(&l->lock, SHR_LOCK_LRU_LIST);
 }
 
 static void list_one_lock(struct shr_list_lru_one *l)
 {
-	pthread_spin_lock(&l->lock);
+	shr_spin_lock(&l->lock);
+	shr_race_spin_enter();
+}
+
+/* @l while holding another list's lock: reparenting's child -> parent. */
+static void list_one_lock_nested(struct shr_list_lru_one *l)
+{
+	shr_spin_lock_nested(&l->lock);
 	shr_race_spin_enter();
 }
 
 static void list_one_unlock(struct shr_list_lru_one *l)
 {
 	shr_race_spin_exit();
-	pthread_spin_unlock(&l->lock);
+	shr_spin_unlock(&l->lock);
 }
 
 static bool list_one_dead(struct shr_list_lru_one *l)
@@ -145,6 +152,7 @@ static bool list_one_dead(struct shr_list_lru_one *l)
 /* Add @delta to a list's count. Context: the list's lock. */
 static long list_one_add_count(struct shr_list_lru_one *l, long delta)
 {
+	shr_lock_assert_held(&l->lock);
 	return atomic_fetch_add_explicit(&l->nr_items, delta, memory_order_relaxed);
 }
 
@@ -177,7 +185,7 @@ static void memcg_lists_free_now(struct shr_list_lru_memcg *mlru)
 	struct shr_host *host = mlru->host;
 
 	for (int nid = 0; nid < host->nr_nodes; nid++)
-		pthread_spin_destroy(&mlru->node[nid].lock);
+		shr_spin_destroy(&mlru->node[nid].lock);
 	shr_kfree(host->slab, mlru);
 }
 
@@ -311,6 +319,7 @@ static void lru_set_bit(struct shr_list_lru *lru, struct shr_list_lru_one *l,
 {
 	const struct shr_info_ops *ops = lru->host->info_ops;
 
+	shr_lock_assert_held(&l->lock);
 	if (lru->shrinker_id < 0)
 		return;
 	if (l == &lru->node[nid].lru && lru->root_bits)
@@ -337,13 +346,13 @@ static int lru_root_install(struct shr_list_lru *lru, shr_gfp_t gfp)
 	 * visible to this thread's set_bit. */
 	if (!lru->root_bits || atomic_load_explicit(&lru->root_installed, memory_order_acquire))
 		return 0;
-	pthread_mutex_lock(&host->list_lrus_mutex);
+	shr_mutex_lock(&host->list_lrus_mutex);
 	if (!atomic_load_explicit(&lru->root_installed, memory_order_relaxed)) {
 		ret = shr_info_install(host->info_ops, host->root, lru->shrinker_id, gfp);
 		if (!ret)
 			atomic_store_explicit(&lru->root_installed, true, memory_order_release);
 	}
-	pthread_mutex_unlock(&host->list_lrus_mutex);
+	shr_mutex_unlock(&host->list_lrus_mutex);
 	return ret;
 }
 
@@ -384,7 +393,7 @@ static void lru_free_now(struct shr_list_lru *lru)
 
 	if (lru->node) {
 		for (int nid = 0; nid < host->nr_nodes; nid++)
-			pthread_spin_destroy(&lru->node[nid].lru.lock);
+			shr_spin_destroy(&lru->node[nid].lru.lock);
 	}
 	shr_kfree(host->slab, lru->node);
 	shr_kfree(host->slab, lru);
@@ -426,9 +435,9 @@ int shr_list_lru_init_memcg(struct shr_host *host, struct shr_shrinker *shrinker
 	lru->magic = SHR_LIST_LRU_MAGIC;
 
 	if (memcg_aware) {
-		pthread_mutex_lock(&host->list_lrus_mutex);
+		shr_mutex_lock(&host->list_lrus_mutex);
 		shr_rcu_list_add_tail(&lru->list, &host->list_lrus);
-		pthread_mutex_unlock(&host->list_lrus_mutex);
+		shr_mutex_unlock(&host->list_lrus_mutex);
 	}
 	__atomic_fetch_add(&host->nr_list_lrus, 1, __ATOMIC_RELAXED);
 	*out = lru;
@@ -450,6 +459,7 @@ static void lru_drop_memcg_lists(struct shr_list_lru *lru)
 	struct shr_list_lru_memcg *mlru;
 	unsigned long idx;
 
+	shr_lock_assert_held(&lru->host->list_lrus_mutex);
 	shr_xa_for_each(&lru->xa, idx, mlru) {
 		shr_xa_erase(&lru->xa, idx);
 		shr_rcu_list_del(&mlru->owner_link);
@@ -481,14 +491,14 @@ int shr_list_lru_destroy(struct shr_list_lru *lru)
 	if (lru_holds_items(lru))
 		return -EBUSY;
 	host = lru->host;
-	pthread_mutex_lock(&host->list_lrus_mutex);
+	shr_mutex_lock(&host->list_lrus_mutex);
 	if (lru->memcg_aware) {
 		shr_rcu_list_del(&lru->list);
 		lru_drop_memcg_lists(lru);
 	}
 	if (atomic_load_explicit(&lru->root_installed, memory_order_relaxed))
 		shr_info_uninstall(host->info_ops, host->root, lru->shrinker_id);
-	pthread_mutex_unlock(&host->list_lrus_mutex);
+	shr_mutex_unlock(&host->list_lrus_mutex);
 	lru->magic = 0;
 	lru->shrinker_id = -1;
 	/*
@@ -537,7 +547,7 @@ static int lru_publish(struct shr_list_lru *lru, struct shr_mem_cgroup *pos,
 	struct shr_host *host = lru->host;
 	int ret = 0;
 
-	pthread_mutex_lock(&host->list_lrus_mutex);
+	shr_mutex_lock(&host->list_lrus_mutex);
 	shr_xa_lock(&lru->xa);
 	if (!shr_memcg_dying(pos)) {
 		mlru->memcg = pos;
@@ -550,7 +560,7 @@ static int lru_publish(struct shr_list_lru *lru, struct shr_mem_cgroup *pos,
 	shr_xa_unlock(&lru->xa);
 	if (ret == 1)
 		shr_rcu_list_add_tail(&mlru->owner_link, &pos->lru_lists);
-	pthread_mutex_unlock(&host->list_lrus_mutex);
+	shr_mutex_unlock(&host->list_lrus_mutex);
 	return ret;
 }
 
@@ -704,6 +714,7 @@ static bool lru_one_walk_finds(struct shr_list_lru_one *l, struct shr_list_head 
 	long n = atomic_load_explicit(&l->nr_items, memory_order_relaxed);
 	struct shr_list_head *fwd = item->next, *bwd = item->prev;
 
+	shr_lock_assert_held(&l->lock);
 	for (long step = 0; step <= n; step++) {
 		if (fwd == &l->list || bwd == &l->list)
 			return true;
@@ -724,6 +735,7 @@ static bool lru_one_walk_finds(struct shr_list_lru_one *l, struct shr_list_head 
  */
 static bool lru_one_holds(struct shr_list_lru_one *l, struct shr_list_head *item)
 {
+	shr_lock_assert_held(&l->lock);
 	if (atomic_load_explicit(&l->nr_items, memory_order_relaxed) <= 0)
 		return false;
 	return !SHR_DEBUG_CHECKS || lru_one_walk_finds(l, item);
@@ -967,19 +979,22 @@ unsigned long shr_list_lru_walk(struct shr_list_lru *lru, shr_list_lru_walk_cb i
 /*
  * lru_lock_parent_list() - lock the live list of (@nid, @parent), climbing
  * if it has none (cannot happen while @parent is online, I1; kept total).
+ * @child: the child's list, locked.
  * @owner: receives the cgroup whose list it is.
- * Context: The child's list lock held (nesting order child -> parent); RCU.
+ * Context: @child's lock held (nesting order child -> parent); RCU.
  */
 static struct shr_list_lru_one *lru_lock_parent_list(struct shr_list_lru *lru, int nid,
+						     struct shr_list_lru_one *child,
 						     struct shr_mem_cgroup *parent,
 						     struct shr_mem_cgroup **owner)
 {
 	struct shr_list_lru_one *l;
 
+	shr_lock_assert_held(&child->lock);
 	for (;;) {
 		l = lru_lookup(lru, nid, parent);
 		if (l) {
-			list_one_lock(l);
+			list_one_lock_nested(l);
 			if (!list_one_dead(l))
 				break;
 			list_one_unlock(l);
@@ -1003,9 +1018,10 @@ static void lru_reparent_node(struct shr_list_lru *lru, int nid, struct shr_list
 	struct shr_mem_cgroup *owner;
 	long nr;
 
+	shr_lock_assert_held(&lru->host->list_lrus_mutex);
 	shr_rcu_read_lock();
 	list_one_lock(child);
-	dst = lru_lock_parent_list(lru, nid, parent, &owner);
+	dst = lru_lock_parent_list(lru, nid, child, parent, &owner);
 	items_splice_head(&child->list, &dst->list);
 	nr = atomic_load_explicit(&child->nr_items, memory_order_relaxed);
 	if (nr > 0) {
@@ -1029,6 +1045,7 @@ static bool lru_reparent_one(struct shr_list_lru *lru, struct shr_mem_cgroup *me
 {
 	struct shr_list_lru_memcg *mlru, *erased;
 
+	shr_lock_assert_held(&lru->host->list_lrus_mutex);
 	/*
 	 * Splice and mark every node's list dead before unpublishing: a
 	 * lookup that misses must find the items already on the parent's
@@ -1107,14 +1124,15 @@ void shr_list_lru_reparent_memcg(struct shr_mem_cgroup *memcg, struct shr_mem_cg
 	struct shr_host *host = memcg->host;
 	unsigned long visited;
 
+	shr_lock_assert_held(&host->cgroup_mutex);
 	if (memcg->kmemcg_id < 0)
 		return;
-	pthread_mutex_lock(&host->list_lrus_mutex);
+	shr_mutex_lock(&host->list_lrus_mutex);
 	if (host->params.lru_reparent == SHR_LRU_REPARENT_PER_CGROUP)
 		visited = lru_reparent_owned(memcg, parent);
 	else
 		visited = lru_reparent_all(host, memcg, parent);
-	pthread_mutex_unlock(&host->list_lrus_mutex);
+	shr_mutex_unlock(&host->list_lrus_mutex);
 	atomic_fetch_add_explicit(&host->stats.lru_reparent_visits, visited,
 				  memory_order_relaxed);
 }

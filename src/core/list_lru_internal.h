@@ -13,6 +13,7 @@
 #include <shrinker/list_lru.h>
 #include <shrinker/xarray.h>
 
+#include "lock.h"
 #include "rcu.h"
 #include "rculist.h"
 
@@ -24,12 +25,12 @@
  * @list:     the items. Sync: @lock.
  * @nr_items: items on @list; LONG_MIN once reparented (dead). Sync: written
  *            under @lock, read locklessly (count_one).
- * @lock:     protects @list and writes of @nr_items (rank 5).
+ * @lock:     protects @list and writes of @nr_items (SHR_LOCK_LRU_LIST).
  */
 struct shr_list_lru_one {
 	struct shr_list_head list;
 	atomic_long nr_items;
-	pthread_spinlock_t lock;
+	struct shr_spinlock lock;
 };
 
 /**

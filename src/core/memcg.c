@@ -62,6 +62,7 @@ static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
  * shrinker_mutex held. Return: 0 or -ENOMEM. */
 static int memcg_info_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
+	shr_lock_assert_held(&host->shrinker_mutex);
 	return host->info_ops->memcg_online ? host->info_ops->memcg_online(host, memcg) : 0;
 }
 
@@ -80,9 +81,9 @@ int shr_memcg_create_root(struct shr_host *host)
 	root->id = id;
 	root->ino = host->next_ino++;
 	host->root = root;
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	ret = memcg_info_online(host, root);
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	if (ret) {
 		shr_idr_remove(&host->memcg_idr, (unsigned long)id);
 		shr_kfree(host->slab, root);
@@ -119,7 +120,7 @@ int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent, struct shr_mem_cgroup **
 	if (!memcg_valid(parent) || !out)
 		return -EINVAL;
 	host = parent->host;
-	pthread_mutex_lock(&host->cgroup_mutex);
+	shr_mutex_lock(&host->cgroup_mutex);
 	if (!shr_memcg_online(parent) || shr_memcg_dying(parent)) {
 		ret = -EINVAL;
 		goto unlock;
@@ -145,7 +146,7 @@ int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent, struct shr_mem_cgroup **
 	__atomic_fetch_add(&host->nr_memcgs, 1, __ATOMIC_RELAXED);
 	*out = memcg;
 unlock:
-	pthread_mutex_unlock(&host->cgroup_mutex);
+	shr_mutex_unlock(&host->cgroup_mutex);
 	return ret;
 }
 
@@ -158,7 +159,7 @@ int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg)
 	if (!memcg_valid(memcg) || shr_memcg_is_root(memcg))
 		return -EINVAL;
 	host = memcg->host;
-	pthread_mutex_lock(&host->cgroup_mutex);
+	shr_mutex_lock(&host->cgroup_mutex);
 	state = atomic_load(&memcg->state);
 	if (state & (SHR_MEMCG_ONLINE | SHR_MEMCG_DYING | SHR_MEMCG_RELEASED) ||
 	    !shr_memcg_online(memcg->parent)) {
@@ -168,9 +169,9 @@ int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg)
 	memcg->kmemcg_id = shr_host_kmem(host) ? memcg->id : -1;
 	/* alloc_shrinker_info(): sized from shrinker_nr_max under the same mutex
 	 * registration grows it under, so no registration is missed. */
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	ret = memcg_info_online(host, memcg);
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	if (ret) {
 		memcg->kmemcg_id = -1;
 		goto unlock;
@@ -180,7 +181,7 @@ int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg)
 	 * (pairs with the acquire in shr_memcg_online()). */
 	atomic_fetch_or_explicit(&memcg->state, SHR_MEMCG_ONLINE, memory_order_release);
 unlock:
-	pthread_mutex_unlock(&host->cgroup_mutex);
+	shr_mutex_unlock(&host->cgroup_mutex);
 	return ret;
 }
 
@@ -204,10 +205,12 @@ int shr_mem_cgroup_create(struct shr_mem_cgroup *parent, struct shr_mem_cgroup *
 	return 0;
 }
 
+/* Whether a child of @memcg is not dying. Context: cgroup_mutex held. */
 static bool has_live_children(struct shr_mem_cgroup *memcg)
 {
 	struct shr_rcu_list *pos;
 
+	shr_lock_assert_held(&memcg->host->cgroup_mutex);
 	for (pos = shr_rcu_list_next(&memcg->children); pos != &memcg->children;
 	     pos = shr_rcu_list_next(pos)) {
 		struct shr_mem_cgroup *child = shr_container_of(pos, struct shr_mem_cgroup, sibling);
@@ -226,14 +229,14 @@ int shr_mem_cgroup_offline(struct shr_mem_cgroup *memcg)
 	if (!memcg_valid(memcg) || shr_memcg_is_root(memcg))
 		return -EINVAL;
 	host = memcg->host;
-	pthread_mutex_lock(&host->cgroup_mutex);
+	shr_mutex_lock(&host->cgroup_mutex);
 	state = atomic_load(&memcg->state);
 	if (state & (SHR_MEMCG_DYING | SHR_MEMCG_RELEASED)) {
-		pthread_mutex_unlock(&host->cgroup_mutex);
+		shr_mutex_unlock(&host->cgroup_mutex);
 		return -EINVAL;
 	}
 	if (has_live_children(memcg)) {
-		pthread_mutex_unlock(&host->cgroup_mutex);
+		shr_mutex_unlock(&host->cgroup_mutex);
 		return -EBUSY;
 	}
 	/* Dying first: list allocation refuses it from now on. */
@@ -244,12 +247,12 @@ int shr_mem_cgroup_offline(struct shr_mem_cgroup *memcg)
 		shr_list_lru_reparent_memcg(memcg, memcg->parent);
 		/* Reclaim in flight may still add deferred work to the child. */
 		shr_race_point(SHR_RACE_OFFLINE_DEFERRED);
-		pthread_mutex_lock(&host->shrinker_mutex);
+		shr_mutex_lock(&host->shrinker_mutex);
 		host->info_ops->reparent_deferred(host, memcg, memcg->parent);
-		pthread_mutex_unlock(&host->shrinker_mutex);
+		shr_mutex_unlock(&host->shrinker_mutex);
 		atomic_fetch_and(&memcg->state, ~SHR_MEMCG_ONLINE);
 	}
-	pthread_mutex_unlock(&host->cgroup_mutex);
+	shr_mutex_unlock(&host->cgroup_mutex);
 	shr_mem_cgroup_put(memcg);
 	return 0;
 }
@@ -304,10 +307,10 @@ static void memcg_release_rcu(struct rcu_head *head)
 	struct shr_mem_cgroup *parent = memcg->parent;
 
 	shr_rcu_callback_enter(head);
-	pthread_mutex_lock(&host->cgroup_mutex);
+	shr_mutex_lock(&host->cgroup_mutex);
 	atomic_fetch_or(&memcg->state, SHR_MEMCG_RELEASED);
 	shr_rcu_list_del(&memcg->sibling);
-	pthread_mutex_unlock(&host->cgroup_mutex);
+	shr_mutex_unlock(&host->cgroup_mutex);
 	/* The id becomes reusable; lookups by id fail from now on. */
 	shr_idr_remove(&host->memcg_idr, (unsigned long)memcg->id);
 	/* The head is ours again once this callback runs. */

@@ -101,6 +101,7 @@ static unsigned long long now_ns(void)
 /* Record a registration's mutex hold for the lab. Context: shrinker_mutex held. */
 static void record_hold(struct shr_host *host, unsigned long long ns)
 {
+	shr_lock_assert_held(&host->shrinker_mutex);
 	host->stats.mutex_hold_ns_total += ns;
 	if (ns > host->stats.mutex_hold_ns_max)
 		host->stats.mutex_hold_ns_max = ns;
@@ -134,7 +135,7 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 	unsigned long long t0;
 	int id, ret, nr_max;
 
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	t0 = now_ns();
 	id = shr_idr_alloc(&host->shrinker_idr, s, 0, 0, SHR_GFP_KERNEL);
 	if (id < 0) {
@@ -156,7 +157,7 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 	record_hold(host, now_ns() - t0);
 	host->nr_shrinkers++;
 unlock:
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	return ret;
 }
 
@@ -169,9 +170,9 @@ static int shrinker_plain_alloc(struct shr_shrinker_impl *s)
 					  SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
 	if (!s->nr_deferred)
 		return -ENOMEM;
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	host->nr_shrinkers++;
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	return 0;
 }
 
@@ -227,9 +228,9 @@ int shr_shrinker_register(struct shr_shrinker *shrinker)
 	if (!shrinker->count_objects || !shrinker->scan_objects || shrinker->batch < 0 ||
 	    shrinker->seeks < 0)
 		return -EINVAL;
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	if (s->ever_registered) {
-		pthread_mutex_unlock(&host->shrinker_mutex);
+		shr_mutex_unlock(&host->shrinker_mutex);
 		return -EBUSY;
 	}
 	/* Debugfs directory: failure is ignored, as the kernel does. */
@@ -240,7 +241,7 @@ int shr_shrinker_register(struct shr_shrinker *shrinker)
 		shr_rcu_list_add_tail(&s->root_walk, &host->root_walk_list);
 	s->registered = true;
 	s->ever_registered = true;
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	/* On the lists, not pinnable yet. */
 	shr_race_point(SHR_RACE_SHRINKER_ARM);
 	/* Arm: from now on walkers can pin it. Release pairs with the acquire
@@ -305,6 +306,7 @@ static struct shr_shrinker_impl *quarantine_push(struct shr_host *host,
 {
 	struct shr_shrinker_impl *old = host->quarantine[host->quarantine_next];
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	host->quarantine[host->quarantine_next] = s;
 	host->quarantine_next = (host->quarantine_next + 1) % SHR_SHRINKER_QUARANTINE;
 	return old;
@@ -312,14 +314,14 @@ static struct shr_shrinker_impl *quarantine_push(struct shr_host *host,
 
 void shr_shrinker_quarantine_flush(struct shr_host *host)
 {
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	for (int i = 0; i < SHR_SHRINKER_QUARANTINE; i++) {
 		if (host->quarantine[i])
 			shr_call_rcu(&host->quarantine[i]->rcu, shrinker_free_rcu);
 		host->quarantine[i] = NULL;
 	}
 	host->quarantine_next = 0;
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 }
 
 void shr_shrinker_free(struct shr_shrinker *shrinker)
@@ -350,16 +352,16 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	host = s->host;
 	/* Walkers that cannot pin it from now on treat its bits as stale. */
 	atomic_store_explicit(&s->dying, true, memory_order_relaxed);
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	registered = s->registered;
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	if (registered) {
 		shr_shrinker_put(s);
 		shr_wait_for_completion(&s->done);
 	}
 	/* Nobody can pin it; its id still maps to it (and its bits stay). */
 	shr_race_point(SHR_RACE_SHRINKER_DEAD);
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	if (s->registered) {
 		shr_rcu_list_del(&s->list);
 		if (!shr_shrinker_root_indexed(s))
@@ -376,7 +378,7 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	host->nr_shrinkers--;
 	s->magic = SHR_SHRINKER_MAGIC_FREED;
 	evicted = quarantine_push(host, s);
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	/* Off every list and registry since its own free: a grace period from
 	 * now covers any reader that could still hold it. */
 	if (evicted)

@@ -41,6 +41,7 @@
  */
 #include <stddef.h>
 
+#include "lock.h"
 #include "race.h"
 #include "shrinker_info_grow.h"
 
@@ -60,21 +61,21 @@ struct arr_node {
 	struct arr_info *SHR_RCU info;
 	/* Install vs growth (see above). Sync: initialised at online before
 	 * @info is published, destroyed at free. */
-	pthread_spinlock_t lock;
+	struct shr_spinlock lock;
 	bool lock_ready; /* Sync: online (shrinker_mutex) and free only */
 };
 
 /* The install lock (lock order level 4, a spinning lock). */
 static void arr_node_lock(struct arr_node *node)
 {
-	pthread_spin_lock(&node->lock);
+	shr_spin_lock(&node->lock);
 	shr_race_spin_enter();
 }
 
 static void arr_node_unlock(struct arr_node *node)
 {
 	shr_race_spin_exit();
-	pthread_spin_unlock(&node->lock);
+	shr_spin_unlock(&node->lock);
 }
 
 static struct arr_info **info_slot(struct shr_mem_cgroup *memcg, int nid)
@@ -109,10 +110,25 @@ static struct arr_info *info_deref(struct shr_mem_cgroup *memcg, int nid)
 	return shr_rcu_dereference(*info_slot(memcg, nid));
 }
 
-/* The info as its writers see it (shrinker_mutex held, or no readers). */
+/* The info as its writers see it. Context: shrinker_mutex held. */
 static struct arr_info *info_protected(struct shr_mem_cgroup *memcg, int nid)
 {
-	return __atomic_load_n(info_slot(memcg, nid), __ATOMIC_RELAXED);
+	return shr_rcu_dereference_protected(*info_slot(memcg, nid),
+					     shr_lock_held(&memcg->host->shrinker_mutex));
+}
+
+/* The info as install sees it: growth publishes under the install lock.
+ * Context: array-ondemand's install lock of (memcg, nid) held. */
+static struct arr_info *info_locked(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_rcu_dereference_protected(*info_slot(memcg, nid),
+					     shr_lock_held(&node_of(memcg, nid)->lock));
+}
+
+/* The info of a cgroup no reader can reach (being freed, or never online). */
+static struct arr_info *info_unreachable(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_rcu_dereference_protected(*info_slot(memcg, nid), true);
 }
 
 static struct arr_info *info_alloc(struct shr_host *host, int nid, int nr_max)
@@ -159,11 +175,11 @@ static bool gets_units(struct shr_mem_cgroup *memcg, bool ondemand)
 static void prealloc_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
-		struct arr_info *info = info_protected(memcg, nid);
+		struct arr_info *info = info_unreachable(memcg, nid);
 
 		if (info)
 			info_free_all(host, info);
-		__atomic_store_n(info_slot(memcg, nid), NULL, __ATOMIC_RELAXED);
+		SHR_RCU_INIT_POINTER(*info_slot(memcg, nid), NULL);
 	}
 }
 
@@ -173,7 +189,7 @@ static void ondemand_memcg_free(struct shr_host *host, struct shr_mem_cgroup *me
 	prealloc_memcg_free(host, memcg);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		if (node_of(memcg, nid)->lock_ready) {
-			pthread_spin_destroy(&node_of(memcg, nid)->lock);
+			shr_spin_destroy(&node_of(memcg, nid)->lock);
 			node_of(memcg, nid)->lock_ready = false;
 		}
 	}
@@ -186,6 +202,7 @@ static int arr_alloc_infos(struct shr_host *host, struct shr_mem_cgroup *memcg, 
 {
 	int nr_max = shr_grow_memcg_nr_max(memcg);
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct arr_info *info = info_alloc(host, nid, nr_max);
 
@@ -216,7 +233,7 @@ static int ondemand_memcg_online(struct shr_host *host, struct shr_mem_cgroup *m
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		if (!node_of(memcg, nid)->lock_ready) {
-			pthread_spin_init(&node_of(memcg, nid)->lock, PTHREAD_PROCESS_PRIVATE);
+			shr_spin_init(&node_of(memcg, nid)->lock, SHR_LOCK_DESIGN);
 			node_of(memcg, nid)->lock_ready = true;
 		}
 	}
@@ -313,7 +330,7 @@ static int install_unit(struct shr_host *host, struct shr_mem_cgroup *memcg, int
 	shr_race_point(SHR_RACE_ARR_INSTALL);
 	arr_node_lock(node);
 	/* The current info: growth publishes under this lock. */
-	info = info_protected(memcg, nid);
+	info = info_locked(memcg, nid);
 	if (info && index < nr_units(info) && !unit_load(info, index))
 		__atomic_store_n(&info->unit[index], unit, __ATOMIC_RELEASE);
 	else

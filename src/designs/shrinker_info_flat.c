@@ -46,6 +46,7 @@
  */
 #include <stddef.h>
 
+#include "lock.h"
 #include "race.h"
 #include "shrinker_info_grow.h"
 
@@ -83,9 +84,17 @@ static struct flat_info *info_deref(struct shr_mem_cgroup *memcg, int nid)
 	return shr_rcu_dereference(*info_slot(memcg, nid));
 }
 
+/* The map as its writers see it. Context: shrinker_mutex held. */
 static struct flat_info *info_protected(struct shr_mem_cgroup *memcg, int nid)
 {
-	return __atomic_load_n(info_slot(memcg, nid), __ATOMIC_RELAXED);
+	return shr_rcu_dereference_protected(*info_slot(memcg, nid),
+					     shr_lock_held(&memcg->host->shrinker_mutex));
+}
+
+/* The map of a cgroup no reader can reach (being freed, or never online). */
+static struct flat_info *info_unreachable(struct shr_mem_cgroup *memcg, int nid)
+{
+	return shr_rcu_dereference_protected(*info_slot(memcg, nid), true);
 }
 
 static struct flat_info *info_alloc(struct shr_host *host, int nid, int nr_max)
@@ -102,8 +111,8 @@ static struct flat_info *info_alloc(struct shr_host *host, int nid, int nr_max)
 static void flat_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
-		shr_kvfree(host->slab, info_protected(memcg, nid));
-		__atomic_store_n(info_slot(memcg, nid), NULL, __ATOMIC_RELAXED);
+		shr_kvfree(host->slab, info_unreachable(memcg, nid));
+		SHR_RCU_INIT_POINTER(*info_slot(memcg, nid), NULL);
 	}
 }
 
@@ -112,6 +121,7 @@ static int flat_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg
 {
 	int nr_max = shr_grow_memcg_nr_max(memcg);
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct flat_info *info = info_alloc(host, nid, nr_max);
 

@@ -57,7 +57,8 @@ static bool in_scope(struct shr_mem_cgroup *memcg, enum shr_grow_scope scope)
 	return shr_memcg_is_root(memcg) == (scope == SHR_GROW_ROOT);
 }
 
-/* expand_shrinker_info(): every cgroup in @scope, root first. */
+/* expand_shrinker_info(): every cgroup in @scope, root first.
+ * Context: shrinker_mutex held. */
 static int grow(struct shr_host *host, int new_nr_max, enum shr_grow_scope scope,
 		shr_expand_one_fn expand_one)
 {
@@ -65,6 +66,7 @@ static int grow(struct shr_host *host, int new_nr_max, enum shr_grow_scope scope
 	struct shr_mem_cgroup *memcg = NULL;
 	int ret = 0;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	while ((memcg = shr_memcg_iter_all(host, memcg))) {
 		bool touched = false;
 
@@ -109,6 +111,7 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 	int nsid = -1, new_max;
 	bool grew = false;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	if (ns && s->id >= SHR_NONSLAB_ID_BASE)
 		return -ENOSPC; /* would collide with the offset nonslab ids */
 	if (ns && (s->flags & SHR_SHRINKER_NONSLAB)) {
@@ -152,6 +155,7 @@ void shr_grow_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *s
 	struct shr_nonslab *ns = host->info_priv;
 	int nsid = nonslab_id(s);
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	/* The kernel's behaviour otherwise: bits and counters of the ids stay. */
 	if (ns && nsid >= 0)
 		shr_idr_remove(&ns->idr, (unsigned long)nsid);
@@ -225,6 +229,7 @@ int shr_grow_reparent_slot(struct shr_mem_cgroup *memcg, struct shr_mem_cgroup *
 	struct shr_shrinker_impl *s;
 	int id = -1;
 
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	if (shr_grow_nonslab_space(memcg) == shr_grow_nonslab_space(parent))
 		return slot;
 	/* Non-root child, root parent: back to the shrinker id. */

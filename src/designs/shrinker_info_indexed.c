@@ -174,6 +174,7 @@ static void ix_sync_counted(struct shr_mem_cgroup *memcg, int nid, struct ix_uni
 	bool want = shr_xa_marked(&cont->xa, SHR_XA_MARK_0) && !shr_memcg_dying(memcg);
 	long delta;
 
+	shr_lock_assert_held(&cont->xa.xa_lock);
 	if (want == cont->counted)
 		return;
 	cont->counted = want;
@@ -349,6 +350,7 @@ static void ix_units_free_rcu(struct rcu_head *head)
 /* Unpublish @memcg's empty container on @nid; free it after a grace period. */
 static void ix_units_retire(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont)
 {
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	shr_rcu_assign_pointer(ix_node_of(memcg, nid)->units, NULL);
 	shr_kfree(cont->host->slab, cont->refs);
 	cont->refs = NULL;
@@ -362,6 +364,7 @@ static struct ix_units *ix_units_get(struct shr_mem_cgroup *memcg, int nid, shr_
 	struct shr_host *host = memcg->host;
 	struct ix_units *cont = ix_units_of(memcg, nid);
 
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	if (cont)
 		return cont;
 	cont = shr_kzalloc_node(host->slab, sizeof(*cont), gfp, nid);
@@ -382,6 +385,7 @@ static int ix_refs_reserve(struct ix_units *cont, unsigned long index, int nid, 
 	unsigned int cap = cont->nr_refs ? cont->nr_refs : 4;
 	unsigned int *refs;
 
+	shr_lock_assert_held(&cont->host->shrinker_mutex);
 	if (index < cont->nr_refs)
 		return 0;
 	while (cap <= index)
@@ -400,6 +404,7 @@ static int ix_refs_reserve(struct ix_units *cont, unsigned long index, int nid, 
 /* Retire the container if it holds no unit (I1). */
 static void ix_units_maybe_retire(struct shr_mem_cgroup *memcg, int nid, struct ix_units *cont)
 {
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	if (shr_xa_empty(&cont->xa))
 		ix_units_retire(memcg, nid, cont);
 }
@@ -417,6 +422,7 @@ static int ix_ref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long inde
 	struct ix_units *cont;
 	bool new_unit = false;
 
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	cont = ix_units_get(memcg, nid, gfp);
 	if (!cont)
 		return -ENOMEM;
@@ -446,6 +452,7 @@ fail:
  * Context: shrinker_mutex held. */
 static bool ix_holds_unit(struct shr_mem_cgroup *memcg, unsigned long index, int nr_nodes)
 {
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	for (int nid = 0; nid < nr_nodes; nid++) {
 		struct ix_units *cont = ix_units_of(memcg, nid);
 
@@ -469,6 +476,7 @@ static void ix_unit_remove(struct shr_mem_cgroup *memcg, int nid, struct ix_unit
 {
 	struct shr_info_unit *unit;
 
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	shr_xa_lock(&cont->xa);
 	unit = shr_xa_erase_locked(&cont->xa, index);
 	ix_sync_counted(memcg, nid, cont);
@@ -488,6 +496,7 @@ static void ix_unref_node(struct shr_mem_cgroup *memcg, int nid, unsigned long i
 {
 	struct ix_units *cont = ix_units_of(memcg, nid);
 
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	if (!cont || index >= cont->nr_refs || !cont->refs[index])
 		SHR_BUG("uninstall without install");
 	if (--cont->refs[index] || !free_empty)
@@ -502,6 +511,7 @@ static void ix_users_forget_unit(struct shr_mem_cgroup *memcg, unsigned long ind
 {
 	struct shr_host *host = memcg->host;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int i = 0; i < SHR_UNIT_BITS; i++) {
 		unsigned long id = index * SHR_UNIT_BITS + (unsigned long)i;
 		struct shr_shrinker_impl *s = shr_idr_find(&host->shrinker_idr, id);
@@ -522,6 +532,7 @@ static void ix_users_add_unit(struct shr_mem_cgroup *memcg, unsigned long index,
 {
 	struct shr_host *host = memcg->host;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int i = 0; i < SHR_UNIT_BITS; i++) {
 		unsigned long id = index * SHR_UNIT_BITS + (unsigned long)i;
 		struct shr_shrinker_impl *s;
@@ -545,7 +556,7 @@ static int ix_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 
 	if (id < 0)
 		return 0;
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	for (nid = 0; nid < host->nr_nodes; nid++)
 		if (ix_ref_node(memcg, nid, index, gfp, &created[nid]))
 			goto undo;
@@ -557,7 +568,7 @@ static int ix_install(struct shr_mem_cgroup *memcg, int id, shr_gfp_t gfp)
 		    shr_xa_insert(users, memcg->ino, memcg, gfp))
 			goto undo;
 	}
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	return 0;
 undo:
 	/*
@@ -567,7 +578,7 @@ undo:
 	 */
 	while (nid-- > 0)
 		ix_unref_node(memcg, nid, index, created[nid]);
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 	return ret;
 }
 
@@ -581,18 +592,18 @@ static void ix_uninstall(struct shr_mem_cgroup *memcg, int id)
 
 	if (id < 0)
 		return;
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	free_empty = !shr_memcg_dying(memcg);
 	/* A unit that goes from its last node takes the cgroup off users. */
 	for (int nid = 0; nid < host->nr_nodes; nid++)
 		ix_unref_node(memcg, nid, index, free_empty);
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 }
 
 static bool ix_has_units(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	for (int nid = 0; nid < host->nr_nodes; nid++)
-		if (__atomic_load_n(&ix_node_of(memcg, nid)->units, __ATOMIC_RELAXED))
+		if (shr_rcu_access_pointer(ix_node_of(memcg, nid)->units))
 			return true;
 	return false;
 }
@@ -607,6 +618,7 @@ static void ix_check_not_a_user(struct shr_host *host, struct shr_mem_cgroup *me
 	struct shr_shrinker_impl *s;
 	int id = 0;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	if (!SHR_DEBUG_CHECKS)
 		return;
 	for (; (s = shr_idr_get_next(&host->shrinker_idr, &id)); id++)
@@ -618,6 +630,7 @@ static void ix_check_not_a_user(struct shr_host *host, struct shr_mem_cgroup *me
  * (I4). Each index once. Context: shrinker_mutex held. */
 static void ix_users_forget_all(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct ix_units *cont = ix_units_of(memcg, nid);
 		struct shr_info_unit *unit;
@@ -637,13 +650,13 @@ static void ix_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 	 * unit, so it is among no shrinker's users (I4). */
 	if (!ix_has_units(host, memcg)) {
 		if (SHR_DEBUG_CHECKS) {
-			pthread_mutex_lock(&host->shrinker_mutex);
+			shr_mutex_lock(&host->shrinker_mutex);
 			ix_check_not_a_user(host, memcg);
-			pthread_mutex_unlock(&host->shrinker_mutex);
+			shr_mutex_unlock(&host->shrinker_mutex);
 		}
 		return;
 	}
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	ix_users_forget_all(host, memcg);
 	ix_check_not_a_user(host, memcg);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
@@ -664,7 +677,7 @@ static void ix_memcg_free(struct shr_host *host, struct shr_mem_cgroup *memcg)
 		SHR_RCU_INIT_POINTER(ix_node_of(memcg, nid)->units, NULL);
 		ix_units_free_now(cont);
 	}
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 }
 
 /* ---- deferred work ------------------------------------------------------ */
@@ -689,6 +702,7 @@ static atomic_long *ix_counter(struct shr_mem_cgroup *memcg, int nid, struct shr
 static void ix_reparent_to_root(struct shr_host *host, int nid, unsigned long index,
 				struct shr_info_unit *unit)
 {
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int i = 0; i < SHR_UNIT_BITS; i++) {
 		long nr = atomic_load(&unit->nr_deferred[i]);
 		struct shr_shrinker_impl *s;
@@ -704,6 +718,7 @@ static void ix_reparent_to_root(struct shr_host *host, int nid, unsigned long in
 static void ix_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
 				 struct shr_mem_cgroup *parent)
 {
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct ix_units *cont = ix_units_of(memcg, nid);
 		struct shr_info_unit *unit;
@@ -747,6 +762,7 @@ static int ix_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, i
 {
 	struct ix_shrinker *ixs;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	ixs = shr_kzalloc_node(host->slab,
 			       sizeof(*ixs) + (size_t)host->nr_nodes * sizeof(atomic_long),
 			       SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
@@ -761,6 +777,7 @@ static int ix_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, i
 /* Zero @id's counter and clear its bit in (memcg, every node). */
 static void ix_scrub(struct shr_mem_cgroup *memcg, int id)
 {
+	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	for (int nid = 0; nid < memcg->host->nr_nodes; nid++) {
 		struct ix_units *cont = ix_units_of(memcg, nid);
 		struct shr_info_unit *unit = cont ? shr_units_unit_of(&cont->xa, id) : NULL;
@@ -784,6 +801,7 @@ static void ix_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *
 	struct shr_mem_cgroup *memcg;
 	unsigned long ino;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	if (!ixs)
 		return;
 	shr_xa_for_each(&ixs->users, ino, memcg)
@@ -812,7 +830,7 @@ static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_boo
 	struct ix_units *cont;
 
 	acc->inline_bytes += host->info_node_size;
-	pthread_mutex_lock(&host->shrinker_mutex);
+	shr_mutex_lock(&host->shrinker_mutex);
 	cont = ix_units_of(memcg, nid);
 	if (cont) {
 		acc->container_bytes += ix_slot_bytes(host, sizeof(*cont));
@@ -821,7 +839,7 @@ static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_boo
 				ix_slot_bytes(host, cont->nr_refs * sizeof(*cont->refs));
 		shr_units_bytes(host, &cont->xa, acc);
 	}
-	pthread_mutex_unlock(&host->shrinker_mutex);
+	shr_mutex_unlock(&host->shrinker_mutex);
 }
 
 /* No memcg_online: the inline areas are zeroed at alloc, nothing else is

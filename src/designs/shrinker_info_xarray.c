@@ -88,6 +88,7 @@ int shr_info_xa_memcg_online(struct shr_host *host, struct shr_mem_cgroup *memcg
 {
 	int nr_units = shr_shrinker_nr_max(host) / SHR_UNIT_BITS;
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	if (!shr_memcg_is_root(memcg))
 		return 0;
 	/* The root holds every unit (only matters for a root created after
@@ -116,6 +117,7 @@ int shr_info_xa_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s,
 	unsigned long index = (unsigned long)s->id / SHR_UNIT_BITS;
 	bool inserted[SHR_MAX_NUMNODES] = { false };
 
+	shr_lock_assert_held(&host->shrinker_mutex);
 	atomic_fetch_add(&host->stats.cgroups_visited_by_registration, 1);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct shr_xarray *xa = units_of(host->root, nid);
@@ -203,6 +205,7 @@ atomic_long *shr_info_xa_deferred_counter(struct shr_mem_cgroup *memcg, int nid,
 void shr_info_xa_reparent_deferred(struct shr_host *host, struct shr_mem_cgroup *memcg,
 				   struct shr_mem_cgroup *parent)
 {
+	shr_lock_assert_held(&host->shrinker_mutex);
 	for (int nid = 0; nid < host->nr_nodes; nid++) {
 		struct shr_info_unit *unit, *punit;
 		unsigned long index;
