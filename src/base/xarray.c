@@ -95,13 +95,14 @@
  *    the array is unchanged. Otherwise the update cannot fail.
  *    xa_nr_nodes counts nodes in the tree, for memory attribution.
  */
-#include <assert.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <shrinker/slab.h>
 #include <shrinker/xarray.h>
 
+#include "debug.h"
 #include "lock.h"
 #include "race.h"
 #include "rcu.h"
@@ -119,10 +120,10 @@
 /* Most nodes one store can need: growth on top plus a new path below. */
 #define XA_MAX_PREALLOC (2 * XA_MAX_HEIGHT)
 
-static_assert(SHR_XA_CHUNK_SHIFT >= 2 && SHR_XA_CHUNK_SHIFT <= 6,
+_Static_assert(SHR_XA_CHUNK_SHIFT >= 2 && SHR_XA_CHUNK_SHIFT <= 6,
 	      "SHR_XA_CHUNK_SHIFT must be in [2, 6]");
-static_assert(SHR_XA_CHUNK_SIZE <= 255, "node count/offset are unsigned char");
-static_assert(SHR_XA_MAX_MARKS <= 8, "head mark bits must fit in xa_flags");
+_Static_assert(SHR_XA_CHUNK_SIZE <= 255, "node count/offset are unsigned char");
+_Static_assert(SHR_XA_MAX_MARKS <= 8, "head mark bits must fit in xa_flags");
 
 /* Head-level summary of mark m in xa_flags. */
 #define XA_FLAGS_HEAD_MARK(m) (1u << (16u + (m)))
@@ -160,7 +161,7 @@ struct xa_node {
 	/* Entries or child nodes. Sync: RCU; written under xa_lock. */
 	void *SHR_RCU slots[SHR_XA_CHUNK_SIZE];
 	/* Mark bitmaps. Sync: atomic; written under xa_lock. */
-	unsigned long marks[SHR_XA_MAX_MARKS][XA_MARK_LONGS];
+	atomic_ulong marks[SHR_XA_MAX_MARKS][XA_MARK_LONGS];
 };
 
 /* Nodes allocated ahead of an update, so the update itself cannot fail. */
@@ -253,22 +254,22 @@ static unsigned int node_height(const struct xa_node *node)
 
 static bool node_get_mark(const struct xa_node *node, unsigned int off, shr_xa_mark_t mark)
 {
-	unsigned long w = __atomic_load_n(&node->marks[mark][off / XA_BITS_PER_LONG],
-					  __ATOMIC_RELAXED);
+	unsigned long w = atomic_load_explicit(&node->marks[mark][off / XA_BITS_PER_LONG],
+					       memory_order_relaxed);
 
 	return (w >> (off % XA_BITS_PER_LONG)) & 1UL;
 }
 
 static void node_set_mark(struct xa_node *node, unsigned int off, shr_xa_mark_t mark)
 {
-	__atomic_fetch_or(&node->marks[mark][off / XA_BITS_PER_LONG],
-			  1UL << (off % XA_BITS_PER_LONG), __ATOMIC_RELAXED);
+	atomic_fetch_or_explicit(&node->marks[mark][off / XA_BITS_PER_LONG],
+				 1UL << (off % XA_BITS_PER_LONG), memory_order_relaxed);
 }
 
 static void node_clear_mark(struct xa_node *node, unsigned int off, shr_xa_mark_t mark)
 {
-	__atomic_fetch_and(&node->marks[mark][off / XA_BITS_PER_LONG],
-			   ~(1UL << (off % XA_BITS_PER_LONG)), __ATOMIC_RELAXED);
+	atomic_fetch_and_explicit(&node->marks[mark][off / XA_BITS_PER_LONG],
+				  ~(1UL << (off % XA_BITS_PER_LONG)), memory_order_relaxed);
 }
 
 static void node_assign_mark(struct xa_node *node, unsigned int off, shr_xa_mark_t mark,
@@ -280,10 +281,22 @@ static void node_assign_mark(struct xa_node *node, unsigned int off, shr_xa_mark
 		node_clear_mark(node, off, mark);
 }
 
+/* A node of an allocating array, not yet visible to readers: every slot free. */
+static void node_mark_all_free(struct xa_node *node)
+{
+	for (unsigned int i = 0; i < XA_MARK_LONGS; i++) {
+		unsigned int first = i * XA_BITS_PER_LONG;
+		unsigned int bits = SHR_XA_CHUNK_SIZE - first;
+		unsigned long w = bits >= XA_BITS_PER_LONG ? ~0UL : (1UL << bits) - 1;
+
+		atomic_store_explicit(&node->marks[XA_FREE_MARK][i], w, memory_order_relaxed);
+	}
+}
+
 static bool node_any_mark(const struct xa_node *node, shr_xa_mark_t mark)
 {
 	for (unsigned int i = 0; i < XA_MARK_LONGS; i++)
-		if (__atomic_load_n(&node->marks[mark][i], __ATOMIC_RELAXED))
+		if (atomic_load_explicit(&node->marks[mark][i], memory_order_relaxed))
 			return true;
 	return false;
 }
@@ -294,8 +307,8 @@ static unsigned int node_next_mark(const struct xa_node *node, unsigned int off,
 {
 	while (off < SHR_XA_CHUNK_SIZE) {
 		unsigned int bit = off % XA_BITS_PER_LONG;
-		unsigned long w = __atomic_load_n(&node->marks[mark][off / XA_BITS_PER_LONG],
-						  __ATOMIC_RELAXED) >> bit;
+		unsigned long w = atomic_load_explicit(&node->marks[mark][off / XA_BITS_PER_LONG],
+						       memory_order_relaxed) >> bit;
 
 		if (w)
 			return off + (unsigned int)__builtin_ctzl(w);
@@ -304,27 +317,46 @@ static unsigned int node_next_mark(const struct xa_node *node, unsigned int off,
 	return SHR_XA_CHUNK_SIZE;
 }
 
+/* xa_flags, as readers (any thread) and the writer (xa_lock) read it. */
+static unsigned int xa_flags(const struct shr_xarray *xa)
+{
+	return atomic_load_explicit(&xa->xa_flags, memory_order_relaxed);
+}
+
+/* Writers only (xa_lock): readers may load xa_flags concurrently. */
+static void xa_flags_set(struct shr_xarray *xa, unsigned int flags)
+{
+	atomic_store_explicit(&xa->xa_flags, flags, memory_order_relaxed);
+}
+
+/* Writers only (xa_lock): one node more (@delta 1) or fewer (-1). */
+static void xa_nr_nodes_add(struct shr_xarray *xa, long delta)
+{
+	unsigned long nr = atomic_load_explicit(&xa->xa_nr_nodes, memory_order_relaxed);
+
+	atomic_store_explicit(&xa->xa_nr_nodes, nr + (unsigned long)delta, memory_order_relaxed);
+}
+
 static bool is_alloc_array(const struct shr_xarray *xa)
 {
-	return (__atomic_load_n(&xa->xa_flags, __ATOMIC_RELAXED) & SHR_XA_FLAGS_ALLOC) != 0;
+	return (xa_flags(xa) & SHR_XA_FLAGS_ALLOC) != 0;
 }
 
 static bool head_get_mark(const struct shr_xarray *xa, shr_xa_mark_t mark)
 {
-	return (__atomic_load_n(&xa->xa_flags, __ATOMIC_RELAXED) & XA_FLAGS_HEAD_MARK(mark)) !=
-	       0;
+	return (xa_flags(xa) & XA_FLAGS_HEAD_MARK(mark)) != 0;
 }
 
-/* Writers only (xa_lock): readers may load xa_flags concurrently. */
+/* Writers only (xa_lock). */
 static void head_assign_mark(struct shr_xarray *xa, shr_xa_mark_t mark, bool on)
 {
-	unsigned int flags = xa->xa_flags;
+	unsigned int flags = xa_flags(xa);
 
 	if (on)
 		flags |= XA_FLAGS_HEAD_MARK(mark);
 	else
 		flags &= ~XA_FLAGS_HEAD_MARK(mark);
-	__atomic_store_n(&xa->xa_flags, flags, __ATOMIC_RELAXED);
+	xa_flags_set(xa, flags);
 }
 
 /* Whether @mark is a user mark the caller may set, clear or search for. */
@@ -387,7 +419,7 @@ static void pool_free(struct shr_xarray *xa, struct node_pool *pool)
 static int pool_fill(struct shr_xarray *xa, struct node_pool *pool, unsigned int nr,
 		     shr_gfp_t gfp)
 {
-	assert(nr <= XA_MAX_PREALLOC);
+	SHR_BUG_ON(nr > XA_MAX_PREALLOC);
 	pool->nr = 0;
 	while (pool->nr < nr) {
 		struct xa_node *node = shr_kmem_cache_alloc_node(xa->xa_node_cache, xa->xa_nid,
@@ -411,19 +443,16 @@ static struct xa_node *node_take(struct shr_xarray *xa, struct node_pool *pool,
 {
 	struct xa_node *node;
 
-	assert(pool->nr > 0);
+	SHR_BUG_ON(pool->nr == 0);
 	node = pool->nodes[--pool->nr];
 	node->shift = (unsigned char)shift;
 	node->offset = (unsigned char)off;
 	node->count = 0;
 	node->parent = parent;
 	node->array = xa;
-	if (xa->xa_flags & SHR_XA_FLAGS_ALLOC) {
-		for (unsigned int i = 0; i < SHR_XA_CHUNK_SIZE; i++)
-			node->marks[XA_FREE_MARK][i / XA_BITS_PER_LONG] |=
-				1UL << (i % XA_BITS_PER_LONG);
-	}
-	__atomic_store_n(&xa->xa_nr_nodes, xa->xa_nr_nodes + 1, __ATOMIC_RELAXED);
+	if (is_alloc_array(xa))
+		node_mark_all_free(node);
+	xa_nr_nodes_add(xa, 1);
 	return node;
 }
 
@@ -451,7 +480,7 @@ static void node_retire(struct shr_xarray *xa, struct xa_node *node)
 		shr_rcu_assign_pointer(node->slots[i], retry_entry());
 	node->parent = XA_PARENT_POISON;
 	node->free_cache = xa->xa_node_cache;
-	__atomic_store_n(&xa->xa_nr_nodes, xa->xa_nr_nodes - 1, __ATOMIC_RELAXED);
+	xa_nr_nodes_add(xa, -1);
 	shr_call_rcu(&node->rcu, node_free_rcu);
 }
 
@@ -460,13 +489,14 @@ static void node_retire(struct shr_xarray *xa, struct xa_node *node)
 void shr_xa_init(struct shr_xarray *xa, struct shr_kmem_cache *node_cache, int nid,
 		 unsigned int flags)
 {
+	flags &= SHR_XA_FLAGS_ALLOC;
+	/* An empty array: index 0 is free. */
+	if (flags)
+		flags |= XA_FLAGS_HEAD_MARK(XA_FREE_MARK);
 	pthread_mutex_init(&xa->xa_lock, NULL);
 	xa->xa_head = NULL;
-	xa->xa_flags = flags & SHR_XA_FLAGS_ALLOC;
-	/* An empty array: index 0 is free. */
-	if (flags & SHR_XA_FLAGS_ALLOC)
-		xa->xa_flags |= XA_FLAGS_HEAD_MARK(XA_FREE_MARK);
-	xa->xa_nr_nodes = 0;
+	atomic_init(&xa->xa_flags, flags);
+	atomic_init(&xa->xa_nr_nodes, 0);
 	xa->xa_node_cache = node_cache;
 	xa->xa_nid = nid;
 }
@@ -502,11 +532,11 @@ static void subtree_retire(struct shr_xarray *xa, struct xa_node *node)
 /* Empty head: user marks clear, index 0 free. */
 static void head_reset_marks(struct shr_xarray *xa)
 {
-	unsigned int flags = xa->xa_flags & ~XA_FLAGS_HEAD_MARKS;
+	unsigned int flags = xa_flags(xa) & ~XA_FLAGS_HEAD_MARKS;
 
 	if (flags & SHR_XA_FLAGS_ALLOC)
 		flags |= XA_FLAGS_HEAD_MARK(XA_FREE_MARK);
-	__atomic_store_n(&xa->xa_flags, flags, __ATOMIC_RELAXED);
+	xa_flags_set(xa, flags);
 }
 
 void shr_xa_destroy(struct shr_xarray *xa)
@@ -526,12 +556,12 @@ void shr_xa_destroy(struct shr_xarray *xa)
 
 bool shr_xa_empty(const struct shr_xarray *xa)
 {
-	return __atomic_load_n(&xa->xa_head, __ATOMIC_RELAXED) == NULL;
+	return shr_rcu_access_pointer(xa->xa_head) == NULL;
 }
 
 unsigned long shr_xa_nr_nodes(const struct shr_xarray *xa)
 {
-	return __atomic_load_n(&xa->xa_nr_nodes, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&xa->xa_nr_nodes, memory_order_relaxed);
 }
 
 bool shr_xa_marked(const struct shr_xarray *xa, shr_xa_mark_t mark)
@@ -988,7 +1018,7 @@ static void shrink_locked(struct shr_xarray *xa)
 /* Slot @off of @node (or the head) just became NULL: marks follow. */
 static void slot_cleared_marks(struct shr_xarray *xa, struct xa_node *node, unsigned int off)
 {
-	bool alloc = xa->xa_flags & SHR_XA_FLAGS_ALLOC;
+	bool alloc = is_alloc_array(xa);
 
 	for (shr_xa_mark_t m = 0; m < SHR_XA_MAX_MARKS; m++)
 		slot_assign_mark(xa, node, off, m, alloc && m == XA_FREE_MARK);
@@ -1069,13 +1099,13 @@ static void *store_prepared(struct shr_xarray *xa, struct node_pool *pool,
 
 	grow_locked(xa, pool, index);
 	node = descend_create(xa, pool, index);
-	assert(pool->nr == 0);
+	SHR_BUG_ON(pool->nr != 0);
 	/* Readers may walk the new, empty nodes before the entry lands. */
 	shr_race_point(SHR_RACE_XA_NODE_PUBLISH);
 	if (!node) {
 		old = xa->xa_head;
 		shr_rcu_assign_pointer(xa->xa_head, entry);
-		if ((xa->xa_flags & SHR_XA_FLAGS_ALLOC) && !old)
+		if (is_alloc_array(xa) && !old)
 			head_assign_mark(xa, XA_FREE_MARK, false);
 		return old;
 	}
@@ -1084,7 +1114,7 @@ static void *store_prepared(struct shr_xarray *xa, struct node_pool *pool,
 	shr_rcu_assign_pointer(node->slots[off], entry);
 	if (!old) {
 		node->count++;
-		if (xa->xa_flags & SHR_XA_FLAGS_ALLOC)
+		if (is_alloc_array(xa))
 			slot_assign_mark(xa, node, off, XA_FREE_MARK, false);
 	}
 	return old;

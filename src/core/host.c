@@ -181,8 +181,9 @@ int shr_host_destroy(struct shr_host *host)
 	/* Let deferred releases of cgroups finish before judging. */
 	shr_rcu_barrier();
 	shr_mutex_lock(&host->shrinker_mutex);
-	if (host->nr_shrinkers || __atomic_load_n(&host->nr_list_lrus, __ATOMIC_RELAXED) ||
-	    __atomic_load_n(&host->nr_memcgs, __ATOMIC_RELAXED) != 1) {
+	if (host->nr_shrinkers ||
+	    atomic_load_explicit(&host->nr_list_lrus, memory_order_relaxed) ||
+	    atomic_load_explicit(&host->nr_memcgs, memory_order_relaxed) != 1) {
 		shr_mutex_unlock(&host->shrinker_mutex);
 		return -EBUSY;
 	}

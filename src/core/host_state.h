@@ -66,7 +66,7 @@ struct shr_host {
 	struct shr_mutex cgroup_mutex;
 	struct shr_idr memcg_idr;   /* id -> memcg; RCU lookup */
 	unsigned long next_ino;     /* Sync: cgroup_mutex */
-	unsigned long nr_memcgs;    /* allocated, not yet freed. Sync: atomic ops */
+	atomic_ulong nr_memcgs;     /* allocated, not yet freed. Sync: atomic */
 
 	/* Shrinker registry. */
 	struct shr_mutex shrinker_mutex;
@@ -80,7 +80,7 @@ struct shr_host {
 	/* High-water mark of memcg-aware ids, rounded up to id_step; owned by
 	 * the shrinker core (shrinker.c). Sync: written under shrinker_mutex,
 	 * read atomically. */
-	int shrinker_nr_max;
+	atomic_int shrinker_nr_max;
 	unsigned long nr_shrinkers;        /* allocated, not freed. Sync: shrinker_mutex */
 	/* Freed shrinkers not yet given back (a ring; oldest at the cursor).
 	 * Sync: shrinker_mutex. */
@@ -90,7 +90,7 @@ struct shr_host {
 	/* list_lrus. */
 	struct shr_mutex list_lrus_mutex;
 	struct shr_rcu_list list_lrus;     /* memcg-aware ones. Sync: list_lrus_mutex */
-	unsigned long nr_list_lrus;        /* all, for destroy checks. Sync: atomic ops */
+	atomic_ulong nr_list_lrus;         /* all, for destroy checks. Sync: atomic */
 
 	/* Counters for the lab. Sync: atomic unless noted. */
 	struct {

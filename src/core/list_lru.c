@@ -439,7 +439,7 @@ int shr_list_lru_init_memcg(struct shr_host *host, struct shr_shrinker *shrinker
 		shr_rcu_list_add_tail(&lru->list, &host->list_lrus);
 		shr_mutex_unlock(&host->list_lrus_mutex);
 	}
-	__atomic_fetch_add(&host->nr_list_lrus, 1, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&host->nr_list_lrus, 1, memory_order_relaxed);
 	*out = lru;
 	return 0;
 }
@@ -507,7 +507,7 @@ int shr_list_lru_destroy(struct shr_list_lru *lru)
 	 * list_lrus_mutex) and its users are gone (the contract), so it goes now.
 	 */
 	lru_free_now(lru);
-	__atomic_fetch_sub(&host->nr_list_lrus, 1, __ATOMIC_RELAXED);
+	atomic_fetch_sub_explicit(&host->nr_list_lrus, 1, memory_order_relaxed);
 	return 0;
 }
 

@@ -91,7 +91,7 @@ int shr_memcg_create_root(struct shr_host *host)
 		return ret;
 	}
 	atomic_store(&root->state, SHR_MEMCG_ONLINE);
-	host->nr_memcgs = 1;
+	atomic_store_explicit(&host->nr_memcgs, 1, memory_order_relaxed);
 	return 0;
 }
 
@@ -103,7 +103,7 @@ void shr_memcg_destroy_root(struct shr_host *host)
 	shr_idr_remove(&host->memcg_idr, (unsigned long)root->id);
 	shr_kfree(host->slab, root);
 	host->root = NULL;
-	host->nr_memcgs = 0;
+	atomic_store_explicit(&host->nr_memcgs, 0, memory_order_relaxed);
 }
 
 static bool memcg_valid(const struct shr_mem_cgroup *memcg)
@@ -143,7 +143,7 @@ int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent, struct shr_mem_cgroup **
 	shr_mem_cgroup_get(parent);
 	/* Publish in the tree: pairs with shr_rcu_list_next() in the iterator. */
 	shr_rcu_list_add_tail(&memcg->sibling, &parent->children);
-	__atomic_fetch_add(&host->nr_memcgs, 1, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&host->nr_memcgs, 1, memory_order_relaxed);
 	*out = memcg;
 unlock:
 	shr_mutex_unlock(&host->cgroup_mutex);
@@ -289,7 +289,7 @@ static void memcg_free_rcu(struct rcu_head *head)
 	/* css_free: nobody can reach the cgroup any more. */
 	host->info_ops->memcg_free(host, memcg);
 	shr_kfree(host->slab, memcg);
-	__atomic_fetch_sub(&host->nr_memcgs, 1, __ATOMIC_RELAXED);
+	atomic_fetch_sub_explicit(&host->nr_memcgs, 1, memory_order_relaxed);
 	shr_rcu_callback_exit();
 }
 

@@ -121,8 +121,9 @@ static void record_hold(struct shr_host *host, unsigned long long ns)
 static int nr_max_for(const struct shr_host *host, int id)
 {
 	int nr_max = (id / host->id_step + 1) * host->id_step;
+	int cur = atomic_load_explicit(&host->shrinker_nr_max, memory_order_relaxed);
 
-	return nr_max > host->shrinker_nr_max ? nr_max : host->shrinker_nr_max;
+	return nr_max > cur ? nr_max : cur;
 }
 
 /*
@@ -152,7 +153,7 @@ static int shrinker_memcg_alloc(struct shr_shrinker_impl *s)
 		s->id = -1;
 		goto unlock;
 	}
-	__atomic_store_n(&host->shrinker_nr_max, nr_max, __ATOMIC_RELAXED);
+	atomic_store_explicit(&host->shrinker_nr_max, nr_max, memory_order_relaxed);
 	atomic_fetch_add(&host->stats.registrations, 1);
 	record_hold(host, now_ns() - t0);
 	host->nr_shrinkers++;
@@ -554,5 +555,5 @@ int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrin
 
 int shr_shrinker_nr_max(struct shr_host *host)
 {
-	return __atomic_load_n(&host->shrinker_nr_max, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&host->shrinker_nr_max, memory_order_relaxed);
 }

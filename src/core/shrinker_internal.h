@@ -55,8 +55,9 @@ struct shr_shrinker_impl {
 	 * NULL for memcg-aware shrinkers. Sync: atomic elements. */
 	atomic_long *nr_deferred;
 	/* The design's per-shrinker data (e.g. a second id, root counters).
-	 * Sync: set under shrinker_mutex before the shrinker is visible. */
-	void *info_data;
+	 * Sync: written under shrinker_mutex (while the shrinker's id may
+	 * already be found by a walker); read atomically. */
+	void *_Atomic info_data;
 	/* Counters. Sync: atomic. */
 	atomic_ulong stat_calls;
 	atomic_ulong stat_scanned;

@@ -50,7 +50,7 @@ struct arr_info {
 	int map_nr_max;      /* Sync: immutable after publication */
 	/* Sync: prealloc: written before publication; array-ondemand: release
 	 * stores under arr_node.lock, acquire loads (unit_load()). */
-	struct shr_info_unit *unit[];
+	struct shr_info_unit *_Atomic unit[];
 };
 
 /* Per-node area of array-ondemand; prealloc's is the pointer alone. */
@@ -101,7 +101,7 @@ static int nr_units(const struct arr_info *info)
 
 static struct shr_info_unit *unit_load(struct arr_info *info, int i)
 {
-	return __atomic_load_n(&info->unit[i], __ATOMIC_ACQUIRE);
+	return atomic_load_explicit(&info->unit[i], memory_order_acquire);
 }
 
 /* The info of (memcg, nid) as readers see it (RCU held). */
@@ -142,15 +142,23 @@ static struct arr_info *info_alloc(struct shr_host *host, int nid, int nr_max)
 	return info;
 }
 
+/* Store into a slot of an info no reader can see yet (or no longer). */
+static void unit_init(struct arr_info *info, int i, struct shr_info_unit *unit)
+{
+	atomic_store_explicit(&info->unit[i], unit, memory_order_relaxed);
+}
+
 /* Fill unpublished slots [from, to) with zeroed units; all or nothing. */
 static int units_fill(struct shr_host *host, struct arr_info *info, int nid, int from, int to)
 {
 	for (int i = from; i < to; i++) {
-		info->unit[i] = shr_info_unit_alloc(host, nid, SHR_GFP_KERNEL);
-		if (!info->unit[i]) {
+		struct shr_info_unit *unit = shr_info_unit_alloc(host, nid, SHR_GFP_KERNEL);
+
+		unit_init(info, i, unit);
+		if (!unit) {
 			for (int j = from; j < i; j++) {
-				shr_info_unit_free(host, info->unit[j]);
-				info->unit[j] = NULL;
+				shr_info_unit_free(host, unit_load(info, j));
+				unit_init(info, j, NULL);
 			}
 			return -ENOMEM;
 		}
@@ -161,7 +169,7 @@ static int units_fill(struct shr_host *host, struct arr_info *info, int nid, int
 static void info_free_all(struct shr_host *host, struct arr_info *info)
 {
 	for (int i = 0; i < nr_units(info); i++)
-		shr_info_unit_free(host, info->unit[i]);
+		shr_info_unit_free(host, unit_load(info, i));
 	shr_kvfree(host->slab, info);
 }
 
@@ -273,7 +281,7 @@ static int expand_one(struct shr_host *host, struct shr_mem_cgroup *memcg, int n
 	/* The old pointers, NULL ones included; no install can slip in
 	 * between this copy and the publication (the lock). */
 	for (int i = 0; i < old_units; i++)
-		new->unit[i] = unit_load(old, i);
+		unit_init(new, i, unit_load(old, i));
 	shr_rcu_assign_pointer(*info_slot(memcg, nid), new);
 	if (ondemand)
 		arr_node_unlock(node_of(memcg, nid));
@@ -332,7 +340,7 @@ static int install_unit(struct shr_host *host, struct shr_mem_cgroup *memcg, int
 	/* The current info: growth publishes under this lock. */
 	info = info_locked(memcg, nid);
 	if (info && index < nr_units(info) && !unit_load(info, index))
-		__atomic_store_n(&info->unit[index], unit, __ATOMIC_RELEASE);
+		atomic_store_explicit(&info->unit[index], unit, memory_order_release);
 	else
 		spare = unit;
 	arr_node_unlock(node);

@@ -99,7 +99,7 @@ static int round_up_step(int id, int step)
 
 static int nonslab_id(const struct shr_shrinker_impl *s)
 {
-	uintptr_t v = (uintptr_t)__atomic_load_n(&s->info_data, __ATOMIC_RELAXED);
+	uintptr_t v = (uintptr_t)atomic_load_explicit(&s->info_data, memory_order_relaxed);
 
 	return v ? (int)(v - 1) : -1;
 }
@@ -120,15 +120,15 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 			return nsid; /* -ENOSPC (second space full) or -ENOMEM */
 		/* The second space first: if the shrinker id space cannot grow
 		 * afterwards, shr_shrinker_nr_max() is still unchanged. */
-		if (nsid >= ns->nr_max) {
+		if (nsid >= atomic_load_explicit(&ns->nr_max, memory_order_relaxed)) {
 			new_max = round_up_step(nsid, host->id_step);
 			if (grow(host, new_max, SHR_GROW_NONROOT, expand_one))
 				goto undo;
-			__atomic_store_n(&ns->nr_max, new_max, __ATOMIC_RELAXED);
+			atomic_store_explicit(&ns->nr_max, new_max, memory_order_relaxed);
 			grew = true;
 		}
 	}
-	if (new_nr_max > host->shrinker_nr_max) {
+	if (new_nr_max > atomic_load_explicit(&host->shrinker_nr_max, memory_order_relaxed)) {
 		if (grow(host, new_nr_max, ns ? SHR_GROW_ROOT : SHR_GROW_ALL, expand_one))
 			goto undo;
 		grew = true;
@@ -139,7 +139,8 @@ int shr_grow_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, in
 
 		if (shr_xa_is_err(old))
 			goto undo;
-		__atomic_store_n(&s->info_data, (void *)(uintptr_t)(nsid + 1), __ATOMIC_RELAXED);
+		atomic_store_explicit(&s->info_data, (void *)(uintptr_t)(nsid + 1),
+				      memory_order_relaxed);
 	}
 	if (grew)
 		atomic_fetch_add(&host->stats.expansions, 1);
@@ -167,8 +168,8 @@ int shr_grow_memcg_nr_max(struct shr_mem_cgroup *memcg)
 	struct shr_nonslab *ns = host->info_priv;
 
 	if (shr_grow_nonslab_space(memcg))
-		return __atomic_load_n(&ns->nr_max, __ATOMIC_RELAXED);
-	return __atomic_load_n(&host->shrinker_nr_max, __ATOMIC_RELAXED);
+		return atomic_load_explicit(&ns->nr_max, memory_order_relaxed);
+	return atomic_load_explicit(&host->shrinker_nr_max, memory_order_relaxed);
 }
 
 int shr_grow_slot_of(struct shr_mem_cgroup *memcg, struct shr_shrinker_impl *s)

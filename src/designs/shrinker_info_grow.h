@@ -42,7 +42,7 @@ struct shr_nonslab {
 	struct shr_xarray last_owner;
 	/* High-water mark of the second id space. Sync: written under
 	 * shrinker_mutex, read atomically. */
-	int nr_max;
+	atomic_int nr_max;
 };
 
 /* Which cgroups a growth step reallocates. */

@@ -147,7 +147,7 @@ static struct ix_units *ix_units_of(struct shr_mem_cgroup *memcg, int nid)
 
 static struct ix_shrinker *ix_shrinker_of(struct shr_shrinker_impl *s)
 {
-	return s->info_data;
+	return atomic_load_explicit(&s->info_data, memory_order_relaxed);
 }
 
 /* Add @delta to the subtree counts of @memcg and its ancestors, and to the
@@ -769,7 +769,7 @@ static int ix_shrinker_add(struct shr_host *host, struct shr_shrinker_impl *s, i
 	if (!ixs)
 		return -ENOMEM;
 	shr_xa_init(&ixs->users, host->xa_node_cache, SHR_NUMA_NO_NODE, 0);
-	s->info_data = ixs;
+	atomic_store_explicit(&s->info_data, ixs, memory_order_relaxed);
 	(void)new_nr_max;
 	return 0;
 }
@@ -810,7 +810,7 @@ static void ix_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *
 	pthread_mutex_destroy(&ixs->users.xa_lock);
 	/* Readers of root_deferred pin @s (reclaim, debugfs) or own it (the
 	 * API); none is left, so no grace period is needed. */
-	s->info_data = NULL;
+	atomic_store_explicit(&s->info_data, NULL, memory_order_relaxed);
 	shr_kfree(host->slab, ixs);
 }
 

@@ -207,8 +207,8 @@ struct mount_slot {
 	/* Sync: written under lock (write), with atomic stores; read under
 	 * lock (read), or peeked at with an atomic load (op_add()). One of
 	 * them is set while mounted. */
-	struct sb *sb;
-	struct tq *q;
+	struct sb *_Atomic sb;
+	struct tq *_Atomic q;
 	/* Sync: lock. */
 	enum mount_kind kind;
 	unsigned int gen;
@@ -895,8 +895,8 @@ static int mnt_mount(struct mount_slot *m, enum mount_kind kind)
 	if (ret)
 		return ret;
 	m->kind = kind;
-	__atomic_store_n(&m->sb, sb, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->q, q, __ATOMIC_RELAXED);
+	atomic_store_explicit(&m->sb, sb, memory_order_relaxed);
+	atomic_store_explicit(&m->q, q, memory_order_relaxed);
 	atomic_fetch_add_explicit(&T.mounts_of_kind[kind], 1, memory_order_relaxed);
 	return 0;
 }
@@ -908,8 +908,8 @@ static void mnt_umount(struct mount_slot *m)
 		sb_umount(m->sb);
 	else
 		tq_umount(m->q);
-	__atomic_store_n(&m->sb, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->q, NULL, __ATOMIC_RELAXED);
+	atomic_store_explicit(&m->sb, NULL, memory_order_relaxed);
+	atomic_store_explicit(&m->q, NULL, memory_order_relaxed);
 }
 
 static enum mount_kind pick_kind(uint64_t *rng)
@@ -931,7 +931,7 @@ static void tq_reparent_all(struct shr_mem_cgroup *memcg)
 	for (int s = 0; s < T.cfg.mounts; s++) {
 		struct mount_slot *m = &T.mounts[s];
 
-		if (!__atomic_load_n(&m->q, __ATOMIC_RELAXED))
+		if (!atomic_load_explicit(&m->q, memory_order_relaxed))
 			continue;
 		pthread_rwlock_rdlock(&m->lock);
 		if (m->q)
@@ -1242,8 +1242,8 @@ static void op_add(struct worker_state *ws)
 
 	for (int tries = 0; tries < 4; tries++) {
 		slot = (int)rng_below(&ws->rng, limit);
-		if (__atomic_load_n(&T.mounts[slot].sb, __ATOMIC_RELAXED) ||
-		    __atomic_load_n(&T.mounts[slot].q, __ATOMIC_RELAXED))
+		if (atomic_load_explicit(&T.mounts[slot].sb, memory_order_relaxed) ||
+		    atomic_load_explicit(&T.mounts[slot].q, memory_order_relaxed))
 			break;
 	}
 	op_add_to(ws, slot, false);
