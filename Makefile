@@ -11,8 +11,8 @@ TORTURE_SEED ?= $(shell date +%s)
 TORTURE_ARGS ?=
 MESON      ?= meson
 
-.PHONY: all deps build build-asan build-tsan demo check test test-asan check-tsan check-fuzz \
-	torture clean kernel-lab check-kernel
+.PHONY: all deps build build-asan build-tsan demo check test test-asan check-install \
+	check-tsan check-fuzz torture clean kernel-lab check-kernel
 
 all: build
 
@@ -38,9 +38,20 @@ test-asan: build-asan
 	$(MESON) test -C $(ASAN_BUILD) --print-errorlogs
 
 # Everything CI runs: plain and ASan+UBSan suites (unit, semantics per design,
-# differential, fuzz corpus replay, short torture per design), the TSan
-# build, and a bounded libFuzzer run.
-check: test test-asan check-tsan check-fuzz
+# differential, fuzz corpus replay, short torture per design), the installed
+# library, the TSan build, a bounded libFuzzer run, then the kernel designs
+# (check-kernel, below). `make check CHECK_KERNEL=no` runs the userspace part
+# alone.
+CHECK_KERNEL ?= yes
+check: test test-asan check-install check-tsan check-fuzz $(if $(filter no,$(CHECK_KERNEL)),,check-kernel)
+
+# The library as users install it: `meson install --destdir` into
+# $(BUILD)/install-check/stage, then the examples (C and C++, shared and
+# -static) built with pkg-config against that copy and run, the exported
+# symbols of the installed libraries, and the installed shrinklab
+# (scripts/check-install.sh says what each step proves).
+check-install: build
+	MESON=$(MESON) scripts/check-install.sh $(BUILD)
 
 # ThreadSanitizer (gcc): the multi-threaded unit and semantic suites, then a
 # short torture run of every design (designs not in this build are reported
@@ -52,10 +63,12 @@ build-tsan: deps
 	ninja -C $(TSAN_BUILD)
 
 # The tests that run threads against each other (the single-threaded suites
-# gain nothing from TSan and would take too long under it).
+# gain nothing from TSan and would take too long under it), and the examples,
+# whose workers fill one cache from a thread per tenant.
 TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
 	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
-	'test_semantics[array-ondemand]' 'test_semantics[indexed]'
+	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
+	example_tenant_cache_cxx
 
 # The TSan build has race points: torture and the threaded tests run with
 # window widening (docs/RACES.md), and -d all checks every point was hit.
@@ -97,7 +110,9 @@ check-fuzz: deps
 
 # The kernel lab (kernel/README.md): our designs as patches on Debian's
 # linux-source-6.12, built and booted in QEMU. kernel-lab runs the experiments
-# at the issue's geometry; check-kernel is the CI part (checkpatch, every
+# at the issue's geometry, then the same experiments in the model at the same
+# geometry (shrinklab kernel), and prints each kernel design beside the same
+# design in the model; check-kernel is the CI part (checkpatch, every
 # design built and booted with a short experiment, the cgroup selftests
 # against mainline's baseline, a debug-kernel torture). Both install the
 # Debian packages they need and keep the source and build trees in

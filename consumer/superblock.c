@@ -169,10 +169,12 @@ int sb_mount_flags(struct sb_fs *fs, const char *fstype, unsigned int extra_flag
 		       struct sb **out)
 {
 	/* ROOT_BITS: super_cache_count counts the two list_lrus and nothing else, so
-	 * their bits stand for the count at the root too. */
+	 * their bits stand for the count at the root too (unless the fs
+	 * stands for a kernel that keeps no root bits). */
 	return sb_mount_with(fs, fstype,
 				 SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE |
-					 SHR_SHRINKER_ROOT_BITS | extra_flags |
+					 (fs->no_root_bits ? 0 : SHR_SHRINKER_ROOT_BITS) |
+					 extra_flags |
 					 fs->extra_shrinker_flags,
 				 out);
 }

@@ -63,6 +63,13 @@ struct sb_fs {
 	/* Extra shrinker flags for later mounts (e.g. SHR_SHRINKER_NONSLAB).
 	 * Sync: set before the mount it applies to, by the mounting thread. */
 	unsigned int extra_shrinker_flags;
+	/*
+	 * Later mounts do not ask for root bits (no SHR_SHRINKER_ROOT_BITS):
+	 * under a design with root bits, global reclaim then calls their
+	 * shrinker at the root on every node, as a kernel without root bits
+	 * does. Sync: as extra_shrinker_flags.
+	 */
+	bool no_root_bits;
 };
 
 struct sb {

@@ -3,8 +3,12 @@
 # A no-op (no apt call at all) when everything is present.
 set -euo pipefail
 
+# g++: the public headers and the examples are checked from C++ too (gcc does
+# not pull it in; build-essential would, but is not assumed). binutils: nm,
+# objcopy and readelf for the installed libraries' symbols. libc6-dev: libc.a
+# for the examples' -static builds.
 packages=(
-  gcc clang libclang-rt-14-dev pkg-config meson ninja-build
+  gcc g++ libc6-dev clang libclang-rt-14-dev binutils pkg-config meson ninja-build
   liburcu-dev libcmocka-dev gnuplot-nox python3-jsonschema
 )
 

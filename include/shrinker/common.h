@@ -4,7 +4,9 @@
  *
  * Errors are returned as 0 or a negative errno; allocators return NULL.
  * Every public symbol starts with shr_ (macros SHR_), followed where one
- * exists by the Linux kernel's own name for the same thing.
+ * exists by the Linux kernel's own name for the same thing. Every function
+ * declared in a public header carries SHR_API, and every public header
+ * compiles on its own as C11 and as C++ (extern "C").
  */
 #ifndef SHRINKER_COMMON_H
 #define SHRINKER_COMMON_H
@@ -14,7 +16,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SHR_MUST_CHECK __attribute__((warn_unused_result))
+
+/*
+ * SHR_API marks the functions of the public API, the only symbols the
+ * shared library exports: the library is compiled with -fvisibility=hidden,
+ * and its version script (src/libshrinker.map) gives them the version
+ * LIBSHRINKER_0 (docs/ABI.md).
+ */
+#define SHR_API __attribute__((visibility("default")))
 
 /* Logical page geometry of the modelled kernel (x86-64). */
 #define SHR_PAGE_SHIFT 12
@@ -34,5 +48,9 @@ typedef unsigned int shr_gfp_t;
 #define SHR_GFP_KERNEL 0u
 #define SHR_GFP_ZERO (1u << 0)
 #define SHR_GFP_NOWAIT (1u << 1)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_COMMON_H */

@@ -11,6 +11,10 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct shr_host;
 struct shr_mem_cgroup;
 struct shr_slab_allocator;
@@ -97,7 +101,7 @@ struct shr_host_params {
  * the design's reparent walk, a private allocator.
  * Context: Any.
  */
-void shr_host_params_init(struct shr_host_params *params);
+SHR_API void shr_host_params_init(struct shr_host_params *params);
 
 /**
  * shr_host_create() - create a host and its root memory cgroup (online).
@@ -106,8 +110,8 @@ void shr_host_params_init(struct shr_host_params *params);
  * Return: 0; -EINVAL for a bad parameter or combination (the message can be
  *         read with shr_host_params_check()); -ENOMEM.
  */
-SHR_MUST_CHECK int shr_host_create(const struct shr_host_params *params,
-				   struct shr_host **out);
+SHR_API SHR_MUST_CHECK int shr_host_create(const struct shr_host_params *params,
+					   struct shr_host **out);
 
 /**
  * shr_host_params_check() - validate @params without creating anything.
@@ -115,7 +119,7 @@ SHR_MUST_CHECK int shr_host_create(const struct shr_host_params *params,
  * Context: Any.
  * Return: 0 or -EINVAL.
  */
-int shr_host_params_check(const struct shr_host_params *params, const char **why);
+SHR_API int shr_host_params_check(const struct shr_host_params *params, const char **why);
 
 /**
  * shr_host_destroy() - destroy an idle host.
@@ -127,22 +131,22 @@ int shr_host_params_check(const struct shr_host_params *params, const char **why
  * Context: Registered thread; no other thread uses @host. Blocks.
  * Return: 0, -EINVAL (NULL), -EBUSY (still in use).
  */
-int shr_host_destroy(struct shr_host *host);
+SHR_API int shr_host_destroy(struct shr_host *host);
 
 /** shr_host_root_mem_cgroup() - the root cgroup (never freed before the host). */
-struct shr_mem_cgroup *shr_host_root_mem_cgroup(struct shr_host *host);
+SHR_API struct shr_mem_cgroup *shr_host_root_mem_cgroup(struct shr_host *host);
 
 /** shr_host_slab() - the host's slab allocator. Context: Any. */
-struct shr_slab_allocator *shr_host_slab(struct shr_host *host);
+SHR_API struct shr_slab_allocator *shr_host_slab(struct shr_host *host);
 
 /** shr_host_nr_nodes() - the host's node count. Context: Any. */
-int shr_host_nr_nodes(const struct shr_host *host);
+SHR_API int shr_host_nr_nodes(const struct shr_host *host);
 
 /** shr_host_design() - the host's design. Context: Any. */
-enum shr_design shr_host_design(const struct shr_host *host);
+SHR_API enum shr_design shr_host_design(const struct shr_host *host);
 
 /** shr_host_params() - the parameters the host runs with (defaults resolved). */
-void shr_host_get_params(const struct shr_host *host, struct shr_host_params *out);
+SHR_API void shr_host_get_params(const struct shr_host *host, struct shr_host_params *out);
 
 /**
  * struct shr_design_info - what a design is: its row of the library's
@@ -189,23 +193,23 @@ struct shr_design_info {
  * Context: Any.
  * Return: the row (static storage), or NULL when @design is out of range.
  */
-const struct shr_design_info *shr_design_info_of(enum shr_design design);
+SHR_API const struct shr_design_info *shr_design_info_of(enum shr_design design);
 
 /** shr_design_name() - "xarray", "prealloc", ...; NULL if out of range. */
-const char *shr_design_name(enum shr_design design);
+SHR_API const char *shr_design_name(enum shr_design design);
 
 /**
  * shr_design_parse() - the design named @name.
  * Return: 0 or -EINVAL (unknown name).
  */
-int shr_design_parse(const char *name, enum shr_design *out);
+SHR_API int shr_design_parse(const char *name, enum shr_design *out);
 
 /**
  * shr_shrinker_nr_max() - the host's shrinker_nr_max (high-water mark of
  * memcg-aware ids, rounded up to the growth step).
  * Context: Any.
  */
-int shr_shrinker_nr_max(struct shr_host *host);
+SHR_API int shr_shrinker_nr_max(struct shr_host *host);
 
 /**
  * struct shr_bookkeeping_stats - counters the lab reads. Cumulative since
@@ -245,7 +249,7 @@ struct shr_bookkeeping_stats {
 };
 
 /** shr_host_bookkeeping_stats() - snapshot of the counters. Context: Any. */
-void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_stats *out);
+SHR_API void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_stats *out);
 
 /**
  * shr_host_registration_hold_ns() - copy out the registry-mutex hold time of
@@ -253,7 +257,11 @@ void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_st
  * @buf: receives up to @len values. Return: number of registrations recorded
  * (may exceed @len). Context: Takes the registry mutex.
  */
-size_t shr_host_registration_hold_ns(struct shr_host *host, unsigned long long *buf,
-				     size_t len);
+SHR_API size_t shr_host_registration_hold_ns(struct shr_host *host, unsigned long long *buf,
+					     size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_HOST_H */

@@ -18,6 +18,10 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct shr_host;
 struct shr_mem_cgroup;
 struct shr_shrinker;
@@ -77,12 +81,12 @@ typedef enum shr_lru_status (*shr_list_lru_walk_cb)(struct shr_list_head *item,
  * Context: Registered thread; takes the host's list_lru mutex.
  * Return: 0, -EINVAL, -ENOMEM.
  */
-SHR_MUST_CHECK int shr_list_lru_init_memcg(struct shr_host *host,
-					   struct shr_shrinker *shrinker,
-					   struct shr_list_lru **out);
+SHR_API SHR_MUST_CHECK int shr_list_lru_init_memcg(struct shr_host *host,
+						   struct shr_shrinker *shrinker,
+						   struct shr_list_lru **out);
 
 /** shr_list_lru_init() - a plain list_lru (no cgroups, no shrinker). */
-SHR_MUST_CHECK int shr_list_lru_init(struct shr_host *host, struct shr_list_lru **out);
+SHR_API SHR_MUST_CHECK int shr_list_lru_init(struct shr_host *host, struct shr_list_lru **out);
 
 /**
  * shr_list_lru_destroy() - free an empty list_lru and its per-cgroup lists.
@@ -98,10 +102,10 @@ SHR_MUST_CHECK int shr_list_lru_init(struct shr_host *host, struct shr_list_lru 
  *         (items are still on it: nothing is changed, the list_lru stays
  *         usable).
  */
-int shr_list_lru_destroy(struct shr_list_lru *lru);
+SHR_API int shr_list_lru_destroy(struct shr_list_lru *lru);
 
 /** shr_list_lru_memcg_aware() - whether the list_lru keeps per-cgroup lists. */
-bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru);
+SHR_API bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru);
 
 /**
  * shr_memcg_list_lru_alloc() - make sure @memcg (and its ancestors) have
@@ -112,8 +116,8 @@ bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru);
  * Context: Registered thread; @memcg pinned; may allocate.
  * Return: 0, -EINVAL, -ENOMEM (lists created so far stay; consistent).
  */
-SHR_MUST_CHECK int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg,
-					    struct shr_list_lru *lru, shr_gfp_t gfp);
+SHR_API SHR_MUST_CHECK int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg,
+						    struct shr_list_lru *lru, shr_gfp_t gfp);
 
 /**
  * shr_list_lru_add() - add @item at the tail of (@nid, @memcg)'s list.
@@ -130,8 +134,8 @@ SHR_MUST_CHECK int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg,
  *         under SHR_SHRINKER_ROOT_BITS, could not be allocated; nothing
  *         changed).
  */
-int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
-		     struct shr_mem_cgroup *memcg);
+SHR_API int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
+			     struct shr_mem_cgroup *memcg);
 
 /**
  * shr_list_lru_del() - remove @item; (@nid, @memcg) must be what it was
@@ -150,25 +154,25 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
  * Return: 1 removed, 0 it was on no list, -EINVAL (NULL, node out of range,
  *         foreign cgroup, @item on another list, as above).
  */
-int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
-		     struct shr_mem_cgroup *memcg);
+SHR_API int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int nid,
+			     struct shr_mem_cgroup *memcg);
 
 /**
  * shr_list_lru_count_one() - items on (@nid, @memcg)'s own list (0 if it has
  * none; negative counts read as 0). Context: Any registered thread; lockless.
  */
-unsigned long shr_list_lru_count_one(struct shr_list_lru *lru, int nid,
-				     struct shr_mem_cgroup *memcg);
+SHR_API unsigned long shr_list_lru_count_one(struct shr_list_lru *lru, int nid,
+					     struct shr_mem_cgroup *memcg);
 
 /** shr_list_lru_shrink_count() - count_one(sc->nid, sc->memcg). */
-unsigned long shr_list_lru_shrink_count(struct shr_list_lru *lru,
-					struct shr_shrink_control *sc);
+SHR_API unsigned long shr_list_lru_shrink_count(struct shr_list_lru *lru,
+						struct shr_shrink_control *sc);
 
 /** shr_list_lru_count_node() - items on node @nid across all cgroups. */
-unsigned long shr_list_lru_count_node(struct shr_list_lru *lru, int nid);
+SHR_API unsigned long shr_list_lru_count_node(struct shr_list_lru *lru, int nid);
 
 /** shr_list_lru_count() - items on every node. */
-unsigned long shr_list_lru_count(struct shr_list_lru *lru);
+SHR_API unsigned long shr_list_lru_count(struct shr_list_lru *lru);
 
 /**
  * shr_list_lru_walk_one() - walk (@nid, @memcg)'s list from the head,
@@ -177,47 +181,52 @@ unsigned long shr_list_lru_count(struct shr_list_lru *lru);
  *          lock (see enum shr_lru_status).
  * Return: items removed.
  */
-unsigned long shr_list_lru_walk_one(struct shr_list_lru *lru, int nid,
-				    struct shr_mem_cgroup *memcg, shr_list_lru_walk_cb isolate,
-				    void *cb_arg, unsigned long *nr_to_walk);
+SHR_API unsigned long shr_list_lru_walk_one(struct shr_list_lru *lru, int nid,
+					    struct shr_mem_cgroup *memcg,
+					    shr_list_lru_walk_cb isolate, void *cb_arg,
+					    unsigned long *nr_to_walk);
 
 /**
  * shr_list_lru_shrink_walk() - walk_one(sc->nid, sc->memcg) with
  * &sc->nr_to_scan as the budget.
  */
-unsigned long shr_list_lru_shrink_walk(struct shr_list_lru *lru,
-				       struct shr_shrink_control *sc,
-				       shr_list_lru_walk_cb isolate, void *cb_arg);
+SHR_API unsigned long shr_list_lru_shrink_walk(struct shr_list_lru *lru,
+					       struct shr_shrink_control *sc,
+					       shr_list_lru_walk_cb isolate, void *cb_arg);
 
 /**
  * shr_list_lru_walk_node() - the root list of @nid, then every cgroup's list
  * on @nid in kmemcg id order, until the budget is spent.
  */
-unsigned long shr_list_lru_walk_node(struct shr_list_lru *lru, int nid,
-				     shr_list_lru_walk_cb isolate, void *cb_arg,
-				     unsigned long *nr_to_walk);
+SHR_API unsigned long shr_list_lru_walk_node(struct shr_list_lru *lru, int nid,
+					     shr_list_lru_walk_cb isolate, void *cb_arg,
+					     unsigned long *nr_to_walk);
 
 /** shr_list_lru_walk() - walk_node over every node until the budget is spent. */
-unsigned long shr_list_lru_walk(struct shr_list_lru *lru, shr_list_lru_walk_cb isolate,
-				void *cb_arg, unsigned long nr_to_walk);
+SHR_API unsigned long shr_list_lru_walk(struct shr_list_lru *lru, shr_list_lru_walk_cb isolate,
+					void *cb_arg, unsigned long nr_to_walk);
 
 /**
  * shr_list_lru_isolate() - unlink @item from @list inside an isolate
  * callback (lock held); decrements the list's count.
  */
-void shr_list_lru_isolate(struct shr_list_lru_one *list, struct shr_list_head *item);
+SHR_API void shr_list_lru_isolate(struct shr_list_lru_one *list, struct shr_list_head *item);
 
 /**
  * shr_list_lru_isolate_move() - like isolate, then append @item to the
  * caller's private list @head (dispose later, outside the lock).
  */
-void shr_list_lru_isolate_move(struct shr_list_lru_one *list, struct shr_list_head *item,
-			       struct shr_list_head *head);
+SHR_API void shr_list_lru_isolate_move(struct shr_list_lru_one *list, struct shr_list_head *item,
+				       struct shr_list_head *head);
 
 /**
  * shr_list_lru_one_unlock() - drop the list's lock inside a callback that
  * returns SHR_LRU_REMOVED_RETRY, SHR_LRU_RETRY or SHR_LRU_STOP.
  */
-void shr_list_lru_one_unlock(struct shr_list_lru_one *list);
+SHR_API void shr_list_lru_one_unlock(struct shr_list_lru_one *list);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_LIST_LRU_H */

@@ -23,6 +23,10 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct shr_host;
 struct shr_mem_cgroup;
 
@@ -35,8 +39,8 @@ struct shr_mem_cgroup;
  * Return: 0, -EINVAL (NULL, or @parent not online), -ENOSPC (no memcg id
  *         left, 65535 in use), -ENOMEM.
  */
-SHR_MUST_CHECK int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent,
-					struct shr_mem_cgroup **out);
+SHR_API SHR_MUST_CHECK int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent,
+						struct shr_mem_cgroup **out);
 
 /**
  * shr_mem_cgroup_online() - bring an allocated cgroup online.
@@ -46,7 +50,7 @@ SHR_MUST_CHECK int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent,
  *         -ENOMEM (the cgroup stays allocated and offline; it can be
  *         retried or released with shr_mem_cgroup_offline()).
  */
-SHR_MUST_CHECK int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg);
+SHR_API SHR_MUST_CHECK int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_create() - alloc + online (mkdir). On an online failure the
@@ -55,8 +59,8 @@ SHR_MUST_CHECK int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg);
  * Context: Registered thread. Blocks.
  * Return: as for the two steps.
  */
-SHR_MUST_CHECK int shr_mem_cgroup_create(struct shr_mem_cgroup *parent,
-					 struct shr_mem_cgroup **out);
+SHR_API SHR_MUST_CHECK int shr_mem_cgroup_create(struct shr_mem_cgroup *parent,
+						 struct shr_mem_cgroup **out);
 
 /**
  * shr_mem_cgroup_offline() - rmdir: take @memcg offline and put its base
@@ -71,24 +75,24 @@ SHR_MUST_CHECK int shr_mem_cgroup_create(struct shr_mem_cgroup *parent,
  * Return: 0, -EINVAL (NULL, root, already offline/dying), -EBUSY (it has
  *         children that are not dying; nothing is changed).
  */
-int shr_mem_cgroup_offline(struct shr_mem_cgroup *memcg);
+SHR_API int shr_mem_cgroup_offline(struct shr_mem_cgroup *memcg);
 
 /** shr_mem_cgroup_get() - take a reference on a cgroup the caller pins. */
-void shr_mem_cgroup_get(struct shr_mem_cgroup *memcg);
+SHR_API void shr_mem_cgroup_get(struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_tryget() - take a reference unless the count already hit 0.
  * Context: Any registered thread; safe under RCU on a cgroup being released.
  * Return: true if a reference was taken.
  */
-bool shr_mem_cgroup_tryget(struct shr_mem_cgroup *memcg);
+SHR_API bool shr_mem_cgroup_tryget(struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_put() - drop a reference; the last one frees the cgroup
  * after a grace period. NULL and the root are no-ops.
  * Context: Any registered thread.
  */
-void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg);
+SHR_API void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_iter() - pre-order walk of @root's subtree.
@@ -102,51 +106,52 @@ void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg);
  *
  * Context: Registered thread, not inside an RCU read-side section.
  */
-struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host, struct shr_mem_cgroup *root,
-					   struct shr_mem_cgroup *prev);
+SHR_API struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host,
+						   struct shr_mem_cgroup *root,
+						   struct shr_mem_cgroup *prev);
 
 /** shr_mem_cgroup_iter_break() - drop the reference of an unfinished walk. */
-void shr_mem_cgroup_iter_break(struct shr_mem_cgroup *root, struct shr_mem_cgroup *prev);
+SHR_API void shr_mem_cgroup_iter_break(struct shr_mem_cgroup *root, struct shr_mem_cgroup *prev);
 
 /** shr_mem_cgroup_parent() - the parent, NULL for the root. Context: Any. */
-struct shr_mem_cgroup *shr_mem_cgroup_parent(const struct shr_mem_cgroup *memcg);
+SHR_API struct shr_mem_cgroup *shr_mem_cgroup_parent(const struct shr_mem_cgroup *memcg);
 
 /** shr_mem_cgroup_host() - the cgroup's host. Context: Any. */
-struct shr_host *shr_mem_cgroup_host(const struct shr_mem_cgroup *memcg);
+SHR_API struct shr_host *shr_mem_cgroup_host(const struct shr_mem_cgroup *memcg);
 
 /** shr_mem_cgroup_is_root() - whether @memcg is its host's root. */
-bool shr_mem_cgroup_is_root(const struct shr_mem_cgroup *memcg);
+SHR_API bool shr_mem_cgroup_is_root(const struct shr_mem_cgroup *memcg);
 
 /** shr_mem_cgroup_is_online() - CSS_ONLINE. Context: Any. */
-bool shr_mem_cgroup_is_online(const struct shr_mem_cgroup *memcg);
+SHR_API bool shr_mem_cgroup_is_online(const struct shr_mem_cgroup *memcg);
 
 /** shr_mem_cgroup_is_dying() - rmdir'ed (offline or going offline). */
-bool shr_mem_cgroup_is_dying(const struct shr_mem_cgroup *memcg);
+SHR_API bool shr_mem_cgroup_is_dying(const struct shr_mem_cgroup *memcg);
 
 /** shr_mem_cgroup_id() - memcg id (1..65535; reused only after free). */
-int shr_mem_cgroup_id(const struct shr_mem_cgroup *memcg);
+SHR_API int shr_mem_cgroup_id(const struct shr_mem_cgroup *memcg);
 
 /** shr_mem_cgroup_kmemcg_id() - list_lru index: the id, or -1 (root, nokmem). */
-int shr_mem_cgroup_kmemcg_id(const struct shr_mem_cgroup *memcg);
+SHR_API int shr_mem_cgroup_kmemcg_id(const struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_ino() - the cgroup's "inode number" as the debugfs files
  * print it: unique for the host's lifetime, never reused; the root's is 1.
  */
-unsigned long shr_mem_cgroup_ino(const struct shr_mem_cgroup *memcg);
+SHR_API unsigned long shr_mem_cgroup_ino(const struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_from_ino() - the live cgroup with @ino, with a reference.
  * Context: Registered thread. Return: the cgroup or NULL.
  */
-struct shr_mem_cgroup *shr_mem_cgroup_from_ino(struct shr_host *host, unsigned long ino);
+SHR_API struct shr_mem_cgroup *shr_mem_cgroup_from_ino(struct shr_host *host, unsigned long ino);
 
 /**
  * shr_mem_cgroup_is_descendant() - whether @memcg is @root or below it.
  * Context: Any; both pinned by the caller.
  */
-bool shr_mem_cgroup_is_descendant(const struct shr_mem_cgroup *memcg,
-				  const struct shr_mem_cgroup *root);
+SHR_API bool shr_mem_cgroup_is_descendant(const struct shr_mem_cgroup *memcg,
+					  const struct shr_mem_cgroup *root);
 
 /**
  * struct shr_memcg_bookkeeping - per-cgroup shrinker bookkeeping bytes on
@@ -178,7 +183,11 @@ struct shr_memcg_bookkeeping {
  *          @memcg included, is brought online, taken offline or released.
  * Return: 0, -EINVAL (NULL, node out of range).
  */
-int shr_mem_cgroup_bookkeeping(struct shr_mem_cgroup *memcg, int nid,
-			       struct shr_memcg_bookkeeping *out);
+SHR_API int shr_mem_cgroup_bookkeeping(struct shr_mem_cgroup *memcg, int nid,
+				       struct shr_memcg_bookkeeping *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_MEMCG_H */

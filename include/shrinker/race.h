@@ -23,6 +23,10 @@
 #include <shrinker/common.h>
 #include <shrinker/host.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * enum shr_race_point - the named race points. Each comment says which
  * window the point widens (docs/RACES.md has the races in full).
@@ -121,7 +125,7 @@ enum shr_race_point {
  * Context: Any.
  * Return: true in builds configured with -Ddebug_checks=true.
  */
-bool shr_race_available(void);
+SHR_API bool shr_race_available(void);
 
 /**
  * shr_race_delays_enable() - arm random delays at race points.
@@ -147,8 +151,8 @@ bool shr_race_available(void);
  * Return: 0, -EINVAL (bad argument), -EOPNOTSUPP (no race points in this
  *         build).
  */
-int shr_race_delays_enable(uint64_t mask, uint64_t seed, unsigned int max_us,
-			   unsigned int permille);
+SHR_API int shr_race_delays_enable(uint64_t mask, uint64_t seed, unsigned int max_us,
+				   unsigned int permille);
 
 /* Every point. */
 #define SHR_RACE_ALL ((UINT64_C(1) << SHR_RACE_NR) - 1)
@@ -158,7 +162,7 @@ int shr_race_delays_enable(uint64_t mask, uint64_t seed, unsigned int max_us,
  *
  * Context: Any.
  */
-void shr_race_delays_disable(void);
+SHR_API void shr_race_delays_disable(void);
 
 /**
  * shr_race_delays_from_env() - arm delays from SHR_RACE_DELAYS, whose value
@@ -169,14 +173,14 @@ void shr_race_delays_disable(void);
  * Return: 1 (armed), 0 (variable unset or "0"), -EINVAL (malformed),
  *         -EOPNOTSUPP (no race points in this build).
  */
-int shr_race_delays_from_env(uint64_t default_seed);
+SHR_API int shr_race_delays_from_env(uint64_t default_seed);
 
 /**
  * shr_race_delays_enabled() - whether delays are armed now.
  *
  * Context: Any.
  */
-bool shr_race_delays_enabled(void);
+SHR_API bool shr_race_delays_enabled(void);
 
 /**
  * shr_race_hits() - how often point @p was reached since the last reset.
@@ -185,14 +189,14 @@ bool shr_race_delays_enabled(void);
  * Context: Any (a relaxed snapshot).
  * Return: the count; 0 for an unknown point or a build without points.
  */
-unsigned long shr_race_hits(enum shr_race_point p);
+SHR_API unsigned long shr_race_hits(enum shr_race_point p);
 
 /**
  * shr_race_hits_reset() - zero every hit counter.
  *
  * Context: Any; hits racing the reset may or may not be counted.
  */
-void shr_race_hits_reset(void);
+SHR_API void shr_race_hits_reset(void);
 
 /**
  * shr_race_point_name() - the point's name without the SHR_RACE_ prefix.
@@ -201,7 +205,7 @@ void shr_race_hits_reset(void);
  * Context: Any.
  * Return: a static string; "?" for an unknown point.
  */
-const char *shr_race_point_name(enum shr_race_point p);
+SHR_API const char *shr_race_point_name(enum shr_race_point p);
 
 /**
  * shr_race_point_reachable() - whether a host made with @params can reach
@@ -219,7 +223,7 @@ const char *shr_race_point_name(enum shr_race_point p);
  * Context: Any.
  * Return: true when @p lies on a path such a host has.
  */
-bool shr_race_point_reachable(enum shr_race_point p, const struct shr_host_params *params);
+SHR_API bool shr_race_point_reachable(enum shr_race_point p, const struct shr_host_params *params);
 
 /*
  * A test hook: runs at point @p in whichever thread reaches it, before any
@@ -238,6 +242,10 @@ typedef void (*shr_race_hook_fn)(enum shr_race_point p, void *arg);
  * Context: Any; a thread already inside the old hook finishes it.
  * Return: 0, -EINVAL (unknown point), -EOPNOTSUPP (no race points).
  */
-int shr_race_set_hook(enum shr_race_point p, shr_race_hook_fn fn, void *arg);
+SHR_API int shr_race_set_hook(enum shr_race_point p, shr_race_hook_fn fn, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_RACE_H */

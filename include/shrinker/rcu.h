@@ -14,26 +14,41 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * shr_thread_register() - make the calling thread an RCU reader.
  *
+ * A thread that forgets it is unprotected: its lockless reads are not waited
+ * for by grace periods, so what it reads can be freed under it. Builds with
+ * -Ddebug_checks=true catch that: the first library call of such a thread
+ * that enters an RCU read-side section prints "libshrinker: API misuse:
+ * this thread did not call shr_thread_register() before calling into
+ * libshrinker ..." and aborts. Registering a thread twice is reported the
+ * same way (debug builds abort; the others ignore the call).
+ *
  * Context: Any thread, once, before its first libshrinker call.
  */
-void shr_thread_register(void);
+SHR_API void shr_thread_register(void);
 
 /**
  * shr_thread_unregister() - undo shr_thread_register().
  *
+ * A thread that is not registered is reported as misuse (debug builds
+ * abort; the others ignore the call).
+ *
  * Context: The registered thread, outside any libshrinker call.
  */
-void shr_thread_unregister(void);
+SHR_API void shr_thread_unregister(void);
 
 /**
  * shr_synchronize_rcu() - wait for a full grace period.
  *
  * Context: Registered thread, not inside an RCU read-side section. Blocks.
  */
-void shr_synchronize_rcu(void);
+SHR_API void shr_synchronize_rcu(void);
 
 /**
  * shr_rcu_barrier() - wait until every callback queued so far has run.
@@ -48,6 +63,10 @@ void shr_synchronize_rcu(void);
  * Context: Registered thread, not inside an RCU read-side section, holding
  * no libshrinker lock, not from an RCU callback. Blocks.
  */
-void shr_rcu_barrier(void);
+SHR_API void shr_rcu_barrier(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_RCU_H */

@@ -13,6 +13,10 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct shr_host;
 struct shr_mem_cgroup;
 
@@ -29,8 +33,8 @@ struct shr_mem_cgroup;
  * Return: 0, -EINVAL (NULL host/freed, node or priority out of range,
  *         foreign cgroup).
  */
-int shr_shrink_slab(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg,
-		    int priority, unsigned long *freed);
+SHR_API int shr_shrink_slab(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg,
+			    int priority, unsigned long *freed);
 
 /**
  * shr_drop_caches() - echo 2 > /proc/sys/vm/drop_caches: per pass, every
@@ -41,7 +45,7 @@ int shr_shrink_slab(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg
  *
  * Context: Registered thread. Return: 0, -EINVAL.
  */
-int shr_drop_caches(struct shr_host *host, unsigned long *freed, unsigned int *passes);
+SHR_API int shr_drop_caches(struct shr_host *host, unsigned long *freed, unsigned int *passes);
 
 /**
  * shr_mem_cgroup_reclaim() - memory.reclaim in objects: shrink @memcg's
@@ -53,7 +57,11 @@ int shr_drop_caches(struct shr_host *host, unsigned long *freed, unsigned int *p
  * Return: 0 (target met), -EAGAIN (priority 0 done, target not met),
  *         -EINVAL (NULL, zero target), -ENOENT (@memcg is offline).
  */
-int shr_mem_cgroup_reclaim(struct shr_mem_cgroup *memcg, unsigned long nr_objects,
-			   unsigned long *freed);
+SHR_API int shr_mem_cgroup_reclaim(struct shr_mem_cgroup *memcg, unsigned long nr_objects,
+				   unsigned long *freed);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_RECLAIM_H */

@@ -30,6 +30,10 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct shr_host;
 struct shr_mem_cgroup;
 
@@ -122,8 +126,8 @@ struct shr_shrinker {
  *         space or, with nonslab_ids, in the second one), -ENOMEM (nothing
  *         changed).
  */
-SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
-				      const char *name, struct shr_shrinker **out);
+SHR_API SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
+					      const char *name, struct shr_shrinker **out);
 
 /**
  * shr_shrinker_register() - make the shrinker visible to reclaim.
@@ -151,7 +155,7 @@ SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned int flags,
  * Return: 0, -EINVAL (NULL, no count/scan callback, negative batch or
  *         seeks, not from shr_shrinker_alloc), -EBUSY (already registered).
  */
-SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
+SHR_API SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
 
 /**
  * shr_shrinker_free() - unregister (if registered) and free. NULL is a no-op.
@@ -177,19 +181,19 @@ SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
  * Context: Registered thread, not inside any callback of this shrinker and
  *          not inside an RCU read-side section. Blocks.
  */
-void shr_shrinker_free(struct shr_shrinker *shrinker);
+SHR_API void shr_shrinker_free(struct shr_shrinker *shrinker);
 
 /** shr_shrinker_id() - memcg-aware id, or -1. Context: Any. */
-int shr_shrinker_id(const struct shr_shrinker *shrinker);
+SHR_API int shr_shrinker_id(const struct shr_shrinker *shrinker);
 
 /** shr_shrinker_flags() - the flags it runs with. Context: Any. */
-unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker);
+SHR_API unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker);
 
 /** shr_shrinker_host() - its host. Context: Any. */
-struct shr_host *shr_shrinker_host(const struct shr_shrinker *shrinker);
+SHR_API struct shr_host *shr_shrinker_host(const struct shr_shrinker *shrinker);
 
 /** shr_shrinker_name() - debug name ("" if none). Context: Any. */
-const char *shr_shrinker_name(const struct shr_shrinker *shrinker);
+SHR_API const char *shr_shrinker_name(const struct shr_shrinker *shrinker);
 
 /**
  * struct shr_shrinker_stats - per-shrinker counters.
@@ -216,7 +220,7 @@ struct shr_shrinker_stats {
  *          allocated, before the walk can find it.
  * Return: 0 or -EINVAL (NULL @shrinker or @out, freed shrinker).
  */
-int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_stats *out);
+SHR_API int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_stats *out);
 
 /**
  * shr_shrinker_nr_deferred() - deferred work held for (@memcg, @nid): the
@@ -226,8 +230,8 @@ int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shrinker_st
  * Return: the count (>= 0), or -EINVAL (NULL or freed shrinker, @nid out of
  *         range, @memcg of another host).
  */
-long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
-			      int nid);
+SHR_API long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
+				      int nid);
 
 /**
  * shr_set_shrinker_bit() - record that @memcg holds objects of @shrinker on
@@ -248,7 +252,8 @@ long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgro
  *         or is not one, @memcg and @shrinker of different hosts, @nid out
  *         of range), -ENOMEM (install failed; nothing set).
  */
-int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker *shrinker);
+SHR_API int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid,
+				 struct shr_shrinker *shrinker);
 
 /*
  * Debugfs interface (CONFIG_SHRINKER_DEBUG) as functions writing the text
@@ -263,7 +268,7 @@ int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid, struct shr_shrin
  *         registered shrinkers have a debugfs directory), -ENOSPC (@len too
  *         small).
  */
-int shr_shrinker_debugfs_name(const struct shr_shrinker *shrinker, char *buf, size_t len);
+SHR_API int shr_shrinker_debugfs_name(const struct shr_shrinker *shrinker, char *buf, size_t len);
 
 /**
  * shr_shrinker_debugfs_count() - write the "count" file: one line per online
@@ -271,7 +276,7 @@ int shr_shrinker_debugfs_name(const struct shr_shrinker *shrinker, char *buf, si
  * Context: Registered thread. Return: 0, -EINVAL (NULL, or a shrinker that
  * is not registered), -EIO (write error).
  */
-int shr_shrinker_debugfs_count(struct shr_shrinker *shrinker, FILE *out);
+SHR_API int shr_shrinker_debugfs_count(struct shr_shrinker *shrinker, FILE *out);
 
 /**
  * shr_shrinker_debugfs_scan() - the "scan" file: parse
@@ -281,6 +286,10 @@ int shr_shrinker_debugfs_count(struct shr_shrinker *shrinker, FILE *out);
  *          shrinker that is not memcg-aware), -ENOENT (no online cgroup
  *          with that ino).
  */
-int shr_shrinker_debugfs_scan(struct shr_shrinker *shrinker, const char *input);
+SHR_API int shr_shrinker_debugfs_scan(struct shr_shrinker *shrinker, const char *input);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_SHRINKER_H */

@@ -35,6 +35,10 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct shr_slab_allocator;
 struct shr_kmem_cache;
 
@@ -105,9 +109,9 @@ struct shr_kmem_cache_stats {
  * Context: Any context; pure function.
  * Return: 0, or -EINVAL for a bad size, alignment or CPU count.
  */
-SHR_MUST_CHECK int shr_slab_calculate_geometry(size_t size, size_t align,
-					       unsigned int geometry_cpus,
-					       struct shr_slab_geometry *out);
+SHR_API SHR_MUST_CHECK int shr_slab_calculate_geometry(size_t size, size_t align,
+						       unsigned int geometry_cpus,
+						       struct shr_slab_geometry *out);
 
 /**
  * shr_slab_allocator_create() - create an allocator instance.
@@ -120,8 +124,8 @@ SHR_MUST_CHECK int shr_slab_calculate_geometry(size_t size, size_t align,
  * Context: Registered thread. Blocks.
  * Return: 0, -EINVAL for bad parameters, -ENOMEM.
  */
-SHR_MUST_CHECK int shr_slab_allocator_create(const struct shr_slab_params *params,
-					     struct shr_slab_allocator **out);
+SHR_API SHR_MUST_CHECK int shr_slab_allocator_create(const struct shr_slab_params *params,
+						     struct shr_slab_allocator **out);
 
 /**
  * shr_slab_allocator_destroy() - destroy an instance and every cache in it.
@@ -131,13 +135,13 @@ SHR_MUST_CHECK int shr_slab_allocator_create(const struct shr_slab_params *param
  *
  * Context: Registered thread; no other thread may use @sa. Blocks.
  */
-void shr_slab_allocator_destroy(struct shr_slab_allocator *sa);
+SHR_API void shr_slab_allocator_destroy(struct shr_slab_allocator *sa);
 
 /** shr_slab_nr_nodes() - logical NUMA nodes of @sa. Context: Any. */
-int shr_slab_nr_nodes(const struct shr_slab_allocator *sa);
+SHR_API int shr_slab_nr_nodes(const struct shr_slab_allocator *sa);
 
 /** shr_slab_geometry_cpus() - CPU count @sa computes geometry for. */
-unsigned int shr_slab_geometry_cpus(const struct shr_slab_allocator *sa);
+SHR_API unsigned int shr_slab_geometry_cpus(const struct shr_slab_allocator *sa);
 
 /**
  * shr_kmem_cache_create() - create a named object cache.
@@ -151,9 +155,9 @@ unsigned int shr_slab_geometry_cpus(const struct shr_slab_allocator *sa);
  * Context: Registered thread. Blocks.
  * Return: 0, -EINVAL (bad size/align/flags, NULL name), -ENOMEM.
  */
-SHR_MUST_CHECK int shr_kmem_cache_create(struct shr_slab_allocator *sa, const char *name,
-					 size_t size, size_t align, unsigned int flags,
-					 struct shr_kmem_cache **out);
+SHR_API SHR_MUST_CHECK int shr_kmem_cache_create(struct shr_slab_allocator *sa, const char *name,
+						 size_t size, size_t align, unsigned int flags,
+						 struct shr_kmem_cache **out);
 
 /**
  * shr_kmem_cache_destroy() - destroy a cache with no objects allocated.
@@ -165,7 +169,7 @@ SHR_MUST_CHECK int shr_kmem_cache_create(struct shr_slab_allocator *sa, const ch
  * Return: 0, -EBUSY (objects still allocated; nothing is freed), or -EINVAL
  * for a kmalloc cache.
  */
-int shr_kmem_cache_destroy(struct shr_kmem_cache *cache);
+SHR_API int shr_kmem_cache_destroy(struct shr_kmem_cache *cache);
 
 /**
  * shr_kmem_cache_alloc_node() - allocate one object.
@@ -177,7 +181,7 @@ int shr_kmem_cache_destroy(struct shr_kmem_cache *cache);
  *          page allocator's lock.
  * Return: the object, or NULL (out of memory, injected failure, bad nid).
  */
-void *shr_kmem_cache_alloc_node(struct shr_kmem_cache *cache, int nid, shr_gfp_t gfp);
+SHR_API void *shr_kmem_cache_alloc_node(struct shr_kmem_cache *cache, int nid, shr_gfp_t gfp);
 
 /**
  * shr_kmem_cache_free() - free an object of @cache. NULL is a no-op.
@@ -187,7 +191,7 @@ void *shr_kmem_cache_alloc_node(struct shr_kmem_cache *cache, int nid, shr_gfp_t
  *          So does a double free noticed cheaply (the slab has no object in
  *          use, or, under ASan, the object is already poisoned).
  */
-void shr_kmem_cache_free(struct shr_kmem_cache *cache, void *obj);
+SHR_API void shr_kmem_cache_free(struct shr_kmem_cache *cache, void *obj);
 
 /**
  * shr_kmem_cache_shrink() - release every empty slab of @cache.
@@ -195,14 +199,14 @@ void shr_kmem_cache_free(struct shr_kmem_cache *cache, void *obj);
  * Context: Any registered thread.
  * Return: number of slabs released.
  */
-unsigned long shr_kmem_cache_shrink(struct shr_kmem_cache *cache);
+SHR_API unsigned long shr_kmem_cache_shrink(struct shr_kmem_cache *cache);
 
 /** shr_kmem_cache_name() - the cache's name. Context: Any. */
-const char *shr_kmem_cache_name(const struct shr_kmem_cache *cache);
+SHR_API const char *shr_kmem_cache_name(const struct shr_kmem_cache *cache);
 
 /** shr_kmem_cache_geometry() - the cache's geometry. Context: Any. */
-void shr_kmem_cache_geometry(const struct shr_kmem_cache *cache,
-			     struct shr_slab_geometry *out);
+SHR_API void shr_kmem_cache_geometry(const struct shr_kmem_cache *cache,
+				     struct shr_slab_geometry *out);
 
 /**
  * shr_kmem_cache_stats() - statistics of one cache.
@@ -210,8 +214,8 @@ void shr_kmem_cache_geometry(const struct shr_kmem_cache *cache,
  *
  * Context: Any registered thread.
  */
-void shr_kmem_cache_stats(struct shr_kmem_cache *cache, int nid,
-			  struct shr_kmem_cache_stats *out);
+SHR_API void shr_kmem_cache_stats(struct shr_kmem_cache *cache, int nid,
+				  struct shr_kmem_cache_stats *out);
 
 /**
  * shr_kmalloc_node() - allocate @size bytes from the kmalloc classes.
@@ -225,20 +229,20 @@ void shr_kmem_cache_stats(struct shr_kmem_cache *cache, int nid,
  * Context: Any registered thread.
  * Return: the memory, or NULL (size 0 or too large, out of memory, injected).
  */
-void *shr_kmalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
+SHR_API void *shr_kmalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
 
 /** shr_kmalloc() - shr_kmalloc_node() on SHR_NUMA_NO_NODE. */
-void *shr_kmalloc(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp);
+SHR_API void *shr_kmalloc(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp);
 
 /** shr_kzalloc_node() - zeroed shr_kmalloc_node(). */
-void *shr_kzalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
+SHR_API void *shr_kzalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
 
 /**
  * shr_kfree() - free memory from shr_kmalloc*() or shr_kvmalloc*().
  *
  * NULL is a no-op. Context: Any registered thread.
  */
-void shr_kfree(struct shr_slab_allocator *sa, const void *ptr);
+SHR_API void shr_kfree(struct shr_slab_allocator *sa, const void *ptr);
 
 /**
  * shr_ksize() - bytes really reserved for an allocation (its slot size, or
@@ -246,7 +250,7 @@ void shr_kfree(struct shr_slab_allocator *sa, const void *ptr);
  *
  * Context: Any registered thread, while @ptr is allocated.
  */
-size_t shr_ksize(struct shr_slab_allocator *sa, const void *ptr);
+SHR_API size_t shr_ksize(struct shr_slab_allocator *sa, const void *ptr);
 
 /**
  * shr_kvmalloc_node() - kvmalloc: kmalloc first; sizes beyond the page
@@ -260,10 +264,10 @@ size_t shr_ksize(struct shr_slab_allocator *sa, const void *ptr);
  * Context: Any registered thread.
  * Return: the memory or NULL. Free with shr_kvfree() (or shr_kfree()).
  */
-void *shr_kvmalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
+SHR_API void *shr_kvmalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
 
 /** shr_kvfree() - free shr_kvmalloc_node() memory; NULL is a no-op. */
-void shr_kvfree(struct shr_slab_allocator *sa, const void *ptr);
+SHR_API void shr_kvfree(struct shr_slab_allocator *sa, const void *ptr);
 
 /**
  * shr_kmalloc_cache_for() - the kmalloc cache that would serve @size.
@@ -271,7 +275,7 @@ void shr_kvfree(struct shr_slab_allocator *sa, const void *ptr);
  * Context: Any.
  * Return: the cache, or NULL when @size is 0 or goes to large kmalloc.
  */
-struct shr_kmem_cache *shr_kmalloc_cache_for(struct shr_slab_allocator *sa, size_t size);
+SHR_API struct shr_kmem_cache *shr_kmalloc_cache_for(struct shr_slab_allocator *sa, size_t size);
 
 /**
  * struct shr_slab_totals - host-wide totals, like /proc/meminfo.
@@ -291,10 +295,10 @@ struct shr_slab_totals {
 };
 
 /** shr_slab_totals() - snapshot of the totals. Context: Any registered thread. */
-void shr_slab_totals(struct shr_slab_allocator *sa, struct shr_slab_totals *out);
+SHR_API void shr_slab_totals(struct shr_slab_allocator *sa, struct shr_slab_totals *out);
 
 /** shr_slab_unreclaimable_bytes() - SUnreclaim alone. Context: Any. */
-unsigned long shr_slab_unreclaimable_bytes(struct shr_slab_allocator *sa);
+SHR_API unsigned long shr_slab_unreclaimable_bytes(struct shr_slab_allocator *sa);
 
 /**
  * shr_slab_for_each_cache() - call @fn for every cache, kmalloc ones first,
@@ -302,8 +306,9 @@ unsigned long shr_slab_unreclaimable_bytes(struct shr_slab_allocator *sa);
  *
  * Context: Registered thread; takes the allocator's cache-list lock.
  */
-void shr_slab_for_each_cache(struct shr_slab_allocator *sa,
-			     void (*fn)(struct shr_kmem_cache *cache, void *arg), void *arg);
+SHR_API void shr_slab_for_each_cache(struct shr_slab_allocator *sa,
+				     void (*fn)(struct shr_kmem_cache *cache, void *arg),
+				     void *arg);
 
 /*
  * Fault injection. Exactly one rule is armed at a time (arming replaces the
@@ -318,7 +323,7 @@ void shr_slab_for_each_cache(struct shr_slab_allocator *sa,
  * Counts every allocation of @sa (caches, kmalloc, large kmalloc, kvmalloc).
  * Context: Any registered thread.
  */
-void shr_slab_fail_nth(struct shr_slab_allocator *sa, unsigned long nth, bool persist);
+SHR_API void shr_slab_fail_nth(struct shr_slab_allocator *sa, unsigned long nth, bool persist);
 
 /**
  * shr_slab_fail_site() - fail every allocation at one site: a cache name
@@ -328,18 +333,22 @@ void shr_slab_fail_nth(struct shr_slab_allocator *sa, unsigned long nth, bool pe
  * Context: Any registered thread.
  * Return: 0, -EINVAL for NULL or an over-long name.
  */
-int shr_slab_fail_site(struct shr_slab_allocator *sa, const char *site);
+SHR_API int shr_slab_fail_site(struct shr_slab_allocator *sa, const char *site);
 
 /** shr_slab_fail_nowait() - fail every SHR_GFP_NOWAIT allocation. */
-void shr_slab_fail_nowait(struct shr_slab_allocator *sa);
+SHR_API void shr_slab_fail_nowait(struct shr_slab_allocator *sa);
 
 /** shr_slab_fault_clear() - disarm fault injection. */
-void shr_slab_fault_clear(struct shr_slab_allocator *sa);
+SHR_API void shr_slab_fault_clear(struct shr_slab_allocator *sa);
 
 /** shr_slab_faults_injected() - failures injected since creation. */
-unsigned long shr_slab_faults_injected(struct shr_slab_allocator *sa);
+SHR_API unsigned long shr_slab_faults_injected(struct shr_slab_allocator *sa);
 
 /** shr_slab_allocations() - allocations attempted since creation. */
-unsigned long shr_slab_allocations(struct shr_slab_allocator *sa);
+SHR_API unsigned long shr_slab_allocations(struct shr_slab_allocator *sa);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_SLAB_H */

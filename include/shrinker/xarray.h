@@ -37,6 +37,10 @@
 
 #include <shrinker/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct shr_kmem_cache;
 
 typedef unsigned int shr_xa_mark_t;
@@ -87,7 +91,7 @@ struct shr_xarray {
  * shr_xa_node_size() - bytes of one node (the size its slab cache must have).
  * Context: Any.
  */
-size_t shr_xa_node_size(void);
+SHR_API size_t shr_xa_node_size(void);
 
 /**
  * shr_xa_init() - initialise an empty array.
@@ -98,8 +102,8 @@ size_t shr_xa_node_size(void);
  *
  * Context: Any; @xa not yet visible to other threads.
  */
-void shr_xa_init(struct shr_xarray *xa, struct shr_kmem_cache *node_cache, int nid,
-		 unsigned int flags);
+SHR_API void shr_xa_init(struct shr_xarray *xa, struct shr_kmem_cache *node_cache, int nid,
+			 unsigned int flags);
 
 /**
  * shr_xa_destroy() - free every node; entries are not freed (the caller owns
@@ -112,19 +116,19 @@ void shr_xa_init(struct shr_xarray *xa, struct shr_kmem_cache *node_cache, int n
  *
  * Context: Takes xa_lock.
  */
-void shr_xa_destroy(struct shr_xarray *xa);
+SHR_API void shr_xa_destroy(struct shr_xarray *xa);
 
 /** shr_xa_empty() - true if no entry is present. Context: Any. */
-bool shr_xa_empty(const struct shr_xarray *xa);
+SHR_API bool shr_xa_empty(const struct shr_xarray *xa);
 
 /** shr_xa_nr_nodes() - nodes currently allocated. Context: Any. */
-unsigned long shr_xa_nr_nodes(const struct shr_xarray *xa);
+SHR_API unsigned long shr_xa_nr_nodes(const struct shr_xarray *xa);
 
 /**
  * shr_xa_load() - the entry at @index, or NULL.
  * Context: Any; takes the RCU read lock.
  */
-void *shr_xa_load(struct shr_xarray *xa, unsigned long index);
+SHR_API void *shr_xa_load(struct shr_xarray *xa, unsigned long index);
 
 /**
  * shr_xa_store() - store @entry at @index, replacing what was there.
@@ -135,41 +139,41 @@ void *shr_xa_load(struct shr_xarray *xa, unsigned long index);
  * Return: the old entry, or an error entry (check with shr_xa_is_err()):
  *         -EINVAL for an internal entry, -ENOMEM (array unchanged).
  */
-void *shr_xa_store(struct shr_xarray *xa, unsigned long index, void *entry, shr_gfp_t gfp);
+SHR_API void *shr_xa_store(struct shr_xarray *xa, unsigned long index, void *entry, shr_gfp_t gfp);
 
 /** shr_xa_store_locked() - shr_xa_store() with xa_lock held by the caller. */
-void *shr_xa_store_locked(struct shr_xarray *xa, unsigned long index, void *entry,
-			  shr_gfp_t gfp);
+SHR_API void *shr_xa_store_locked(struct shr_xarray *xa, unsigned long index, void *entry,
+				  shr_gfp_t gfp);
 
 /**
  * shr_xa_insert() - store @entry only if @index is empty.
  * Context: Takes xa_lock; may allocate.
  * Return: 0, -EBUSY (occupied), -EINVAL (NULL or internal entry), -ENOMEM.
  */
-SHR_MUST_CHECK int shr_xa_insert(struct shr_xarray *xa, unsigned long index, void *entry,
-				 shr_gfp_t gfp);
+SHR_API SHR_MUST_CHECK int shr_xa_insert(struct shr_xarray *xa, unsigned long index, void *entry,
+					 shr_gfp_t gfp);
 
 /** shr_xa_insert_locked() - shr_xa_insert() with xa_lock held. */
-SHR_MUST_CHECK int shr_xa_insert_locked(struct shr_xarray *xa, unsigned long index,
-					void *entry, shr_gfp_t gfp);
+SHR_API SHR_MUST_CHECK int shr_xa_insert_locked(struct shr_xarray *xa, unsigned long index,
+						void *entry, shr_gfp_t gfp);
 
 /**
  * shr_xa_cmpxchg() - store @entry at @index if the current entry is @old.
  * Context: Takes xa_lock; may allocate.
  * Return: the entry that was there (== @old on success), or an error entry.
  */
-void *shr_xa_cmpxchg(struct shr_xarray *xa, unsigned long index, void *old, void *entry,
-		     shr_gfp_t gfp);
+SHR_API void *shr_xa_cmpxchg(struct shr_xarray *xa, unsigned long index, void *old, void *entry,
+			     shr_gfp_t gfp);
 
 /**
  * shr_xa_erase() - remove the entry at @index.
  * Context: Takes xa_lock.
  * Return: the old entry or NULL.
  */
-void *shr_xa_erase(struct shr_xarray *xa, unsigned long index);
+SHR_API void *shr_xa_erase(struct shr_xarray *xa, unsigned long index);
 
 /** shr_xa_erase_locked() - shr_xa_erase() with xa_lock held. */
-void *shr_xa_erase_locked(struct shr_xarray *xa, unsigned long index);
+SHR_API void *shr_xa_erase_locked(struct shr_xarray *xa, unsigned long index);
 
 /**
  * shr_xa_set_mark() / shr_xa_clear_mark() - set or clear @mark on a present
@@ -179,20 +183,20 @@ void *shr_xa_erase_locked(struct shr_xarray *xa, unsigned long index);
  * set).
  * Context: Take xa_lock (the _locked variants expect it held).
  */
-void shr_xa_set_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
-void shr_xa_clear_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
-void shr_xa_set_mark_locked(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
-void shr_xa_clear_mark_locked(struct shr_xarray *xa, unsigned long index,
-			      shr_xa_mark_t mark);
+SHR_API void shr_xa_set_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
+SHR_API void shr_xa_clear_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
+SHR_API void shr_xa_set_mark_locked(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
+SHR_API void shr_xa_clear_mark_locked(struct shr_xarray *xa, unsigned long index,
+				      shr_xa_mark_t mark);
 
 /**
  * shr_xa_get_mark() - whether the entry at @index has @mark.
  * Context: Any; takes the RCU read lock.
  */
-bool shr_xa_get_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
+SHR_API bool shr_xa_get_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
 
 /** shr_xa_marked() - whether any entry of the array has @mark. Context: Any. */
-bool shr_xa_marked(const struct shr_xarray *xa, shr_xa_mark_t mark);
+SHR_API bool shr_xa_marked(const struct shr_xarray *xa, shr_xa_mark_t mark);
 
 /**
  * shr_xa_find() - first entry at or after *@indexp, up to @max inclusive,
@@ -202,15 +206,15 @@ bool shr_xa_marked(const struct shr_xarray *xa, shr_xa_mark_t mark);
  * Context: Any; takes the RCU read lock.
  * Return: the entry, or NULL (then *@indexp is unspecified).
  */
-void *shr_xa_find(struct shr_xarray *xa, unsigned long *indexp, unsigned long max,
-		  shr_xa_mark_t filter);
+SHR_API void *shr_xa_find(struct shr_xarray *xa, unsigned long *indexp, unsigned long max,
+			  shr_xa_mark_t filter);
 
 /**
  * shr_xa_find_after() - like shr_xa_find() but strictly after *@indexp.
  * Return: NULL also when *@indexp is already @max or ULONG_MAX.
  */
-void *shr_xa_find_after(struct shr_xarray *xa, unsigned long *indexp, unsigned long max,
-			shr_xa_mark_t filter);
+SHR_API void *shr_xa_find_after(struct shr_xarray *xa, unsigned long *indexp, unsigned long max,
+				shr_xa_mark_t filter);
 
 /* Iterate present entries in index order. Safe against concurrent change. */
 #define shr_xa_for_each(xa, index, entry)                                              \
@@ -232,12 +236,12 @@ void *shr_xa_find_after(struct shr_xarray *xa, unsigned long *indexp, unsigned l
  *         SHR_XA_FLAGS_ALLOC, NULL or internal @entry, @min > @max),
  *         -ENOMEM (array unchanged).
  */
-SHR_MUST_CHECK int shr_xa_alloc(struct shr_xarray *xa, uint32_t *idp, void *entry,
-				uint32_t min, uint32_t max, shr_gfp_t gfp);
+SHR_API SHR_MUST_CHECK int shr_xa_alloc(struct shr_xarray *xa, uint32_t *idp, void *entry,
+					uint32_t min, uint32_t max, shr_gfp_t gfp);
 
 /** shr_xa_lock() / shr_xa_unlock() - take / release xa_lock. */
-void shr_xa_lock(struct shr_xarray *xa);
-void shr_xa_unlock(struct shr_xarray *xa);
+SHR_API void shr_xa_lock(struct shr_xarray *xa);
+SHR_API void shr_xa_unlock(struct shr_xarray *xa);
 
 /* Value entries: integers stored in the array without memory of their own. */
 static inline void *shr_xa_mk_value(unsigned long v)
@@ -276,5 +280,9 @@ static inline int shr_xa_err(const void *entry)
 	/* v >> 2 == ULONG_MAX / 4 + 1 - e for errno -e. */
 	return -(int)((~0UL >> 2) + 1UL - ((unsigned long)entry >> 2));
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHRINKER_XARRAY_H */

@@ -1,22 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON output of the guest lab (see kjson.h). Strings are escaped per RFC
- * 8259; a non-finite number is written as null. This file is the only place
- * that knows the schema: a schema change is a change here.
+ * JSON output of the guest lab (see kjson.h), schema shrinklab/2. Strings
+ * are escaped per RFC 8259; a non-finite number is written as null. This
+ * file is the only place that knows the schema: a schema change is a
+ * change here (and kernel/py/test_kreport.py validates what it writes).
+ *
+ * The tool's version and git revision are those of the source tree the host
+ * compiled the guest from (-DKLAB_VERSION, -DKLAB_GIT_REVISION).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
 
 #include "kjson.h"
 
-#define KJSON_SCHEMA "shrinklab/1"
+#define KJSON_SCHEMA "shrinklab/2"
+
+#ifndef KLAB_VERSION
+#define KLAB_VERSION "unknown"
+#endif
+#ifndef KLAB_GIT_REVISION
+#define KLAB_GIT_REVISION ""
+#endif
+
+#define MAX_EXPS 16
 
 static struct krow *rows;
 static size_t nr_rows, cap_rows;
 
+static struct {
+	const char *exp;
+	uint64_t ns;
+} elapsed[MAX_EXPS];
+static size_t nr_elapsed;
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		perror("kjson");
+		exit(1);
+	}
+	return p;
+}
+
 void kjson_row(const struct krow *r)
 {
+	double *raw = xmalloc(r->n * sizeof(*raw));
+
 	if (nr_rows == cap_rows) {
 		cap_rows = cap_rows ? 2 * cap_rows : 64;
 		rows = realloc(rows, cap_rows * sizeof(*rows));
@@ -25,7 +59,33 @@ void kjson_row(const struct krow *r)
 			exit(1);
 		}
 	}
-	rows[nr_rows++] = *r;
+	memcpy(raw, r->raw, r->n * sizeof(*raw));
+	rows[nr_rows] = *r;
+	rows[nr_rows++].raw = raw;
+}
+
+void kjson_elapsed(const char *exp, uint64_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < nr_elapsed; i++)
+		if (!strcmp(elapsed[i].exp, exp))
+			break;
+	if (i == nr_elapsed) {
+		if (nr_elapsed == MAX_EXPS)
+			return;
+		elapsed[nr_elapsed].exp = exp;
+		elapsed[nr_elapsed++].ns = 0;
+	}
+	elapsed[i].ns += ns;
+}
+
+static uint64_t elapsed_of(const char *exp)
+{
+	for (size_t i = 0; i < nr_elapsed; i++)
+		if (!strcmp(elapsed[i].exp, exp))
+			return elapsed[i].ns;
+	return 0;
 }
 
 static void str(FILE *f, const char *s)
@@ -49,13 +109,19 @@ static void num(FILE *f, double v)
 	else if (v == floor(v) && fabs(v) < 1e15)
 		fprintf(f, "%.0f", v);
 	else
-		fprintf(f, "%.6g", v);
+		fprintf(f, "%.9g", v);
 }
 
-static void scale(FILE *f, const struct kscale *s)
+static void geometry(FILE *f, const struct kscale *s)
 {
-	fprintf(f, "{\"mounts\":%lu,\"cgroups\":%lu,\"nodes\":%d,\"cpus\":%u,\"kmem\":true,\"note\":",
-		s->mounts, s->cgroups, s->nodes, s->cpus);
+	fprintf(f, "{\"mounts\":%lu,\"host_shrinkers\":%lu,\"cgroups\":%lu,\"nodes\":%d,"
+		"\"cpus\":%u,\"kmem\":true,\"shrinker_nr_max\":null,\"units\":", s->mounts,
+		s->host_shrinkers, s->cgroups, s->nodes, s->cpus);
+	if (s->units < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%ld", s->units);
+	fputs(",\"note\":", f);
 	str(f, s->note);
 	fputc('}', f);
 }
@@ -66,54 +132,126 @@ static void row(FILE *f, const struct krow *r, const char *design)
 	str(f, design);
 	fputs(",\"metric\":", f);
 	str(f, r->metric);
-	fputs(",\"value\":", f);
-	num(f, r->value);
 	fputs(",\"unit\":", f);
 	str(f, r->unit);
-	fputs(",\"unavailable\":false,\"seed_value\":null,\"scale\":", f);
-	scale(f, &r->scale);
-	fprintf(f, ",\"samples\":%lu,\"min\":", r->samples);
+	fprintf(f, ",\"unavailable\":false,\"timed\":%s,\"value\":", r->timed ? "true" : "false");
+	num(f, r->value);
+	fputs(",\"min\":", f);
 	num(f, r->min);
 	fputs(",\"max\":", f);
 	num(f, r->max);
-	fputc('}', f);
+	fprintf(f, ",\"n\":%zu,\"samples\":[", r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		if (i)
+			fputc(',', f);
+		num(f, r->raw[i]);
+	}
+	fputs("],\"geometry\":", f);
+	geometry(f, &r->scale);
+	fputs(",\"seed\":null}", f);
 }
 
-void kjson_write(FILE *f, const struct kguest *g)
+static void machine(FILE *f, const struct kguest *g)
 {
-	fputs("{\"schema\":\"" KJSON_SCHEMA "\",\"scale\":\"kernel\",\"factor\":1,", f);
-	fputs("\"guest\":{\"design\":", f);
-	str(f, g->design);
-	fputs(",\"release\":", f);
-	str(f, g->release);
-	fputs(",\"accel\":", f);
+	struct utsname u;
+	char kernel[sizeof(u.sysname) + sizeof(u.release) + sizeof(u.version) +
+		    sizeof(u.machine) + 4] = "";
+
+	if (!uname(&u))
+		snprintf(kernel, sizeof(kernel), "%s %s %s %s", u.sysname, u.release, u.version,
+			 u.machine);
+	fprintf(f, "{\"cpus\":%u,\"memory_bytes\":%llu,\"mem_available_bytes\":%llu,"
+		"\"nodes\":%d,\"kernel\":", g->cpus, (unsigned long long)g->mem_kb * 1024,
+		(unsigned long long)g->mem_available_kb * 1024, g->nodes);
+	str(f, kernel);
+	fputs(",\"guest\":true,\"accelerator\":", f);
 	str(f, g->accel);
-	fprintf(f, ",\"cpus\":%u,\"nodes\":%d,\"mem_kb\":%lu},", g->cpus, g->nodes, g->mem_kb);
-	fputs("\"samples\":0,\"experiments\":[", f);
+	fprintf(f, ",\"boot_shrinkers\":%ld}", g->boot_shrinkers);
+}
+
+/* The header: tool, date, command, machine, run. */
+static void header(FILE *f, const struct kguest *g)
+{
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fputs("{\"schema\":\"" KJSON_SCHEMA "\",\"tool\":{\"name\":\"klab-guest\",\"version\":", f);
+	str(f, KLAB_VERSION);
+	fputs(",\"git_revision\":", f);
+	if (KLAB_GIT_REVISION[0])
+		str(f, KLAB_GIT_REVISION);
+	else
+		fputs("null", f);
+	fputs("},\"date\":", f);
+	str(f, g->date ? g->date : date);
+	fputs(",\"command\":[", f);
+	for (int i = 0; i < g->argc; i++) {
+		if (i)
+			fputc(',', f);
+		str(f, g->argv[i]);
+	}
+	fputs("],\"machine\":", f);
+	machine(f, g);
+	fputs(",\"run\":{\"subcommand\":\"klab-guest\",\"scale\":", f);
+	str(f, g->scale);
+	fprintf(f, ",\"factor\":null,\"samples\":%u,\"elapsed_ns\":%llu,\"design\":", g->samples,
+		(unsigned long long)g->elapsed_ns);
+	str(f, g->design);
+	fputs("},\"experiments\":[", f);
+}
+
+static void experiment(FILE *f, size_t first, const struct kguest *g)
+{
+	const char *exp = rows[first].exp;
+	size_t last = first, n = 0;
+
+	for (size_t k = first; k < nr_rows; k++)
+		if (!strcmp(rows[k].exp, exp))
+			last = k;
+	fputs("\n{\"id\":", f);
+	str(f, exp);
+	fputs(",\"seed_title\":\"\",\"seed_geometry\":", f);
+	geometry(f, &rows[last].scale);
+	fputs(",\"geometry\":", f);
+	geometry(f, &rows[last].scale);
+	fputs(",\"scale\":", f);
+	str(f, g->describe);
+	fprintf(f, ",\"elapsed_ns\":%llu,\"hosts\":[{\"design\":",
+		(unsigned long long)elapsed_of(exp));
+	str(f, g->design);
+	fputs(",\"available\":true,\"why\":null,\"geometry\":", f);
+	geometry(f, &rows[last].scale);
+	fputs("}],\"results\":[", f);
+	for (size_t k = first; k < nr_rows; k++) {
+		if (strcmp(rows[k].exp, exp))
+			continue;
+		fputs(n++ ? ",\n " : "\n ", f);
+		row(f, &rows[k], g->design);
+	}
+	fputs("],\"verdicts\":[]}", f);
+}
+
+int kjson_write(FILE *f, const struct kguest *g)
+{
+	size_t nexp = 0;
+
+	header(f, g);
 	/* One experiment per id, in the order of their first rows. */
-	for (size_t i = 0, nexp = 0; i < nr_rows; i++) {
-		size_t first = 0, last = i, n = 0;
+	for (size_t i = 0; i < nr_rows; i++) {
+		size_t first = 0;
 
 		while (strcmp(rows[first].exp, rows[i].exp))
 			first++;
 		if (first != i)
 			continue;
-		for (size_t k = i; k < nr_rows; k++)
-			if (!strcmp(rows[k].exp, rows[i].exp))
-				last = k;
-		fputs(nexp++ ? ",\n{\"id\":" : "\n{\"id\":", f);
-		str(f, rows[i].exp);
-		fputs(",\"scale\":", f);
-		scale(f, &rows[last].scale);
-		fputs(",\"results\":[", f);
-		for (size_t k = i; k < nr_rows; k++) {
-			if (strcmp(rows[k].exp, rows[i].exp))
-				continue;
-			fputs(n++ ? ",\n " : "\n ", f);
-			row(f, &rows[k], g->design);
-		}
-		fputs("]}", f);
+		if (nexp++)
+			fputc(',', f);
+		experiment(f, i, g);
 	}
 	fputs("]}\n", f);
 	fflush(f);
+	return ferror(f) ? -1 : 0;
 }

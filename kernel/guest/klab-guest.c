@@ -20,11 +20,17 @@
  *               empty cgroups (points 0..N) at the top rung;
  *   churn       mkdir, rmdir, and release (until nr_dying_descendants is 0)
  *               of Nr empty cgroups at 0 mounts and at the top rung, each
- *               timed on its own.
+ *               timed on its own, and rmdir + release together (offline,
+ *               where the list_lru reparenting happens, runs from a worker
+ *               after rmdir returns, so the split between the two depends
+ *               on scheduling; the sum does not).
  *
  * Times are medians with min and max over --samples samples within this
- * boot; memory figures are exact deltas. The JSON (kjson.c) goes to stdout,
- * progress to stderr. Everything is bounded by work: counts, not durations.
+ * boot, every sample kept in the JSON; memory figures are exact deltas. The
+ * JSON (kjson.c, schema shrinklab/2) goes to stdout, progress to stderr.
+ * Everything is bounded by work: counts, not durations. shrinklab kernel
+ * runs the same script in the model (tools/shrinklab/kernel.c): a change
+ * here is a change there.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -34,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "kjson.h"
@@ -65,7 +70,13 @@ static struct geometry geo = {
 	.mem_fraction = 0.7,
 };
 
+/* Memcg-aware shrinker ids the ladder assumes taken before the first tmpfs:
+ * the shrinkers in debugfs at start plus 4 (kmalloc-1k objects per empty
+ * cgroup, 1 + nodes x units on mainline, confirm the units of each rung). */
+#define HOST_IDS_EXTRA 4
+
 static unsigned long mounts;      /* tmpfs mounted now: m0 .. m<mounts-1> */
+static unsigned long mounts_hw;   /* the most there have been (ids' high water) */
 static unsigned long points_made; /* mountpoints that exist */
 static long boot_shrinkers;       /* entries in debugfs/shrinker at start */
 static unsigned int cpus;
@@ -74,27 +85,56 @@ static int nodes;
 static const char *caches[MAX_CACHES];
 static int nr_caches;
 
-static void row(const char *exp, const char *metric, const char *unit, const struct kstats *s,
-		unsigned long cgroups, const char *note)
+/* The geometry now, with the cgroups a row reports. */
+static void scale_now(struct kscale *sc, unsigned long cgroups, const char *note)
 {
-	struct krow r = { .exp = exp, .unit = unit, .value = s->median, .min = s->min,
-			  .max = s->max, .samples = s->n };
+	unsigned long host = (unsigned long)boot_shrinkers + HOST_IDS_EXTRA;
 
+	sc->mounts = mounts;
+	sc->cgroups = cgroups;
+	sc->host_shrinkers = host;
+	/* mainline's map: the ids' high water, never lowered by unmounting */
+	sc->units = (long)((mounts_hw + host + 63) / 64);
+	sc->nodes = nodes;
+	sc->cpus = cpus;
+	snprintf(sc->note, sizeof(sc->note), "%s", note ? note : "");
+}
+
+/* A row of @n clock samples (in the order taken), at geometry @sc. */
+static void row_at(const char *exp, const char *metric, const char *unit, const double *v,
+		   size_t n, const struct kscale *sc)
+{
+	struct krow r = { .exp = exp, .unit = unit, .timed = true, .raw = v, .n = n,
+			  .scale = *sc };
+	struct kstats s;
+
+	stats_of(v, n, &s);
+	r.value = s.median;
+	r.min = s.min;
+	r.max = s.max;
 	snprintf(r.metric, sizeof(r.metric), "%s", metric);
-	r.scale.mounts = mounts;
-	r.scale.cgroups = cgroups;
-	r.scale.nodes = nodes;
-	r.scale.cpus = cpus;
-	snprintf(r.scale.note, sizeof(r.scale.note), "%s", note ? note : "");
 	kjson_row(&r);
 }
 
-static void row1(const char *exp, const char *metric, const char *unit, double v,
+static void row(const char *exp, const char *metric, const char *unit, const double *v,
+		size_t n, unsigned long cgroups, const char *note)
+{
+	struct kscale sc;
+
+	scale_now(&sc, cgroups, note);
+	row_at(exp, metric, unit, v, n, &sc);
+}
+
+/* One reading (memory; a fit when @timed is false and the unit is ns). */
+static void row1(const char *exp, const char *metric, const char *unit, double v, bool timed,
 		 unsigned long cgroups, const char *note)
 {
-	struct kstats s = { v, v, v, 1 };
+	struct krow r = { .exp = exp, .unit = unit, .timed = timed, .value = v, .min = v,
+			  .max = v, .raw = &v, .n = 1 };
 
-	row(exp, metric, unit, &s, cgroups, note);
+	snprintf(r.metric, sizeof(r.metric), "%s", metric);
+	scale_now(&r.scale, cgroups, note);
+	kjson_row(&r);
 }
 
 static long count_shrinkers(void)
@@ -140,6 +180,8 @@ static void mount_to(unsigned long target)
 		if (err)
 			die("mount tmpfs #%lu: %s", mounts, strerror(-err));
 	}
+	if (mounts > mounts_hw)
+		mounts_hw = mounts;
 }
 
 static void umount_to(unsigned long target)
@@ -156,7 +198,7 @@ static void umount_to(unsigned long target)
 /* Mounts that make mainline's map need @units units of 64 ids per node. */
 static unsigned long mounts_for_units(unsigned int units)
 {
-	long m = (long)units * 64 - boot_shrinkers - 4;
+	long m = (long)units * 64 - boot_shrinkers - HOST_IDS_EXTRA;
 
 	return units <= 1 || m < 0 ? 0 : (unsigned long)m;
 }
@@ -241,7 +283,7 @@ static void cost_rows(const char *exp, const char *suffix, const struct cgcost *
 	char m[96];
 
 	snprintf(m, sizeof(m), "slab_bytes_per_empty_cgroup%s", suffix);
-	row1(exp, m, "B", c->slab_b, n, note);
+	row1(exp, m, "B", c->slab_b, false, n, note);
 	for (int i = 0; i < nr_caches; i++) {
 		char name[64];
 
@@ -250,7 +292,7 @@ static void cost_rows(const char *exp, const char *suffix, const struct cgcost *
 			if (*p == '-')
 				*p = '_';
 		snprintf(m, sizeof(m), "%s_objs_per_empty_cgroup%s", name, suffix);
-		row1(exp, m, "count", c->objs[i], n, note);
+		row1(exp, m, "count", c->objs[i], false, n, note);
 	}
 }
 
@@ -267,34 +309,41 @@ static void units_rung(unsigned int units, struct cgcost *c)
 	say("units %u: %.0f B slab, %.2f kmalloc-1k per cgroup", units, c->slab_b, c->objs[0]);
 }
 
-/* drop_caches (echo 2) timings with the cgroups that exist now. */
-static void drop_samples(struct kstats *s)
+/* drop_caches (echo 2) timings with the cgroups that exist now: @v gets
+ * geo.samples samples (at most 64), the median goes to *@median. */
+static unsigned int drop_samples(double *v, double *median)
 {
-	double v[64];
 	unsigned int n = geo.samples < 64 ? geo.samples : 64;
+	struct kstats s;
 
 	drop_caches(2); /* warm-up: the first pass frees what there is */
 	for (unsigned int i = 0; i < n; i++)
 		v[i] = (double)drop_caches(2);
-	stats_of(v, n, s);
+	stats_of(v, n, &s);
+	*median = s.median;
+	return n;
 }
 
 static void drop_pair(const char *suffix, unsigned long ncg)
 {
-	struct kstats s0, s1;
+	double v0[64], v1[64], med;
+	unsigned int n;
 	char m[96], note[128];
+	struct kscale s0, s1;
 
 	say("drop_caches: %lu mounts, 0 and %lu cgroups", mounts, ncg);
-	drop_samples(&s0);
+	snprintf(note, sizeof(note), "echo 2 > drop_caches, after one warm-up pass");
+	scale_now(&s0, 0, note);
+	n = drop_samples(v0, &med);
 	cg_mkdir_range(CG_LAB, 0, ncg);
-	drop_samples(&s1);
+	scale_now(&s1, ncg, note);
+	drop_samples(v1, &med);
 	cg_rmdir_range(CG_LAB, 0, ncg);
 	cg_wait_released(CG_LAB, RELEASE_TIMEOUT_S);
-	snprintf(note, sizeof(note), "echo 2 > drop_caches, after one warm-up pass");
 	snprintf(m, sizeof(m), "drop_caches_ns_no_cgroups%s", suffix);
-	row("drop_caches", m, "ns", &s0, 0, note);
+	row_at("drop_caches", m, "ns", v0, n, &s0);
 	snprintf(m, sizeof(m), "drop_caches_ns%s", suffix);
-	row("drop_caches", m, "ns", &s1, ncg, note);
+	row_at("drop_caches", m, "ns", v1, n, &s1);
 }
 
 /* Slope of drop_caches time against empty cgroups at the current mounts. */
@@ -303,7 +352,8 @@ static void drop_slope(unsigned long ncg, const char *fitnote)
 	unsigned int p = geo.walk_points < 2 ? 2 : geo.walk_points;
 	double x[32], y[32], sx = 0, sy = 0, sxx = 0, sxy = 0, slope;
 	unsigned long made = 0;
-	struct kstats s;
+	double v[64];
+	unsigned int n;
 	char note[512], note1[512];
 
 	snprintf(note1, sizeof(note1), "echo 2 > drop_caches, after one warm-up pass%s%s",
@@ -315,14 +365,13 @@ static void drop_slope(unsigned long ncg, const char *fitnote)
 
 		cg_mkdir_range(CG_LAB, made, k - made);
 		made = k;
-		drop_samples(&s);
+		n = drop_samples(v, &y[j]);
 		x[j] = (double)k;
-		y[j] = s.median;
-		say("drop_caches slope: %lu cgroups: median %.0f us", k, s.median / 1000);
+		say("drop_caches slope: %lu cgroups: median %.0f us", k, y[j] / 1000);
 		if (j == 0)
-			row("drop_caches", "drop_caches_ns_no_cgroups", "ns", &s, 0, note1);
+			row("drop_caches", "drop_caches_ns_no_cgroups", "ns", v, n, 0, note1);
 		if (j == p - 1)
-			row("drop_caches", "drop_caches_ns", "ns", &s, k, note1);
+			row("drop_caches", "drop_caches_ns", "ns", v, n, k, note1);
 	}
 	for (unsigned int j = 0; j < p; j++) {
 		sx += x[j];
@@ -333,7 +382,7 @@ static void drop_slope(unsigned long ncg, const char *fitnote)
 	slope = (p * sxy - sx * sy) / (p * sxx - sx * sx);
 	snprintf(note, sizeof(note), "least-squares slope of the median over %u points, "
 		 "0..%lu empty cgroups%s%s", p, ncg, fitnote[0] ? "; " : "", fitnote);
-	row1("drop_caches", "drop_caches_ns_per_empty_cgroup", "ns", slope, ncg, note);
+	row1("drop_caches", "drop_caches_ns_per_empty_cgroup", "ns", slope, false, ncg, note);
 	cg_rmdir_range(CG_LAB, 0, made);
 	cg_wait_released(CG_LAB, RELEASE_TIMEOUT_S);
 }
@@ -341,9 +390,8 @@ static void drop_slope(unsigned long ncg, const char *fitnote)
 static void churn(const char *suffix)
 {
 	unsigned int n = geo.churn_samples < 32 ? geo.churn_samples : 32;
-	double mk[32], rm[32], rel[32];
+	double mk[32], rm[32], rel[32], rmrel[32];
 	unsigned long nr = geo.churn_cgroups;
-	struct kstats s;
 	char m[96];
 
 	say("churn: %lu mounts, %u x %lu cgroups", mounts, n, nr);
@@ -360,18 +408,20 @@ static void churn(const char *suffix)
 		mk[i] = (double)(t1 - t0) / (double)nr;
 		rm[i] = (double)(t2 - t1) / (double)nr;
 		rel[i] = (double)(t3 - t2) / (double)nr;
+		rmrel[i] = (double)(t3 - t1) / (double)nr;
 		say("churn: mkdir %.1f us, rmdir %.1f us, release %.1f us per cgroup",
 		    mk[i] / 1000, rm[i] / 1000, rel[i] / 1000);
 	}
-	stats_of(mk, n, &s);
 	snprintf(m, sizeof(m), "mkdir_ns_per_cgroup%s", suffix);
-	row("churn", m, "ns", &s, nr, "per cgroup, batch of Nr mkdirs");
-	stats_of(rm, n, &s);
+	row("churn", m, "ns", mk, n, nr, "per cgroup, batch of Nr mkdirs");
 	snprintf(m, sizeof(m), "rmdir_ns_per_cgroup%s", suffix);
-	row("churn", m, "ns", &s, nr, "per cgroup, batch of Nr rmdirs");
-	stats_of(rel, n, &s);
+	row("churn", m, "ns", rm, n, nr, "per cgroup, batch of Nr rmdirs (offline runs from a "
+	    "worker after rmdir returns)");
 	snprintf(m, sizeof(m), "release_ns_per_cgroup%s", suffix);
-	row("churn", m, "ns", &s, nr, "per cgroup, from the last rmdir until "
+	row("churn", m, "ns", rel, n, nr, "per cgroup, from the last rmdir until "
+	    "nr_dying_descendants is 0");
+	snprintf(m, sizeof(m), "rmdir_release_ns_per_cgroup%s", suffix);
+	row("churn", m, "ns", rmrel, n, nr, "per cgroup, from the first rmdir until "
 	    "nr_dying_descendants is 0");
 }
 
@@ -391,6 +441,8 @@ static void register_batches(double *v, unsigned int n)
 				die("mount tmpfs #%lu: %s", mounts, strerror(-err));
 		}
 		v[i] = (double)(now_ns() - t0);
+		if (mounts > mounts_hw)
+			mounts_hw = mounts;
 	}
 }
 
@@ -398,32 +450,33 @@ static void registration(unsigned long ncg, const char *fitnote)
 {
 	unsigned int n = geo.register_samples < 32 ? geo.register_samples : 32;
 	double v0[32], v1[32];
-	struct kstats s;
+	struct kscale s0, s1;
 	char metric[96], note[512];
 
 	say("register: batches of %lu mounts from %lu, %u without and %u with %lu cgroups",
 	    geo.register_batch, mounts, n, n, ncg);
+	snprintf(note, sizeof(note), "ns per batch of %lu tmpfs mounts, each batch above every "
+		 "earlier mount; one warm-up batch, the batches without cgroups, then those "
+		 "with%s%s", geo.register_batch, fitnote[0] ? "; " : "", fitnote);
 	register_batches(v0, 1); /* warm-up: first-time costs of the mount path */
+	scale_now(&s0, 0, note);
 	register_batches(v0, n);
 	cg_mkdir_range(CG_LAB, 0, ncg);
+	scale_now(&s1, ncg, note);
 	register_batches(v1, n);
 	cg_rmdir_range(CG_LAB, 0, ncg);
 	cg_wait_released(CG_LAB, RELEASE_TIMEOUT_S);
-	snprintf(note, sizeof(note), "ns per batch of %lu tmpfs mounts, each batch above every "
-		 "earlier mount; one warm-up batch, the batches without cgroups, then those with%s%s", geo.register_batch,
-		 fitnote[0] ? "; " : "", fitnote);
 	snprintf(metric, sizeof(metric), "register_%lu_mounts_ns_no_cgroups", geo.register_batch);
-	stats_of(v0, n, &s);
-	row("register", metric, "ns", &s, 0, note);
+	row_at("register", metric, "ns", v0, n, &s0);
 	snprintf(metric, sizeof(metric), "register_%lu_mounts_ns_cgroups_alive", geo.register_batch);
-	stats_of(v1, n, &s);
-	row("register", metric, "ns", &s, ncg, note);
+	row_at("register", metric, "ns", v1, n, &s1);
 }
 
 static void highwater(const struct cgcost *at0)
 {
 	char note[200];
 	struct cgcost c;
+	struct kscale at;
 	uint64_t t0;
 	double per;
 
@@ -433,10 +486,17 @@ static void highwater(const struct cgcost *at0)
 	mount_to(geo.highwater_mounts);
 	measure_cgroups(geo.units_cgroups, &c);
 	cost_rows("highwater", "_with_mounts", &c, geo.units_cgroups, note);
+	scale_now(&at, 0, note);
 	t0 = now_ns();
 	umount_to(0);
 	per = (double)(now_ns() - t0) / (double)geo.highwater_mounts;
-	row1("highwater", "umount_ns_per_mount", "ns", per, 0, note);
+	{
+		struct krow r = { .exp = "highwater", .unit = "ns", .timed = true, .value = per,
+				  .min = per, .max = per, .raw = &per, .n = 1, .scale = at };
+
+		snprintf(r.metric, sizeof(r.metric), "umount_ns_per_mount");
+		kjson_row(&r);
+	}
 	measure_cgroups(geo.units_cgroups, &c);
 	cost_rows("highwater", "_after_umount", &c, geo.units_cgroups, note);
 	say("highwater: %.0f B slab per cgroup after unmounting %lu", c.slab_b,
@@ -481,35 +541,62 @@ static int parse_units(const char *s)
 
 static void usage(void)
 {
-	fputs("usage: klab-guest [--design NAME] [--accel NAME] [--units 1,35,126,314]\n"
-	      "  [--cgroups N] [--units-cgroups Nu] [--churn-cgroups Nr] [--samples S]\n"
-	      "  [--churn-samples S] [--register-batch B] [--register-samples S]\n"
-	      "  [--highwater-mounts H] [--walk-points P] [--mem-fraction F]\n"
+	fputs("usage: klab-guest [--design NAME] [--accel NAME] [--scale NAME] [--date ISO8601]\n"
+	      "  [--ladder 1,35,126,314] [--cgroups N] [--units-cgroups Nu]\n"
+	      "  [--churn-cgroups Nr] [--samples S] [--churn-samples S] [--register-batch B]\n"
+	      "  [--register-samples S] [--highwater-mounts H] [--walk-points P]\n"
+	      "  [--mem-fraction F]\n"
 	      "The unit ladder must start at 1 and rise.\n", stderr);
 	exit(2);
 }
 
+/* The geometry in words, for the JSON. */
+static void describe(char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "kernel guest: ladder");
+
+	for (int i = 0; i < geo.nr_units && n > 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%u", i ? "," : " ", geo.units[i]);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " units per node (%ld host shrinker ids), "
+			 "N=%lu, Nu=%lu, Nr=%lu, H=%lu, B=%lu, %d nodes, %u CPUs",
+			 boot_shrinkers + HOST_IDS_EXTRA, geo.cgroups, geo.units_cgroups,
+			 geo.churn_cgroups, geo.highwater_mounts, geo.register_batch, nodes, cpus);
+}
+
+/* Time one phase of experiment @exp. */
+#define PHASE(exp, call)                                    \
+	do {                                                \
+		uint64_t t0_ = now_ns();                    \
+		call;                                       \
+		kjson_elapsed(exp, now_ns() - t0_);         \
+	} while (0)
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "design", 1, 0, 'd' }, { "accel", 1, 0, 'a' }, { "units", 1, 0, 'u' },
+		{ "design", 1, 0, 'd' }, { "accel", 1, 0, 'a' }, { "ladder", 1, 0, 'u' },
 		{ "cgroups", 1, 0, 'n' }, { "units-cgroups", 1, 0, 'U' },
 		{ "churn-cgroups", 1, 0, 'r' }, { "samples", 1, 0, 's' },
 		{ "churn-samples", 1, 0, 'S' }, { "register-batch", 1, 0, 'b' },
 		{ "register-samples", 1, 0, 'B' }, { "highwater-mounts", 1, 0, 'H' },
-		{ "walk-points", 1, 0, 'p' }, { "mem-fraction", 1, 0, 'f' }, { 0, 0, 0, 0 }
+		{ "walk-points", 1, 0, 'p' }, { "mem-fraction", 1, 0, 'f' },
+		{ "scale", 1, 0, 'g' }, { "date", 1, 0, 't' }, { 0, 0, 0, 0 }
 	};
-	struct kguest g = { .design = "kernel:unknown", .accel = "unknown" };
+	struct kguest g = { .design = "kernel:unknown", .accel = "unknown", .scale = "custom",
+			    .argc = argc, .argv = argv };
 	struct cgcost c0, ctop;
 	unsigned long ncg = 0, reg_after;
-	struct utsname u;
-	char fitnote[160];
+	uint64_t t_start = now_ns();
+	char fitnote[160], words[512];
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'd': g.design = optarg; break;
 		case 'a': g.accel = optarg; break;
+		case 'g': g.scale = optarg; break;
+		case 't': g.date = optarg; break;
 		case 'u': if (parse_units(optarg)) usage(); break;
 		case 'n': geo.cgroups = strtoul(optarg, NULL, 10); break;
 		case 'U': geo.units_cgroups = strtoul(optarg, NULL, 10); break;
@@ -529,28 +616,28 @@ int main(int argc, char **argv)
 	    geo.mem_fraction <= 0 || geo.mem_fraction > 0.95)
 		usage();
 
-	uname(&u);
-	g.release = u.release;
 	g.cpus = cpus = online_cpus();
 	g.nodes = nodes = online_nodes();
 	g.mem_kb = (unsigned long)meminfo_kb("MemTotal");
+	g.samples = geo.samples;
 	boot_shrinkers = count_shrinkers();
 	if (boot_shrinkers < 0)
 		die("/sys/kernel/debug/shrinker: %s (the lab config needs SHRINKER_DEBUG and "
 		    "debugfs)", strerror(errno));
+	g.boot_shrinkers = boot_shrinkers;
 	find_caches();
 	cg_enable_memory(CG_ROOT);
 	if (mkdir(CG_LAB, 0755) && errno != EEXIST)
 		die("mkdir " CG_LAB ": %s", strerror(errno));
 	cg_enable_memory(CG_LAB);
-	say("%s %s: %u cpus, %d nodes, %lu MiB, %ld shrinkers at boot", g.design, g.release,
-	    cpus, nodes, g.mem_kb / 1024, boot_shrinkers);
+	say("%s: %u cpus, %d nodes, %lu MiB, %ld shrinkers at boot", g.design, cpus, nodes,
+	    g.mem_kb / 1024, boot_shrinkers);
 
 	/* Rung 1: no mounts. */
-	units_rung(geo.units[0], &c0);
-	drop_pair("_no_mounts", geo.cgroups);
-	churn("_no_mounts");
-	highwater(&c0);
+	PHASE("units", units_rung(geo.units[0], &c0));
+	PHASE("drop_caches", drop_pair("_no_mounts", geo.cgroups));
+	PHASE("churn", churn("_no_mounts"));
+	PHASE("highwater", highwater(&c0));
 
 	/* Up the ladder; registration runs below the top rung when it fits. */
 	reg_after = (unsigned long)(geo.nr_units - 1);
@@ -563,23 +650,28 @@ int main(int argc, char **argv)
 		}
 	ctop = c0;
 	for (int i = 1; i < geo.nr_units; i++) {
-		mount_to(mounts_for_units(geo.units[i]));
-		units_rung(geo.units[i], &ctop);
+		PHASE("units", mount_to(mounts_for_units(geo.units[i])));
+		PHASE("units", units_rung(geo.units[i], &ctop));
 		if ((unsigned long)i == reg_after) {
 			double ids = (double)(mounts + (unsigned long)boot_shrinkers);
 			double more = (2.0 * geo.register_samples + 1) * geo.register_batch;
 
 			ncg = fit_cgroups(&ctop, (ids + more) / ids, fitnote, sizeof(fitnote));
-			registration(ncg, fitnote);
+			PHASE("register", registration(ncg, fitnote));
 		}
 	}
 
 	/* Top rung: drop_caches against cgroups, and churn. */
 	ncg = fit_cgroups(&ctop, 1.0, fitnote, sizeof(fitnote));
-	drop_slope(ncg, fitnote);
-	churn("");
+	PHASE("drop_caches", drop_slope(ncg, fitnote));
+	PHASE("churn", churn(""));
 
-	kjson_write(stdout, &g);
+	describe(words, sizeof(words));
+	g.describe = words;
+	g.mem_available_kb = (unsigned long)meminfo_kb("MemAvailable");
+	g.elapsed_ns = now_ns() - t_start;
+	if (kjson_write(stdout, &g))
+		die("writing the JSON failed");
 	say("done: %lu mounts, N=%lu", mounts, ncg);
 	return 0;
 }

@@ -279,11 +279,16 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void stats_of(double *v, size_t n, struct kstats *out)
+void stats_of(const double *v, size_t n, struct kstats *out)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	double s[64];
+
+	if (n > 64)
+		n = 64;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
 	out->n = n;
-	out->min = n ? v[0] : 0;
-	out->max = n ? v[n - 1] : 0;
-	out->median = !n ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out->min = n ? s[0] : 0;
+	out->max = n ? s[n - 1] : 0;
+	out->median = !n ? 0 : n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }

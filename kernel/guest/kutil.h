@@ -47,11 +47,11 @@ uint64_t drop_caches(int what);
 unsigned int online_cpus(void);
 int online_nodes(void);
 
-/* Statistics of @n samples (sorted in place). */
+/* Statistics of @n samples (at most 64; @v is left in its order). */
 struct kstats {
 	double median, min, max;
 	unsigned long n;
 };
-void stats_of(double *v, size_t n, struct kstats *out);
+void stats_of(const double *v, size_t n, struct kstats *out);
 
 #endif

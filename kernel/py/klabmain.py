@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """klab's commands: build, lab, selftests, torture, checkpatch, check."""
 import argparse
+import datetime
 import json
 import os
+import platform
+import re
 import subprocess
 import sys
 import tempfile
 
 import kboot
+import kcompare
 import kreport
 import ktree
 from ktree import log
@@ -19,12 +23,12 @@ REPO_ROOT = os.path.dirname(KDIR)
 # Guest geometries. "full" is the issue's; "short" is CI's (seconds per boot).
 GEOMETRY = {
     "full": dict(mem=6144, timeout=5400, args=[
-        "--units", "1,35,126,314", "--cgroups", "2000", "--units-cgroups", "200",
+        "--ladder", "1,35,126,314", "--cgroups", "2000", "--units-cgroups", "200",
         "--churn-cgroups", "1000", "--samples", "5", "--churn-samples", "3",
         "--register-batch", "640", "--register-samples", "5", "--highwater-mounts", "2000",
         "--walk-points", "5"]),
     "short": dict(mem=2048, timeout=900, args=[
-        "--units", "1,12", "--cgroups", "200", "--units-cgroups", "50",
+        "--ladder", "1,12", "--cgroups", "200", "--units-cgroups", "50",
         "--churn-cgroups", "100", "--samples", "5", "--churn-samples", "3",
         "--register-batch", "128", "--register-samples", "3", "--highwater-mounts", "200",
         "--walk-points", "3"]),
@@ -54,6 +58,20 @@ def designs_arg(names):
 
 # ------------------------------------------------------------ guest programs
 
+def source_version():
+    """(meson's project version, git describe of the repo or None)."""
+    version = "unknown"
+    try:
+        with open(os.path.join(REPO_ROOT, "meson.build")) as f:
+            m = re.search(r"version\s*:\s*'([^']+)'", f.read())
+            version = m.group(1) if m else version
+    except OSError:
+        pass
+    r = subprocess.run(["git", "-C", REPO_ROOT, "describe", "--always", "--dirty", "--abbrev=12"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return version, (r.stdout.strip() or None) if r.returncode == 0 else None
+
+
 def compile_guest(timer):
     """The static guest programs, compiled on the host into out/guest/."""
     out = os.path.join(out_dir(), "guest")
@@ -63,11 +81,13 @@ def compile_guest(timer):
         "ktorture": ["ktorture.c", "kutil.c"],
         "smoke": ["smoke.c"],
     }
+    version, rev = source_version()
+    defs = ['-DKLAB_VERSION="%s"' % version, '-DKLAB_GIT_REVISION="%s"' % (rev or "")]
 
     def cc():
         for name, srcs in progs.items():
-            ktree.sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
-                      os.path.join(out, name)] + [os.path.join(GUEST, s) for s in srcs]
+            ktree.sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror"] + defs +
+                     ["-o", os.path.join(out, name)] + [os.path.join(GUEST, s) for s in srcs]
                      + ["-lm"])
     timer.run("compile guest programs", cc)
     return {n: os.path.join(out, n) for n in progs}
@@ -116,14 +136,32 @@ def run_boot(timer, label, img, prog, args, fails, **kw):
     return r
 
 
+def host_machine():
+    """The host's facts, for machine.host of each guest's document."""
+    mem = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem = int(line.split()[1]) * 1024
+    u = platform.uname()
+    return {"cpus": os.cpu_count(), "memory_bytes": mem, "hostname": u.node,
+            "kernel": "%s %s %s %s" % (u.system, u.release, u.version, u.machine),
+            "load": load_note()}
+
+
 def lab_boots(designs, images, guest, geometry, boots, timer, fails):
+    """Boot every design @boots times (interleaved); each guest's own
+    shrinklab/2 document, with the host's facts added, in boot order."""
     g = GEOMETRY[geometry]
     docs = []
     accel = kboot.kvm_usable()[0] and "kvm" or "tcg"
+    host = host_machine()
     for rnd in range(boots):
         for d in designs:
             label = "lab-%s-%s-%d" % (geometry, d, rnd)
-            args = ["--design", "kernel:" + d, "--accel", accel] + g["args"]
+            date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            args = ["--design", "kernel:" + d, "--accel", accel, "--scale", geometry,
+                    "--date", date] + g["args"]
             r = run_boot(timer, label, images[d], guest, args, fails, mem=g["mem"],
                          timeout=g["timeout"])
             if r.status != 0:
@@ -135,18 +173,124 @@ def lab_boots(designs, images, guest, geometry, boots, timer, fails):
             except ValueError as e:
                 fails.append("%s: no JSON from the guest (%s)" % (label, e))
                 continue
-            doc["guest"]["accel"] = r.accel + (" (%s)" % r.accel_note if r.accel_note else "")
+            doc["machine"]["accelerator"] = r.accel + (" (%s)" % r.accel_note
+                                                       if r.accel_note else "")
+            doc["machine"]["host"] = host
+            doc["run"]["boot"] = rnd
+            with open(os.path.join(out_dir(), label + ".json"), "w") as f:
+                json.dump(doc, f, indent=1)
             docs.append(doc)
-    merged = kreport.merge_lab(docs) if docs else None
-    if merged:
-        path = os.path.join(out_dir(), "kernel-lab-%s.json" % geometry)
-        with open(path, "w") as f:
-            json.dump(merged, f, indent=1)
-        text = kreport.tables(merged)
-        save(os.path.join(out_dir(), "kernel-lab-%s.txt" % geometry), text)
-        print(text)
-        log("JSON: %s" % path)
-    return merged
+    return docs
+
+
+# ------------------------------------------------------------------ model
+
+def shrinklab_path(timer):
+    """./build/shrinklab of this repo, built (make build) when missing, brought
+    up to date (ninja) otherwise; $KLAB_SHRINKLAB names another."""
+    exe = os.environ.get("KLAB_SHRINKLAB")
+    if exe:
+        return exe
+    build = os.path.join(REPO_ROOT, "build")
+    if os.path.exists(os.path.join(build, "build.ninja")):
+        timer.run("build shrinklab (ninja)", ktree.sh, ["ninja", "-C", build, "shrinklab"],
+                  quiet=True)
+    else:
+        timer.run("build shrinklab (make build)", ktree.sh, ["make", "-C", REPO_ROOT, "build"],
+                  quiet=True)
+    return os.path.join(build, "shrinklab")
+
+
+def _row(doc, exp, pattern):
+    for e in doc["experiments"]:
+        if e["id"] == exp:
+            for r in e["results"]:
+                if kcompare._match(r["metric"], pattern):
+                    return r
+    return None
+
+
+def model_geometry(doc, geometry):
+    """shrinklab kernel's options for the geometry guest @doc really ran:
+    the guest's own options, its shrinker ids and CPUs and nodes, and the N
+    it used at each step (the guest cuts N to its memory)."""
+    args = list(GEOMETRY[geometry]["args"])
+    first = doc["experiments"][0]["results"][0]["geometry"]
+    cg = {}
+    for opt, exp, metric in (("--cgroups", "drop_caches", "drop_caches_ns_no_mounts"),
+                             ("--register-cgroups", "register",
+                              "register_*_mounts_ns_cgroups_alive"),
+                             ("--top-cgroups", "drop_caches", "drop_caches_ns")):
+        r = _row(doc, exp, metric)
+        if r is None:
+            raise RuntimeError("guest document without %s/%s" % (exp, metric))
+        cg[opt] = str(r["geometry"]["cgroups"])
+    i = args.index("--cgroups")
+    del args[i:i + 2]
+    for opt, v in cg.items():
+        args += [opt, v]
+    args += ["--host-shrinkers", str(first["host_shrinkers"]), "--nodes",
+             str(doc["machine"]["nodes"]), "--cpus", str(doc["machine"]["cpus"])]
+    return args
+
+
+def model_runs(docs, geometry, timer, fails):
+    """shrinklab kernel at each guest's geometry, once per model design the
+    kernel designs map to, each in its own process as each kernel design
+    boots alone (in one process the prealloc hosts' walks over gigabytes of
+    units leave the caches cold for the next design's samples); the model's
+    shrinklab/2 documents."""
+    runs = []
+    for doc in docs:
+        d = kcompare.kernel_name(doc["run"]["design"])
+        label, _ = kcompare.model_design(d, ktree.PATCHES)
+        if not label:
+            log("kernel:%s: no model design mapped; the table shows the kernel alone" % d)
+            continue
+        key = (label, tuple(model_geometry(doc, geometry)))
+        if key not in runs:
+            runs.append(key)
+    if not runs:
+        return []
+    exe = shrinklab_path(timer)
+    out = []
+    for i, (label, args) in enumerate(runs):
+        base = os.path.join(out_dir(), "model-%s-%d-%s" % (geometry, i,
+                                                          re.sub(r"[^\w.=-]", "_", label)))
+        cmd = [exe, "kernel", "--quiet", "--json", base + ".json", "--design", label] + list(args)
+        log("model: " + " ".join(cmd))
+        r = timer.run("model %s (shrinklab kernel)" % label, subprocess.run, cmd,
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        save(base + ".txt", r.stdout)
+        if r.returncode != 0:
+            fails.append("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                                                 r.stdout[-3000:]))
+            continue
+        with open(base + ".json") as f:
+            out.append(json.load(f))
+    return out
+
+
+def lab(designs, images, guest, geometry, boots, timer, fails):
+    """The kernel guests, the model at their geometry, the tables and the
+    combined JSON (kernel-lab-GEOMETRY.{json,txt})."""
+    docs = lab_boots(designs, images, guest, geometry, boots, timer, fails)
+    if not docs:
+        return None
+    models = model_runs(docs, geometry, timer, fails)
+    cmp = kcompare.join(docs, models, ktree.PATCHES)
+    words = "kernel lab, geometry %s: %s; %d boot(s) per design; accelerator %s" % (
+        geometry, docs[0]["experiments"][0]["scale"], boots,
+        "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))))
+    text = kcompare.tables(cmp, words)
+    path = os.path.join(out_dir(), "kernel-lab-%s.json" % geometry)
+    with open(path, "w") as f:
+        json.dump(kcompare.combined(docs, models, cmp, {"geometry": geometry, "boots": boots}),
+                  f, indent=1)
+    save(os.path.join(out_dir(), "kernel-lab-%s.txt" % geometry), text)
+    print(text)
+    log("JSON: %s" % path)
+    return cmp
 
 
 def selftest_boots(designs, images, tests, timer, fails):
@@ -308,7 +452,7 @@ def main(cmd, argv):
         elif cmd == "lab":
             images = ktree.build_all("lab", designs, timer)
             guest = compile_guest(timer)["klab-guest"]
-            lab_boots(designs, images, guest, a.geometry, a.boots, timer, fails)
+            lab(designs, images, guest, a.geometry, a.boots, timer, fails)
         elif cmd == "selftests":
             images = ktree.build_all("debug" if a.config == "debug" else "lab", designs, timer)
             tests = compile_selftests(timer)
@@ -325,10 +469,14 @@ def main(cmd, argv):
             progs = compile_guest(timer)
             tests = compile_selftests(timer)
             images = ktree.build_all("lab", designs, timer)
-            lab_boots(designs, images, progs["klab-guest"], "short", 1, timer, fails)
+            lab(designs, images, progs["klab-guest"], "short", 1, timer, fails)
             selftest_boots(designs, images, tests, timer, fails)
-            dbg = ktree.build_all("debug", designs, timer)
-            torture_boots(designs, dbg, progs["ktorture"], "short", timer, fails)
+            # The torture is for the patches: mainline's debug kernel is
+            # built and tortured only when it is the sole design (klab
+            # torture tortures it on request).
+            patched = [d for d in designs if d != "mainline"] or designs
+            dbg = ktree.build_all("debug", patched, timer)
+            torture_boots(patched, dbg, progs["ktorture"], "short", timer, fails)
         else:
             raise SystemExit("klab: unknown command %r" % cmd)
     except (RuntimeError, kboot.BootError) as e:

@@ -172,18 +172,30 @@ def designs_available():
     return out
 
 
+def has_diff(path):
+    """Does @path change files? (A git format-patch cover letter,
+    0000-cover-letter.patch, does not: patch(1) would call it garbage.)"""
+    with open(path, errors="replace") as f:
+        return any(line.startswith("--- ") or line.startswith("diff ") for line in f)
+
+
 def series(design):
     if design == "mainline":
         return []
-    s = sorted(glob.glob(os.path.join(PATCHES, design, "*.patch")))
+    # A cover letter (0000-cover-letter.patch) carries no diff.
+    s = [p for p in sorted(glob.glob(os.path.join(PATCHES, design, "*.patch"))) if has_diff(p)]
     if not s:
         raise RuntimeError("no patches in %s" % os.path.join(PATCHES, design))
     return s
 
 
 def touched_files(design):
+    return patched_files(series(design))
+
+
+def patched_files(patches):
     files = set()
-    for p in series(design):
+    for p in patches:
         with open(p, errors="replace") as f:
             for line in f:
                 if line.startswith("+++ b/") or line.startswith("--- a/"):
@@ -237,12 +249,14 @@ def switch_design(config, design, timer):
         return tree
     ad = applied_dir(tree)
     saved = sorted(glob.glob(os.path.join(ad, "*.patch")))
+    before = file_states(tree, patched_files(saved) | touched_files(design))
     for p in reversed(saved):
         r = _patch(tree, p, reverse=True)
         if r.returncode != 0:
             log("%s: series of %s does not reverse (%s); unpacking the tree again"
                 % (config, cur, r.stdout.strip()[:200]))
             unpack(tree, timer, config)
+            before = {}
             break
     shutil.rmtree(ad, ignore_errors=True)
     done = []
@@ -259,7 +273,38 @@ def switch_design(config, design, timer):
         shutil.copyfile(p, os.path.join(ad, "%04d.patch" % i))
     with open(os.path.join(ad, "design"), "w") as f:
         f.write("%s %s\n" % (design, want))
+    kept = keep_unchanged_mtimes(tree, before)
+    log("%s: %s -> %s; %d of %d touched files unchanged (make skips them)"
+        % (config, cur, design, kept, len(before)))
     return tree
+
+
+def file_states(tree, files):
+    """{path: (sha256 of content, mtime_ns)} of the files of @files that exist."""
+    out = {}
+    for rel in files:
+        path = os.path.join(tree, rel)
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            out[rel] = (digest, os.stat(path).st_mtime_ns)
+        except OSError:
+            pass
+    return out
+
+
+def keep_unchanged_mtimes(tree, before):
+    """Give back their old mtime to the files that a switch of series left
+    with the same content, so make rebuilds only what really changed (two
+    designs sharing patches, e.g. xarray and indexed, share those objects).
+    Return how many files kept their mtime."""
+    kept = 0
+    for rel, (digest, mtime_ns) in before.items():
+        now = file_states(tree, [rel]).get(rel)
+        if now and now[0] == digest:
+            os.utime(os.path.join(tree, rel), ns=(mtime_ns, mtime_ns))
+            kept += 1
+    return kept
 
 
 # ------------------------------------------------------------------ builds
@@ -281,7 +326,7 @@ def compiler():
 
 
 def make(tree, *targets, quiet=True):
-    jobs = os.environ.get("KLAB_JOBS", "2")
+    jobs = os.environ.get("KLAB_JOBS", str(os.cpu_count() or 2))
     return sh(["make", "-C", tree, "O=build", "-j" + jobs, "CC=" + compiler()] + list(targets),
               quiet=quiet)
 

@@ -94,14 +94,41 @@ static struct shr_mutex cb_run_lock = SHR_MUTEX_INITIALIZER(SHR_LOCK_RCU_RUNNER)
 /* This thread is running a callback. */
 static _Thread_local bool cb_running;
 
+/* Sync: thread-local, read and written by its own thread only (rcu.h). */
+_Thread_local bool shr_rcu_thread_registered;
+
+/*
+ * Registering twice, or unregistering a thread that is not registered,
+ * trips liburcu's assertions (an abort naming urcu.c and a TLS field). Say
+ * which call was wrong instead; debug builds then abort, the others ignore
+ * the call (nothing to undo: the thread's state is what it was).
+ */
 void shr_thread_register(void)
 {
+	if (shr_rcu_thread_registered) {
+		SHR_MISUSE("shr_thread_register(): this thread is registered already; ignored");
+		return;
+	}
 	urcu_memb_register_thread();
+	shr_rcu_thread_registered = true;
 }
 
 void shr_thread_unregister(void)
 {
+	if (!shr_rcu_thread_registered) {
+		SHR_MISUSE("shr_thread_unregister(): this thread is not registered; ignored");
+		return;
+	}
 	urcu_memb_unregister_thread();
+	shr_rcu_thread_registered = false;
+}
+
+void shr_rcu_unregistered_reader(const char *func)
+{
+	SHR_MISUSE("this thread did not call shr_thread_register() before calling into "
+		   "libshrinker: its RCU read-side sections are not waited for by grace "
+		   "periods (section entered in %s())",
+		   func);
 }
 
 void shr_synchronize_rcu(void)
@@ -153,7 +180,7 @@ static void *callback_thread(void *arg)
 	const struct timespec delay = { 0, CB_BATCH_DELAY_NS };
 
 	(void)arg;
-	urcu_memb_register_thread();
+	shr_thread_register();
 	for (;;) {
 		shr_mutex_lock(&cb_queue_lock);
 		while (!cb_first)

@@ -73,10 +73,30 @@ static inline void shr_rcu_check_protected(bool held, const char *what, const ch
 	}
 }
 
-static inline void shr_rcu_read_lock(void)
+/*
+ * Whether this thread called shr_thread_register() (and not yet
+ * shr_thread_unregister()). Only this thread reads or writes it. liburcu
+ * cannot tell: a read-side section of an unregistered thread runs, but no
+ * grace period waits for it, so what it reads may be freed under it. Debug
+ * builds (SHR_DEBUG_CHECKS) check it at the entry of every read-side
+ * section: every public call that reads RCU-protected data comes through
+ * here, so a thread that forgot to register aborts at its first such call
+ * (the message names the library function that entered the section).
+ */
+extern _Thread_local bool shr_rcu_thread_registered;
+
+/* rcu.c: report a read-side section entered by an unregistered thread. */
+void shr_rcu_unregistered_reader(const char *func);
+
+static inline void shr_rcu_read_lock_from(const char *func)
 {
+	if (SHR_DEBUG_CHECKS && !shr_rcu_thread_registered)
+		shr_rcu_unregistered_reader(func);
 	urcu_memb_read_lock();
 }
+
+/* Enter a read-side section; debug builds name the caller on misuse. */
+#define shr_rcu_read_lock() shr_rcu_read_lock_from(__func__)
 
 static inline void shr_rcu_read_unlock(void)
 {

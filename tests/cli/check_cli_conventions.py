@@ -50,7 +50,7 @@ def expect_error(args, code, contains, env=None):
 
 def test_version():
     for args in (["--version"], ["run", "--version"], ["reproduce", "--version"],
-                 ["sweep", "--version"], ["slabinfo", "--version"]):
+                 ["sweep", "--version"], ["slabinfo", "--version"], ["kernel", "--version"]):
         r = run(args)
         if r.returncode or not re.match(r"^shrinklab \d+\.\d+\.\d+( \(git \S+\))?\n$",
                                         r.stdout):
@@ -60,7 +60,7 @@ def test_version():
 
 def test_help():
     top = run(["--help"])
-    for sub in ("run", "reproduce", "sweep", "slabinfo"):
+    for sub in ("run", "reproduce", "sweep", "slabinfo", "kernel"):
         a, b = run(["help", sub]), run([sub, "--help"])
         if a.returncode or b.returncode or a.stdout != b.stdout or a.stdout == top.stdout \
                 or "Exit status" not in a.stdout:
@@ -101,6 +101,8 @@ def test_repeated():
     expect_error(["sweep", "--out", "a", "--out=b"], 2, "more than once")
     expect_error(["sweep", "--series", "nope"], 2, "--series")
     expect_error(["slabinfo", "--cpus", "2", "--cpus", "4", "520"], 2, "more than once")
+    expect_error(["kernel", "--design", "prealloc", "--ladder", "1,2", "--ladder=1,3"], 2,
+                 "more than once")
     expect_error(["reproduce", "--experiment", "seed003-units", "--experiment",
                   "seed003-units"], 2, "given twice")
     out = os.path.join(WORK, "two.json")

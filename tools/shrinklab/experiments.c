@@ -127,8 +127,8 @@ void lab_run_free(struct lab_run *run)
 	run->nr_rows = run->cap_rows = run->nr_verdicts = 0;
 }
 
-static void add_value(struct lab_run *run, const struct lab_bench *b, const char *metric,
-		      double value, const struct lab_scale *geo)
+void lab_run_add_value(struct lab_run *run, const struct lab_bench *b, const char *metric,
+		       double value, const struct lab_scale *geo)
 {
 	struct lab_result *r = lab_run_add(run, b->label, metric);
 
@@ -141,8 +141,8 @@ static void add_value(struct lab_run *run, const struct lab_bench *b, const char
 	r->scale = *geo;
 }
 
-static void add_samples(struct lab_run *run, const struct lab_bench *b, const char *metric,
-			const double *v, size_t n, const struct lab_scale *geo)
+void lab_run_add_samples(struct lab_run *run, const struct lab_bench *b, const char *metric,
+			 const double *v, size_t n, const struct lab_scale *geo)
 {
 	struct lab_result *r = lab_run_add(run, b->label, metric);
 	struct lab_stats st;
@@ -365,7 +365,7 @@ static void add_all_samples(struct lab_run *run, struct lab_bench *b, size_t n,
 {
 	for (size_t i = 0; i < n; i++)
 		if (lab_bench_ok(&b[i]))
-			add_samples(run, &b[i], metric, v[i], opt->samples, &geo[i]);
+			lab_run_add_samples(run, &b[i], metric, v[i], opt->samples, &geo[i]);
 }
 
 static void add_slab_per_cgroup(struct lab_run *run, struct lab_bench *b, size_t n,
@@ -374,7 +374,7 @@ static void add_slab_per_cgroup(struct lab_run *run, struct lab_bench *b, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (!lab_bench_ok(&b[i]) || !b[i].nr_cgs)
 			continue;
-		add_value(run, &b[i], "slab_bytes_per_empty_cgroup",
+		lab_run_add_value(run, &b[i], "slab_bytes_per_empty_cgroup",
 			  (double)(lab_bench_sunreclaim(&b[i]) - before[i]) / (double)b[i].nr_cgs,
 			  &geo[i]);
 	}
@@ -577,7 +577,7 @@ static void add_bookkeeping_per_cgroup(struct lab_run *run, struct lab_bench *b,
 			sum += (double)(bk.container_bytes + bk.unit_bytes + bk.xa_node_bytes +
 					bk.inline_bytes);
 	}
-	add_value(run, b, metric, b->nr_cgs ? sum / (double)b->nr_cgs : 0, geo);
+	lab_run_add_value(run, b, metric, b->nr_cgs ? sum / (double)b->nr_cgs : 0, geo);
 }
 
 static void add_container_per_cgroup(struct lab_run *run, struct lab_bench *b,
@@ -591,7 +591,7 @@ static void add_container_per_cgroup(struct lab_run *run, struct lab_bench *b,
 		if (!shr_mem_cgroup_bookkeeping(b->cgs[c], -1, &bk))
 			sum += (double)bk.container_bytes;
 	}
-	add_value(run, b, "container_bytes_per_empty_cgroup",
+	lab_run_add_value(run, b, "container_bytes_per_empty_cgroup",
 		  b->nr_cgs ? sum / (double)b->nr_cgs : 0, geo);
 }
 
@@ -844,7 +844,7 @@ static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 		snprintf(at.note + used, sizeof(at.note) - used,
 			 "%sunits came from %s (%u B slots, order %u)", used ? "; " : "",
 			 shr_kmem_cache_name(src), g.object_size, g.order);
-		add_value(run, &b[i], "units_per_slab", g.objects_per_slab, &at);
+		lab_run_add_value(run, &b[i], "units_per_slab", g.objects_per_slab, &at);
 	}
 out:
 	close_benches(b, n);

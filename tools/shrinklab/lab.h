@@ -42,14 +42,25 @@ struct lab_design {
 	unsigned int expand_batch; /* 0 = the design's default */
 	bool nonslab_ids;
 	enum shr_lru_reparent lru_reparent;
+	/* The workload's mounts ask for no root bits (indexed only): global
+	 * reclaim calls every mount's shrinker at the root, as a kernel
+	 * without root bits does. */
+	bool no_root_bits;
 };
 
-/* "prealloc+units=cache", "flat+expand_batch=64", "xarray+lru_reparent=index":
- * the design and its options that differ from the design's defaults
- * (prealloc, mainline, takes units from kmalloc; the others from the
- * dedicated cache; indexed reparents through its index, the others visit
- * every list_lru). */
+/* "prealloc+units=cache", "flat+expand_batch=64", "xarray+lru_reparent=index",
+ * "indexed+root_bits=off": the design and its options that differ from the
+ * design's defaults (prealloc, mainline, takes units from kmalloc; the
+ * others from the dedicated cache; indexed reparents through its index, the
+ * others visit every list_lru; indexed keeps root bits for the mounts). */
 void lab_design_label(const struct lab_design *d, char *buf, size_t len);
+/*
+ * The inverse of lab_design_label(): "design[+option]...", options
+ * units=cache|kmalloc, expand_batch=N, nonslab_ids, lru_reparent=all|index,
+ * root_bits=on|off (indexed only). 0, or -EINVAL with @why saying what is
+ * wrong (the design's own checks come later, from shr_host_params_check()).
+ */
+int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len);
 /* Does @d's unit source differ from its design's default? */
 bool lab_design_units_option(const struct lab_design *d);
 
@@ -237,6 +248,13 @@ unsigned long long lab_scale_floor_bytes(const struct lab_scale *scale, size_t d
 
 /* lab_run bookkeeping (experiments.c). */
 struct lab_result *lab_run_add(struct lab_run *run, const char *design, const char *metric);
+struct lab_bench;
+/* A row of one reading (memory, a count) / of clock samples (median, min,
+ * max and the samples in round order) of bench @b at geometry @geo. */
+void lab_run_add_value(struct lab_run *run, const struct lab_bench *b, const char *metric,
+		       double value, const struct lab_scale *geo);
+void lab_run_add_samples(struct lab_run *run, const struct lab_bench *b, const char *metric,
+			 const double *v, size_t n, const struct lab_scale *geo);
 void lab_run_free(struct lab_run *run);
 /* Order rows by design (the run's list), then metric (the experiment's). */
 void lab_run_sort(struct lab_run *run);

@@ -22,6 +22,8 @@ static const struct subcommand subcommands[] = {
 	{ "sweep", "CSV and PNG plots of how the figures grow with scale", shrinklab_sweep },
 	{ "slabinfo", "the cache, order, objects per slab and waste SLUB picks per size",
 	  shrinklab_slabinfo },
+	{ "kernel", "the kernel lab's guest experiments, in the model, at the guest's geometry",
+	  shrinklab_kernel },
 };
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 

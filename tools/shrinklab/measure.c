@@ -89,8 +89,90 @@ void lab_design_label(const struct lab_design *d, char *buf, size_t len)
 	if (d->nonslab_ids && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "+nonslab_ids");
 	if (lru_reparent_option(d) && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "+lru_reparent=%s",
-			 d->lru_reparent == SHR_LRU_REPARENT_PER_CGROUP ? "index" : "all");
+		n += snprintf(buf + n, len - (size_t)n, "+lru_reparent=%s",
+			      d->lru_reparent == SHR_LRU_REPARENT_PER_CGROUP ? "index" : "all");
+	if (d->no_root_bits && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "+root_bits=off");
+}
+
+/* One "key=value" (or "nonslab_ids") option of a design label. */
+static int parse_label_option(const char *opt, struct lab_design *d, char *why, size_t len)
+{
+	const char *eq = strchr(opt, '=');
+	const char *v = eq ? eq + 1 : "";
+	size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+	unsigned long n;
+
+	if (klen == 11 && !strncmp(opt, "nonslab_ids", klen) && !eq) {
+		d->nonslab_ids = true;
+		return 0;
+	}
+	if (klen == 5 && !strncmp(opt, "units", klen)) {
+		if (!strcmp(v, "cache") || !strcmp(v, "kmalloc")) {
+			d->units = v[0] == 'c' ? SHR_UNITS_CACHE : SHR_UNITS_KMALLOC;
+			return 0;
+		}
+		snprintf(why, len, "units=%s: expected cache or kmalloc", v);
+		return -EINVAL;
+	}
+	if (klen == 12 && !strncmp(opt, "expand_batch", klen)) {
+		if (!lab_parse_ulong(v, 1, 65536, &n)) {
+			d->expand_batch = (unsigned int)n;
+			return 0;
+		}
+		snprintf(why, len, "expand_batch=%s: expected 1..65536", v);
+		return -EINVAL;
+	}
+	if (klen == 12 && !strncmp(opt, "lru_reparent", klen)) {
+		if (!strcmp(v, "all") || !strcmp(v, "index")) {
+			d->lru_reparent = v[0] == 'a' ? SHR_LRU_REPARENT_ALL_LRUS
+						      : SHR_LRU_REPARENT_PER_CGROUP;
+			return 0;
+		}
+		snprintf(why, len, "lru_reparent=%s: expected all or index", v);
+		return -EINVAL;
+	}
+	if (klen == 9 && !strncmp(opt, "root_bits", klen)) {
+		if (!strcmp(v, "on") || !strcmp(v, "off")) {
+			d->no_root_bits = !strcmp(v, "off");
+			return 0;
+		}
+		snprintf(why, len, "root_bits=%s: expected on or off", v);
+		return -EINVAL;
+	}
+	snprintf(why, len, "unknown option '%.*s' (units, expand_batch, nonslab_ids, "
+		 "lru_reparent, root_bits)", (int)klen, opt);
+	return -EINVAL;
+}
+
+int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len)
+{
+	char buf[LAB_LABEL_LEN * 2], *save = NULL, *tok;
+
+	memset(d, 0, sizeof(*d));
+	if (strlen(s) >= sizeof(buf)) {
+		snprintf(why, len, "too long");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	tok = strtok_r(buf, "+", &save);
+	if (!tok || s[0] == '+' || shr_design_parse(tok, &d->design)) {
+		snprintf(why, len, "unknown design '%s' (xarray, prealloc, array-ondemand, flat, "
+			 "nobitmap, indexed)", tok ? tok : "");
+		return -EINVAL;
+	}
+	while ((tok = strtok_r(NULL, "+", &save)))
+		if (parse_label_option(tok, d, why, len))
+			return -EINVAL;
+	if (strstr(s, "++") || s[strlen(s) - 1] == '+') {
+		snprintf(why, len, "empty option");
+		return -EINVAL;
+	}
+	if (d->no_root_bits && d->design != SHR_DESIGN_INDEXED) {
+		snprintf(why, len, "root_bits=off: only indexed keeps root bits");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Grow an array of pointers to hold @need entries. */
@@ -162,6 +244,7 @@ int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct
 		return ret;
 	}
 	b->fs_ready = true;
+	b->fs.no_root_bits = d->no_root_bits;
 	/* The host's own memcg-aware shrinkers (root file systems, caches of
 	 * other subsystems): empty mounts that take the lowest ids and stay. */
 	if (s->host_shrinkers) {

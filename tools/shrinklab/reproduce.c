@@ -45,6 +45,7 @@ enum {
 	OPT_EXPAND_BATCH,
 	OPT_NONSLAB_IDS,
 	OPT_LRU_REPARENT,
+	OPT_NO_ROOT_BITS,
 	OPT_NOKMEM,
 	OPT_MOUNTS,
 	OPT_CGROUPS,
@@ -73,6 +74,7 @@ static const struct option run_options[] = {
 	{ "expand-batch", required_argument, NULL, OPT_EXPAND_BATCH },
 	{ "nonslab-ids", no_argument, NULL, OPT_NONSLAB_IDS },
 	{ "lru-reparent", required_argument, NULL, OPT_LRU_REPARENT },
+	{ "no-root-bits", no_argument, NULL, OPT_NO_ROOT_BITS },
 	{ "nokmem", no_argument, NULL, OPT_NOKMEM },
 	{ "mounts", required_argument, NULL, OPT_MOUNTS },
 	{ "cgroups", required_argument, NULL, OPT_CGROUPS },
@@ -101,6 +103,9 @@ static void usage(FILE *out, bool run_mode)
 			"  --lru-reparent M   how rmdir finds a cgroup's lists: all (visit every\n"
 			"                     memcg-aware list_lru, the kernel's walk) or index (only\n"
 			"                     the cgroup's own); default: index for indexed, else all\n"
+			"  --no-root-bits     indexed: the mounts keep no root bits, so global reclaim\n"
+			"                     calls each mount's shrinker at the root on every node,\n"
+			"                     as a kernel without root bits does\n"
 			"\nscale options (override the experiment's):\n"
 			"  --mounts N         1..100000000\n"
 			"  --cgroups M        1..60000\n"
@@ -277,6 +282,9 @@ static int parse(int argc, char **argv, struct cli *c)
 		case OPT_NONSLAB_IDS:
 			c->design.nonslab_ids = true;
 			break;
+		case OPT_NO_ROOT_BITS:
+			c->design.no_root_bits = true;
+			break;
 		case OPT_NOKMEM:
 			c->opt.kmem = 0;
 			break;
@@ -293,6 +301,10 @@ static int parse(int argc, char **argv, struct cli *c)
 	}
 	if (c->run_mode && !c->have_design) {
 		shrinklab_error(c->sub, "--design is required (see 'shrinklab run --help')");
+		return -1;
+	}
+	if (c->design.no_root_bits && c->design.design != SHR_DESIGN_INDEXED) {
+		shrinklab_error(c->sub, "--no-root-bits: only indexed keeps root bits");
 		return -1;
 	}
 	if (c->plots && c->no_plots) {

@@ -34,6 +34,7 @@ int shrinklab_slabinfo(int argc, char **argv);
 int shrinklab_reproduce(int argc, char **argv);
 int shrinklab_run(int argc, char **argv);
 int shrinklab_sweep(int argc, char **argv);
+int shrinklab_kernel(int argc, char **argv);
 
 /* "shrinklab: <sub>: <message>\n" on stderr; @sub NULL for the top level. */
 void shrinklab_error(const char *sub, const char *fmt, ...)
