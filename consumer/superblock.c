@@ -106,8 +106,7 @@ static unsigned long dispose(struct sb_fs *fs, struct shr_list_head *head,
 	while (!shr_list_head_empty(head)) {
 		struct shr_list_head *item = head->next;
 
-		item->prev->next = item->next;
-		item->next->prev = item->prev;
+		shr_list_del_init(item);
 		object_free(fs, (struct sb_object *)(void *)item, why);
 		n++;
 	}

@@ -79,42 +79,6 @@
 #include "shrinker_internal.h"
 
 /* -------------------------------------------------------------------------
- * Intrusive list primitives (struct shr_list_head), callers hold the lock.
- */
-
-static void item_link_tail(struct shr_list_head *item, struct shr_list_head *head)
-{
-	struct shr_list_head *last = head->prev;
-
-	item->next = head;
-	item->prev = last;
-	last->next = item;
-	head->prev = item;
-}
-
-static void item_unlink_init(struct shr_list_head *item)
-{
-	item->prev->next = item->next;
-	item->next->prev = item->prev;
-	shr_list_head_init(item);
-}
-
-/* Move every item of @from to the front of @to, keeping their order. */
-static void items_splice_head(struct shr_list_head *from, struct shr_list_head *to)
-{
-	struct shr_list_head *first = from->next;
-	struct shr_list_head *last = from->prev;
-
-	if (first == from)
-		return;
-	last->next = to->next;
-	to->next->prev = last;
-	to->next = first;
-	first->prev = to;
-	shr_list_head_init(from);
-}
-
-/* -------------------------------------------------------------------------
  * Lists.
  */
 
@@ -684,7 +648,7 @@ int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *item, int n
 		list_one_unlock(l);
 		return 0;
 	}
-	item_link_tail(item, &l->list);
+	shr_list_add_tail(item, &l->list);
 	/*
 	 * The bit goes to the cgroup whose list took the item. That is the
 	 * caller's cgroup unless it is dying and the item fell back to an
@@ -763,7 +727,7 @@ int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *item, int n
 		list_one_unlock(l);
 		return -EINVAL;
 	}
-	item_unlink_init(item);
+	shr_list_del_init(item);
 	list_one_add_count(l, -1);
 	list_one_unlock(l);
 	lru_node_total_add(lru, nid, -1);
@@ -827,7 +791,7 @@ unsigned long shr_list_lru_count(struct shr_list_lru *lru)
 
 void shr_list_lru_isolate(struct shr_list_lru_one *list, struct shr_list_head *item)
 {
-	item_unlink_init(item);
+	shr_list_del_init(item);
 	list_one_add_count(list, -1);
 }
 
@@ -835,7 +799,7 @@ void shr_list_lru_isolate_move(struct shr_list_lru_one *list, struct shr_list_he
 			       struct shr_list_head *head)
 {
 	shr_list_lru_isolate(list, item);
-	item_link_tail(item, head);
+	shr_list_add_tail(item, head);
 }
 
 void shr_list_lru_one_unlock(struct shr_list_lru_one *list)
@@ -882,8 +846,8 @@ restart:
 			lru_node_total_add(lru, nid, -1);
 			break;
 		case SHR_LRU_ROTATE:
-			item_unlink_init(item);
-			item_link_tail(item, &l->list);
+			shr_list_del_init(item);
+			shr_list_add_tail(item, &l->list);
 			break;
 		case SHR_LRU_SKIP:
 			break;
@@ -1022,7 +986,7 @@ static void lru_reparent_node(struct shr_list_lru *lru, int nid, struct shr_list
 	shr_rcu_read_lock();
 	list_one_lock(child);
 	dst = lru_lock_parent_list(lru, nid, child, parent, &owner);
-	items_splice_head(&child->list, &dst->list);
+	shr_list_splice_init(&child->list, &dst->list);
 	nr = atomic_load_explicit(&child->nr_items, memory_order_relaxed);
 	if (nr > 0) {
 		list_one_add_count(dst, nr);

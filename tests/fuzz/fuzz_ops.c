@@ -502,8 +502,7 @@ static unsigned long prune(struct shr_list_lru *lru, struct shr_shrink_control *
 	while (!shr_list_head_empty(&disp)) {
 		struct shr_list_head *item = disp.next;
 
-		item->prev->next = item->next;
-		item->next->prev = item->prev;
+		shr_list_del_init(item);
 		obj_free((struct fz_obj *)(void *)item);
 		n++;
 	}

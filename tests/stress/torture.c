@@ -547,10 +547,7 @@ static void tq_link(struct tq_cg *c, struct tq_obj *o, int nid)
 {
 	struct shr_list_head *head = &c->items[nid], *item = &o->base.lru;
 
-	item->next = head;
-	item->prev = head->prev;
-	head->prev->next = item;
-	head->prev = item;
+	shr_list_add_tail(item, head);
 	o->owner = c;
 	c->nr[nid]++;
 }
@@ -559,9 +556,7 @@ static void tq_unlink(struct tq_obj *o)
 {
 	struct shr_list_head *item = &o->base.lru;
 
-	item->prev->next = item->next;
-	item->next->prev = item->prev;
-	shr_list_head_init(item);
+	shr_list_del_init(item);
 	o->owner->nr[o->base.nid]--;
 }
 
