@@ -386,11 +386,6 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 		shr_call_rcu(&evicted->rcu, shrinker_free_rcu);
 }
 
-bool shr_shrinker_belongs(struct shr_host *host, struct shr_shrinker *shrinker)
-{
-	return shrinker_alive(shrinker) && to_impl(shrinker)->host == host;
-}
-
 int shr_shrinker_id(const struct shr_shrinker *shrinker)
 {
 	if (!shrinker_alive(shrinker))
@@ -403,23 +398,6 @@ unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker)
 	if (!shrinker_alive(shrinker))
 		return 0;
 	return shr_container_of(shrinker, const struct shr_shrinker_impl, pub)->flags;
-}
-
-struct shr_host *shr_shrinker_host(const struct shr_shrinker *shrinker)
-{
-	if (!shrinker_alive(shrinker))
-		return NULL;
-	return shr_container_of(shrinker, const struct shr_shrinker_impl, pub)->host;
-}
-
-const char *shr_shrinker_name(const struct shr_shrinker *shrinker)
-{
-	const struct shr_shrinker_impl *s;
-
-	if (!shrinker_alive(shrinker))
-		return "";
-	s = shr_container_of(shrinker, const struct shr_shrinker_impl, pub);
-	return s->name ? s->name : "";
 }
 
 /* The deferred-work counters of the design, reached through its ops. */

@@ -4,6 +4,7 @@
  * conservation and teardown properties. Design-parametrised: the same binary
  * runs against every design (--design NAME and options, see harness.h).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -960,15 +961,25 @@ static void test_registration_visits_only_the_root(void **state)
 	struct shr_bookkeeping_stats st0, st1;
 	struct fake *f[130];
 	enum shr_design d = shr_host_design(host);
+	unsigned long long *hold_ns;
+	size_t held0, held;
 
 	(void)state;
 	for (int i = 0; i < 50; i++)
 		cgs[i] = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	shr_host_bookkeeping_stats(host, &st0);
+	held0 = shr_host_registration_hold_ns(host, NULL, 0);
 	for (int i = 0; i < 130; i++)
 		f[i] = fake_new(host, MEMCG_NUMA, true);
 	shr_host_bookkeeping_stats(host, &st1);
 	assert_int_equal(st1.registrations - st0.registrations, 130);
+	/* One registry hold time per registration, copied out in full. */
+	held = shr_host_registration_hold_ns(host, NULL, 0);
+	assert_int_equal(held - held0, 130);
+	hold_ns = calloc(held, sizeof(*hold_ns));
+	assert_non_null(hold_ns);
+	assert_int_equal(shr_host_registration_hold_ns(host, hold_ns, held), held);
+	free(hold_ns);
 	if (d == SHR_DESIGN_XARRAY || d == SHR_DESIGN_NOBITMAP)
 		assert_int_equal(st1.cgroups_visited_by_registration -
 					 st0.cgroups_visited_by_registration,
@@ -980,6 +991,27 @@ static void test_registration_visits_only_the_root(void **state)
 		fake_free(f[i]);
 	for (int i = 0; i < 50; i++)
 		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
+	host_done(host);
+}
+
+/*
+ * A reference taken with shr_mem_cgroup_tryget() keeps an offline cgroup
+ * (dying) after its creator's reference is gone, past grace periods: the
+ * host cannot be destroyed until it is put.
+ */
+static void test_tryget_reference_keeps_a_dying_cgroup(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
+
+	(void)state;
+	assert_true(shr_mem_cgroup_tryget(cg));
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	shr_synchronize_rcu();
+	shr_rcu_barrier();
+	assert_true(shr_mem_cgroup_is_dying(cg));
+	assert_int_equal(shr_host_destroy(host), -EBUSY);
+	shr_mem_cgroup_put(cg);
 	host_done(host);
 }
 
@@ -1175,6 +1207,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reclaim_frees_only_the_target_subtree),
 		cmocka_unit_test(test_drop_caches_leaves_nothing_after_random_sequence),
 		cmocka_unit_test(test_registration_visits_only_the_root),
+		cmocka_unit_test(test_tryget_reference_keeps_a_dying_cgroup),
 		cmocka_unit_test(test_api_misuse_returns_errno),
 		cmocka_unit_test(test_every_allocation_failure_leaves_host_consistent),
 	};
