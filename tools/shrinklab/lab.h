@@ -61,6 +61,13 @@ void lab_design_label(const struct lab_design *d, char *buf, size_t len);
  * wrong (the design's own checks come later, from shr_host_params_check()).
  */
 int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len);
+/* Room for lab_design_names(). */
+#define LAB_DESIGN_NAMES_LEN 256
+/*
+ * The designs of the library's table, in table order: "xarray, prealloc,
+ * ...<last_sep>indexed" (@last_sep ", " or " or "), for messages and usage.
+ */
+void lab_design_names(char *buf, size_t len, const char *last_sep);
 /* Does @d's unit source differ from its design's default? */
 bool lab_design_units_option(const struct lab_design *d);
 

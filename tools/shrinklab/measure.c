@@ -145,6 +145,26 @@ static int parse_label_option(const char *opt, struct lab_design *d, char *why, 
 	return -EINVAL;
 }
 
+void lab_design_names(char *buf, size_t len, const char *last_sep)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < SHR_NR_DESIGNS && n >= 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%s",
+			      !i ? "" : i == SHR_NR_DESIGNS - 1 ? last_sep : ", ",
+			      shr_design_name((enum shr_design)i));
+}
+
+/* "unknown design 'NAME' (xarray, prealloc, ...)": the names of the table. */
+static void unknown_design(const char *name, char *why, size_t len)
+{
+	char names[LAB_DESIGN_NAMES_LEN];
+
+	lab_design_names(names, sizeof(names), ", ");
+	snprintf(why, len, "unknown design '%s' (%s)", name, names);
+}
+
 int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len)
 {
 	char buf[LAB_LABEL_LEN * 2], *save = NULL, *tok;
@@ -157,8 +177,7 @@ int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_
 	snprintf(buf, sizeof(buf), "%s", s);
 	tok = strtok_r(buf, "+", &save);
 	if (!tok || s[0] == '+' || shr_design_parse(tok, &d->design)) {
-		snprintf(why, len, "unknown design '%s' (xarray, prealloc, array-ondemand, flat, "
-			 "nobitmap, indexed)", tok ? tok : "");
+		unknown_design(tok ? tok : "", why, len);
 		return -EINVAL;
 	}
 	while ((tok = strtok_r(NULL, "+", &save)))
@@ -168,8 +187,9 @@ int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_
 		snprintf(why, len, "empty option");
 		return -EINVAL;
 	}
-	if (d->no_root_bits && d->design != SHR_DESIGN_INDEXED) {
-		snprintf(why, len, "root_bits=off: only indexed keeps root bits");
+	if (d->no_root_bits && !shr_design_info_of(d->design)->root_bits) {
+		snprintf(why, len, "root_bits=off: %s keeps no root bits",
+			 shr_design_name(d->design));
 		return -EINVAL;
 	}
 	return 0;
@@ -354,8 +374,8 @@ void lab_bench_geometry(const struct lab_bench *b, struct lab_scale *out)
 	out->cgroups = b->nr_cgs;
 	out->host_shrinkers = (unsigned int)b->nr_host_sbs;
 	out->units = (long)((b->ids_hw + 63) / 64);
-	/* nobitmap keeps no shrinker_nr_max. */
-	out->shrinker_nr_max = b->host && b->cfg.design != SHR_DESIGN_NOBITMAP
+	/* A design without bits (nobitmap) keeps no shrinker_nr_max. */
+	out->shrinker_nr_max = b->host && shr_design_info_of(b->cfg.design)->bits
 				       ? shr_shrinker_nr_max(b->host) : -1;
 }
 
