@@ -54,9 +54,9 @@ check-install: build
 	MESON=$(MESON) scripts/check-install.sh $(BUILD)
 
 # ThreadSanitizer (gcc): the multi-threaded unit and semantic suites, then a
-# short torture run of every design (designs not in this build are reported
-# as skipped). src/rcu.h annotates liburcu; tests/tsan.supp names only
-# liburcu's own modules.
+# short torture run of every design (a design that does not take the run's
+# options is reported as skipped). src/base/rcu.h annotates liburcu;
+# tests/tsan.supp names only liburcu's own modules.
 build-tsan: deps
 	@test -f $(TSAN_BUILD)/build.ninja || \
 		CC=gcc $(MESON) setup $(TSAN_BUILD) -Db_sanitize=thread -Dbuildtype=debugoptimized -Ddebug_checks=true

@@ -83,8 +83,7 @@ static unsigned long dispose(struct cache *cache, struct shr_list_head *head)
 		struct shr_list_head *item = head->next;
 		struct entry *e = entry_of(item);
 
-		item->prev->next = item->next;
-		item->next->prev = item->prev;
+		shr_list_del_init(item);
 		shr_mem_cgroup_put(e->owner);
 		free(e);
 		n++;

@@ -128,8 +128,7 @@ private:
 			shr_list_head *item = head->next;
 			Entry *e = entry_of(item);
 
-			item->prev->next = item->next;
-			item->next->prev = item->prev;
+			shr_list_del_init(item);
 			shr_mem_cgroup_put(e->owner);
 			delete e;
 			n++;

@@ -148,6 +148,53 @@ SHR_API enum shr_design shr_host_design(const struct shr_host *host);
 /** shr_host_params() - the parameters the host runs with (defaults resolved). */
 SHR_API void shr_host_get_params(const struct shr_host *host, struct shr_host_params *out);
 
+/**
+ * struct shr_design_info - what a design is: its row of the library's
+ * design table, which nothing else in the library second-guesses.
+ * @name:          "xarray", "prealloc", ... (shr_design_parse() reads it).
+ * @units:         keeps bits and deferred counters in 520-byte units, so
+ *                 accepts the @units parameter; @default_units says where
+ *                 they come from by default (SHR_UNITS_CACHE or
+ *                 SHR_UNITS_KMALLOC).
+ * @default_units: see @units.
+ * @expand_batch:  accepts the expand_batch parameter (it grows per-cgroup
+ *                 arrays as shrinker_nr_max grows); its default, in ids.
+ *                 0: the parameter does not apply.
+ * @id_step:       shrinker_nr_max grows in multiples of this many ids
+ *                 (expand_batch, where it applies, is rounded up to it).
+ * @nonslab_ids:   accepts the nonslab_ids parameter.
+ * @bits:          keeps per-cgroup shrinker bits, so reclaim of a cgroup
+ *                 calls only the shrinkers whose bit is set (false: it
+ *                 calls every memcg-aware shrinker, as before 4.19).
+ * @root_bits:     global reclaim finds SHR_SHRINKER_ROOT_BITS shrinkers
+ *                 through the root's bits (docs/INDEXED.md).
+ * @scrubs_reused_ids: a freed shrinker's bits and deferred work go with it,
+ *                 so the next owner of its id starts clean (the kernel
+ *                 hands them over: docs/kernel-bug-id-reuse.md).
+ * @default_lru_reparent: how offline finds a cgroup's lists by default
+ *                 (SHR_LRU_REPARENT_ALL_LRUS or SHR_LRU_REPARENT_PER_CGROUP).
+ */
+struct shr_design_info {
+	const char *name;
+	bool units;
+	enum shr_units_source default_units;
+	unsigned int expand_batch;
+	unsigned int id_step;
+	bool nonslab_ids;
+	bool bits;
+	bool root_bits;
+	bool scrubs_reused_ids;
+	enum shr_lru_reparent default_lru_reparent;
+};
+
+/**
+ * shr_design_info_of() - the table row of @design: name, capabilities and
+ * defaults. Designs are numbered 0..SHR_NR_DESIGNS-1.
+ * Context: Any.
+ * Return: the row (static storage), or NULL when @design is out of range.
+ */
+SHR_API const struct shr_design_info *shr_design_info_of(enum shr_design design);
+
 /** shr_design_name() - "xarray", "prealloc", ...; NULL if out of range. */
 SHR_API const char *shr_design_name(enum shr_design design);
 

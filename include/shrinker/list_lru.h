@@ -47,6 +47,57 @@ static inline bool shr_list_head_empty(const struct shr_list_head *item)
 	return item->next == item;
 }
 
+/*
+ * The list helpers below are the only ones: the library's lists, the
+ * consumer's dispose lists and the tests' lists all use them. None takes a
+ * lock; the caller holds whatever protects the list.
+ */
+
+/**
+ * shr_list_add_tail() - link @item at the tail of the list @head.
+ * Context: the caller serialises access to the list.
+ */
+static inline void shr_list_add_tail(struct shr_list_head *item, struct shr_list_head *head)
+{
+	struct shr_list_head *last = head->prev;
+
+	item->next = head;
+	item->prev = last;
+	last->next = item;
+	head->prev = item;
+}
+
+/**
+ * shr_list_del_init() - unlink @item from its list and leave it unlinked
+ * (shr_list_head_empty() is then true).
+ * Context: the caller serialises access to the list.
+ */
+static inline void shr_list_del_init(struct shr_list_head *item)
+{
+	item->prev->next = item->next;
+	item->next->prev = item->prev;
+	shr_list_head_init(item);
+}
+
+/**
+ * shr_list_splice_init() - move every item of @from to the front of @to,
+ * keeping their order; @from is left empty.
+ * Context: the caller serialises access to both lists.
+ */
+static inline void shr_list_splice_init(struct shr_list_head *from, struct shr_list_head *to)
+{
+	struct shr_list_head *first = from->next;
+	struct shr_list_head *last = from->prev;
+
+	if (first == from)
+		return;
+	last->next = to->next;
+	to->next->prev = last;
+	to->next = first;
+	first->prev = to;
+	shr_list_head_init(from);
+}
+
 /**
  * enum shr_lru_status - what an isolate callback did. The list's lock is
  * held when the callback is entered.

@@ -189,12 +189,6 @@ SHR_API int shr_shrinker_id(const struct shr_shrinker *shrinker);
 /** shr_shrinker_flags() - the flags it runs with. Context: Any. */
 SHR_API unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker);
 
-/** shr_shrinker_host() - its host. Context: Any. */
-SHR_API struct shr_host *shr_shrinker_host(const struct shr_shrinker *shrinker);
-
-/** shr_shrinker_name() - debug name ("" if none). Context: Any. */
-SHR_API const char *shr_shrinker_name(const struct shr_shrinker *shrinker);
-
 /**
  * struct shr_shrinker_stats - per-shrinker counters.
  * @calls:    do_shrink_slab calls that reached count_objects.

@@ -54,6 +54,17 @@ typedef unsigned int shr_xa_mark_t;
 /* Track free slots with mark 0 so shr_xa_alloc() finds the lowest free id. */
 #define SHR_XA_FLAGS_ALLOC (1u << 0)
 
+/*
+ * The private fields readers load without xa_lock are C11 atomics; C++,
+ * which has no _Atomic, sees the plain type of the same size and alignment
+ * (it has no business with private fields).
+ */
+#ifdef __cplusplus
+#define SHR_XA_ATOMIC(type) type
+#else
+#define SHR_XA_ATOMIC(type) _Atomic(type)
+#endif
+
 /**
  * struct shr_xarray - the array; embed it, do not allocate it on its own.
  */
@@ -66,9 +77,10 @@ struct shr_xarray {
 	void *xa_head;
 	/* SHR_XA_FLAGS_* plus per-mark "head is marked" bits. Sync: written
 	 * under xa_lock; read atomically by readers. */
-	unsigned int xa_flags;
-	/* Node count, for memory attribution. Sync: xa_lock (read atomically). */
-	unsigned long xa_nr_nodes;
+	SHR_XA_ATOMIC(unsigned int) xa_flags;
+	/* Node count, for memory attribution. Sync: written under xa_lock;
+	 * read atomically. */
+	SHR_XA_ATOMIC(unsigned long) xa_nr_nodes;
 	/* Where nodes come from. Sync: immutable after init. */
 	struct shr_kmem_cache *xa_node_cache;
 	/* Node the nodes' pages come from. Sync: immutable after init. */

@@ -10,6 +10,13 @@
       members (nm -g --defined-only). Prints both differences; exit 1 on
       any.
 
+  public_api.py test-callers INCLUDEDIR DIR... [--cc CC]
+      Every function declared in INCLUDEDIR/shrinker/*.h must be called
+      (NAME followed by '(', outside comments) from a C or C++ source under
+      one of the DIRs (the tests and the examples): a public function
+      without a caller is dead code or untested. Prints the functions
+      without one; exit 1 if there are any.
+
   public_api.py cxx-source INCLUDEDIR OUTPUT [--cc CC]
       Write a C++ program that includes every public header and takes the
       address of every declared function. It links against libshrinker only
@@ -199,6 +206,28 @@ def cmd_exports(args):
     return 0 if ok else 1
 
 
+COMMENTS = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+SOURCE_SUFFIXES = ('.c', '.h', '.cc', '.cpp')
+
+
+def cmd_test_callers(args):
+    funcs, _ = public_symbols(args.includedir, args.cc)
+    text = []
+    for top in args.dirs:
+        for root, _, files in os.walk(top):
+            for name in sorted(files):
+                if name.endswith(SOURCE_SUFFIXES):
+                    with open(os.path.join(root, name), encoding='utf-8') as f:
+                        text.append(COMMENTS.sub(' ', f.read()))
+    text = '\n'.join(text)
+    uncalled = sorted(f for f in funcs if not re.search(r'\b' + f + r'\s*\(', text))
+    print(f'{len(funcs)} public functions, {len(funcs) - len(uncalled)} called from '
+          f'{", ".join(args.dirs)}')
+    for name in uncalled:
+        print(f'  no caller in the tests: {name}')
+    return 1 if uncalled else 0
+
+
 def cmd_cxx_source(args):
     funcs, _ = public_symbols(args.includedir, args.cc)
     _, names = headers(args.includedir)
@@ -229,8 +258,13 @@ def main():
     x.add_argument('includedir')
     x.add_argument('output')
     x.add_argument('--cc', default=os.environ.get('CC', 'cc'))
+    t = sub.add_parser('test-callers')
+    t.add_argument('includedir')
+    t.add_argument('dirs', nargs='+')
+    t.add_argument('--cc', default=os.environ.get('CC', 'cc'))
     args = ap.parse_args()
-    return cmd_exports(args) if args.cmd == 'exports' else cmd_cxx_source(args)
+    return {'exports': cmd_exports, 'cxx-source': cmd_cxx_source,
+            'test-callers': cmd_test_callers}[args.cmd](args)
 
 
 if __name__ == '__main__':

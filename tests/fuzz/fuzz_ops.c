@@ -6,7 +6,7 @@
  * (plain arrays and counters: no bitmaps, no XArray, no library internals).
  *
  * The consumer is a superblock-like file system owned by this file (like
- * lab/superblock.c: a dentry and an inode list_lru per mount, the
+ * consumer/superblock.c: a dentry and an inode list_lru per mount, the
  * proportional split of nr_to_scan, share + 1 per list, lists walked from
  * the head) that also remembers each object so a file can be deleted. The
  * batch and seeks of each mount come from the input.
@@ -502,8 +502,7 @@ static unsigned long prune(struct shr_list_lru *lru, struct shr_shrink_control *
 	while (!shr_list_head_empty(&disp)) {
 		struct shr_list_head *item = disp.next;
 
-		item->prev->next = item->next;
-		item->next->prev = item->prev;
+		shr_list_del_init(item);
 		obj_free((struct fz_obj *)(void *)item);
 		n++;
 	}
@@ -803,14 +802,17 @@ static int pick_mount(const struct model *m, unsigned int b)
 }
 
 /*
- * Hosts are split into groups (design sets), each with its own model:
- * "xarray" (xarray, xarray+units=kmalloc, nobitmap) and "array" (prealloc,
- * array-ondemand, flat) follow the kernel's rule for a freed shrinker id's
- * per-cgroup deferred work (it stays, and the next shrinker with that id
- * inherits it); "indexed" follows its documented difference (it is dropped
- * when the shrinker is freed). Every operation runs once per group, from the
- * same input bytes. FUZZ_OPS_SET selects one set (make check-fuzz runs a
- * fuzzer per set, in parallel, so each gets more executions).
+ * Hosts are split into groups (design sets), each with its own model, made
+ * from the design table by capability (so a new design joins a set):
+ * "xarray" (designs with neither nonslab ids nor the id scrub: xarray,
+ * nobitmap, and the default design with units=kmalloc) and "array"
+ * (designs with nonslab ids: prealloc, array-ondemand, flat) follow the
+ * kernel's rule for a freed shrinker id's per-cgroup deferred work (it
+ * stays, and the next shrinker with that id inherits it); "indexed" (the
+ * designs that scrub reused ids) follows that documented difference (it is
+ * dropped when the shrinker is freed). Every operation runs once per group,
+ * from the same input bytes. FUZZ_OPS_SET selects one set (make check-fuzz
+ * runs a fuzzer per set, in parallel, so each gets more executions).
  */
 struct fz_group {
 	const char *name; /* the design set, for FUZZ_OPS_SET */
@@ -818,25 +820,35 @@ struct fz_group {
 	struct model model;
 	struct fz_host hosts[FZ_HOSTS];
 	int nr_hosts;
-	bool reset_on_free;
-	/* Bit d: design d; bit SHR_NR_DESIGNS: xarray with units=kmalloc. */
-	unsigned int designs;
+	/* The set's designs (shr_design_info_of()); the scrub set's model
+	 * drops a freed id's deferred work. */
+	bool scrubs;
+	bool nonslab_ids;
+	/* Also the default design with units=kmalloc, if it is in the set. */
+	bool default_kmalloc;
 	/* Per host slot and node count, created on first use. */
 	struct shr_slab_allocator *slab[FZ_HOSTS][FZ_NODES];
 };
 
 #define FZ_GROUPS 3
 static struct fz_group groups[FZ_GROUPS] = {
-	{ .name = "xarray", .enabled = true,
-	  .designs = 1u << SHR_DESIGN_XARRAY | 1u << SHR_NR_DESIGNS | 1u << SHR_DESIGN_NOBITMAP },
-	{ .name = "array", .enabled = true,
-	  .designs = 1u << SHR_DESIGN_PREALLOC | 1u << SHR_DESIGN_ARRAY_ONDEMAND |
-		     1u << SHR_DESIGN_FLAT },
-	{ .name = "indexed", .enabled = true, .reset_on_free = true,
-	  .designs = 1u << SHR_DESIGN_INDEXED },
+	{ .name = "xarray", .enabled = true, .default_kmalloc = true },
+	{ .name = "array", .enabled = true, .nonslab_ids = true },
+	{ .name = "indexed", .enabled = true, .scrubs = true },
 };
+
 /* The group the operations work on now (see LLVMFuzzerTestOneInput). */
 static struct fz_group *cur = &groups[0];
+
+/* Whether @design belongs to the current group. */
+static bool in_group(enum shr_design design)
+{
+	const struct shr_design_info *d = shr_design_info_of(design);
+
+	if (d->scrubs_reused_ids || cur->scrubs)
+		return d->scrubs_reused_ids && cur->scrubs;
+	return d->nonslab_ids == cur->nonslab_ids;
+}
 
 static struct shr_slab_allocator *slot_slab(int slot, int nr_nodes)
 {
@@ -855,28 +867,30 @@ static void setup_hosts(int nr_nodes)
 	cur->nr_hosts = 0;
 	if (!cur->enabled)
 		return;
+	/* Every design of the group, then (d == SHR_NR_DESIGNS) the default
+	 * design with units=kmalloc. */
 	for (int d = 0; d <= SHR_NR_DESIGNS; d++) {
-		if (!(cur->designs & 1u << d))
-			continue;
+		bool extra = d == SHR_NR_DESIGNS;
 		struct shr_host_params p;
 		struct fz_host *h = &cur->hosts[cur->nr_hosts];
-		const char *why = NULL;
 
 		shr_host_params_init(&p);
+		if (!extra)
+			p.design = (enum shr_design)d;
+		if (!in_group(p.design) || (extra && !cur->default_kmalloc))
+			continue;
 		p.nr_nodes = nr_nodes;
 		p.geometry_cpus = 2;
-		p.design = d < SHR_NR_DESIGNS ? (enum shr_design)d : SHR_DESIGN_XARRAY;
-		if (d == SHR_NR_DESIGNS)
+		if (extra)
 			p.units = SHR_UNITS_KMALLOC;
-		if (shr_host_params_check(&p, &why))
-			continue;
+		fz_check(NULL, "host_params_check", 0, shr_host_params_check(&p, NULL));
 		FZ_UNPOISON(h->store, sizeof(h->store));
 		memset(h, 0, sizeof(*h));
 		FZ_POISON(h->store, sizeof(h->store));
 		h->slab = slot_slab(cur->nr_hosts, nr_nodes);
 		p.slab = h->slab;
 		snprintf(h->name, sizeof(h->name), "%s%s", shr_design_name(p.design),
-			 d == SHR_NR_DESIGNS ? "+units=kmalloc" : "");
+			 extra ? "+units=kmalloc" : "");
 		fz_check(h, "host_create", 0, shr_host_create(&p, &h->host));
 		h->cg[0] = shr_host_root_mem_cgroup(h->host);
 		cur->nr_hosts++;
@@ -959,7 +973,7 @@ static void op_umount(unsigned int b)
 				m_obj_kill(&cur->model, f, t);
 	cur->model.mounted[mt] = false;
 	cur->model.id_used[cur->model.id[mt]] = false;
-	if (cur->reset_on_free)
+	if (cur->scrubs)
 		for (int c = 0; c < FZ_CGROUPS; c++)
 			for (int n = 0; n < FZ_NODES; n++)
 				cur->model.def[c][cur->model.id[mt]][n] = 0;

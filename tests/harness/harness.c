@@ -2,7 +2,9 @@
 /*
  * Test harness: seed handling and PRNG. See harness.h.
  */
+#include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,28 +34,75 @@ static struct {
 	char name[128];
 } cfg = { .design = "xarray", .nodes = 2 };
 
-static void parse_config_arg(int argc, char **argv, int *i)
+/* A bad command line: one line naming what was wrong, exit code 2. */
+static void usage_error(const char *prog, const char *fmt, const char *what)
 {
-	const char *a = argv[*i];
-	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, what);
+	fputs("\noptions: --seed N, --long, --only PATTERN, --design NAME, --units cache|kmalloc, "
+	      "--expand-batch N, --nodes N, --nonslab-ids, --nokmem\n",
+	      stderr);
+	exit(2);
+}
 
-	if (!strcmp(a, "--design") && v) {
-		cfg.design = v;
-		(*i)++;
-	} else if (!strcmp(a, "--units") && v) {
-		cfg.units = v;
-		(*i)++;
-	} else if (!strcmp(a, "--expand-batch") && v) {
-		cfg.expand_batch = (unsigned int)strtoul(v, NULL, 0);
-		(*i)++;
-	} else if (!strcmp(a, "--nodes") && v) {
-		cfg.nodes = atoi(v);
-		(*i)++;
+/* The value of option argv[*i] (the next argument), or a usage error. */
+static const char *option_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		usage_error(argv[0], "option %s needs a value", argv[*i]);
+	return argv[++*i];
+}
+
+/* A whole decimal or 0x number in [min, max], or a usage error. */
+static unsigned long long option_number(const char *prog, const char *opt, const char *v,
+					unsigned long long min, unsigned long long max)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || end == v || *end || v[0] == '-' || n < min || n > max)
+		usage_error(prog, "bad value for %s", opt);
+	return n;
+}
+
+/*
+ * Every option the harness knows; anything else exits 2, so that a typo
+ * (--desgin flat) cannot run and pass the default configuration.
+ */
+static void parse_arg(int argc, char **argv, int *i)
+{
+	const char *prog = argv[0];
+	const char *a = argv[*i];
+	enum shr_design design;
+
+	if (!strcmp(a, "--seed")) {
+		run_seed = option_number(prog, a, option_value(argc, argv, i), 0, UINT64_MAX);
+	} else if (!strcmp(a, "--long")) {
+		run_long = 1;
+	} else if (!strcmp(a, "--only")) {
+		only = option_value(argc, argv, i);
+	} else if (!strcmp(a, "--design")) {
+		cfg.design = option_value(argc, argv, i);
+		if (shr_design_parse(cfg.design, &design))
+			usage_error(prog, "unknown design '%s'", cfg.design);
+	} else if (!strcmp(a, "--units")) {
+		cfg.units = option_value(argc, argv, i);
+		if (strcmp(cfg.units, "cache") && strcmp(cfg.units, "kmalloc"))
+			usage_error(prog, "unknown units source '%s' (cache or kmalloc)", cfg.units);
+	} else if (!strcmp(a, "--expand-batch")) {
+		cfg.expand_batch = (unsigned int)option_number(prog, a, option_value(argc, argv, i),
+							       1, UINT_MAX);
+	} else if (!strcmp(a, "--nodes")) {
+		cfg.nodes = (int)option_number(prog, a, option_value(argc, argv, i), 1, INT_MAX);
 	} else if (!strcmp(a, "--nonslab-ids")) {
 		cfg.nonslab_ids = 1;
 		cfg.nokmem = 1;
 	} else if (!strcmp(a, "--nokmem")) {
 		cfg.nokmem = 1;
+	} else {
+		usage_error(prog, "unknown argument '%s'", a);
 	}
 }
 
@@ -121,16 +170,8 @@ void shr_test_init(int argc, char **argv)
 	run_seed = env ? strtoull(env, NULL, 0) : default_seed();
 	env = getenv("SHR_TEST_LONG");
 	run_long = env && !strcmp(env, "1");
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-			run_seed = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--long"))
-			run_long = 1;
-		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-			only = argv[++i];
-		else
-			parse_config_arg(argc, argv, &i);
-	}
+	for (int i = 1; i < argc; i++)
+		parse_arg(argc, argv, &i);
 	build_config_name();
 }
 

@@ -18,6 +18,15 @@
 #include <cmocka.h>
 
 /*
+ * 1 in builds configured with -Ddebug_checks=true (the build defines it for
+ * every file), where API misuse aborts and the lock checker runs; 0
+ * otherwise. Tests of the public API read it here, not from src/.
+ */
+#ifndef SHR_DEBUG_CHECKS
+#define SHR_DEBUG_CHECKS 0
+#endif
+
+/*
  * Parse --seed/--long from argv (or the environment), and --only PATTERN
  * (run only the tests whose name matches; cmocka's * and ? wildcards), so
  * that one binary's long tests can be separate Meson tests. Call once from

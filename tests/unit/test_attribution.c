@@ -3,7 +3,7 @@
  * Memory attribution: what an empty cgroup costs in SUnreclaim, and which
  * part of it the design's bookkeeping report accounts for.
  *
- * For every available design (units from the cache and from kmalloc), on a
+ * For every design of the table (units from the cache and from kmalloc), on a
  * private slab allocator: mount MOUNTS superblocks, then create CGROUPS
  * empty cgroups and measure the SUnreclaim delta they caused. Checks:
  *  - the bookkeeping the design reports for them (containers + units +
@@ -85,45 +85,37 @@ static long rest_of(const struct figures *f)
 	return (long)f->delta - (long)f->bookkeeping;
 }
 
-/* Measure one configuration; false if its design is not in this build. */
-static bool measure(const struct shr_host_params *base, bool one_file, struct figures *f)
+/* Measure one configuration. */
+static void measure(const struct shr_host_params *base, bool one_file, struct figures *f)
 {
 	struct shr_slab_params sp = { .nr_nodes = NODES, .geometry_cpus = 4 };
 	struct shr_host_params p = *base;
 	struct shr_mem_cgroup **cgs = calloc(CGROUPS, sizeof(*cgs));
-	struct lab_sb **sbs = calloc(MOUNTS, sizeof(*sbs));
+	struct sb **sbs = calloc(MOUNTS, sizeof(*sbs));
 	struct shr_slab_allocator *sa;
 	struct shr_host *host;
-	struct lab_fs fs;
+	struct sb_fs fs;
 	unsigned long before, after, back;
-	const char *why = NULL;
 
 	assert_non_null(cgs);
 	assert_non_null(sbs);
-	if (shr_host_params_check(&p, &why)) {
-		assert_string_equal(why, "design not available in this build");
-		printf("# skipping %s: %s\n", f->name, why);
-		free(cgs);
-		free(sbs);
-		return false;
-	}
 	assert_int_equal(shr_slab_allocator_create(&sp, &sa), 0);
 	p.slab = sa;
 	assert_int_equal(shr_host_create(&p, &host), 0);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	for (int i = 0; i < MOUNTS; i++)
-		assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sbs[i]), 0);
+		assert_int_equal(sb_mount(&fs, "tmpfs", &sbs[i]), 0);
 	/* A file created and deleted in the root first: what the mount's
 	 * first use costs the root (the root's bits under indexed) stays with
 	 * the mount and is not a cgroup's. */
-	assert_int_equal(lab_sb_create_file(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 0);
-	assert_int_equal(lab_sb_delete_one(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 2);
+	assert_int_equal(sb_create_file(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 0);
+	assert_int_equal(sb_delete_one(sbs[MOUNTS - 1], shr_host_root_mem_cgroup(host), 0), 2);
 
 	before = settled_sunreclaim(sa);
 	for (int i = 0; i < CGROUPS; i++)
 		assert_int_equal(shr_mem_cgroup_create(shr_host_root_mem_cgroup(host), &cgs[i]), 0);
 	for (int i = 0; one_file && i < CGROUPS; i++)
-		assert_int_equal(lab_sb_create_file(sbs[MOUNTS - 1], cgs[i], 0), 0);
+		assert_int_equal(sb_create_file(sbs[MOUNTS - 1], cgs[i], 0), 0);
 	after = shr_slab_unreclaimable_bytes(sa);
 	assert_true(after > before);
 	f->delta = (after - before) / CGROUPS;
@@ -131,7 +123,7 @@ static bool measure(const struct shr_host_params *base, bool one_file, struct fi
 
 	for (int i = 0; i < CGROUPS; i++) {
 		if (one_file)
-			assert_int_equal(lab_sb_delete_one(sbs[MOUNTS - 1], cgs[i], 0), 2);
+			assert_int_equal(sb_delete_one(sbs[MOUNTS - 1], cgs[i], 0), 2);
 		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
 	}
 	back = settled_sunreclaim(sa);
@@ -142,13 +134,12 @@ static bool measure(const struct shr_host_params *base, bool one_file, struct fi
 	assert_true(f->bookkeeping <= f->delta + TOLERANCE);
 
 	for (int i = 0; i < MOUNTS; i++)
-		lab_sb_umount(sbs[i]);
-	lab_fs_destroy(&fs);
+		sb_umount(sbs[i]);
+	sb_fs_destroy(&fs);
 	assert_int_equal(shr_host_destroy(host), 0);
 	shr_slab_allocator_destroy(sa);
 	free(cgs);
 	free(sbs);
-	return true;
 }
 
 static void compare_designs(bool one_file)
@@ -162,23 +153,25 @@ static void compare_designs(bool one_file)
 	printf("# %-28s %8s %8s %8s %6s %6s\n", "design", "delta", "bookkp", "rest", "inline",
 	       "units");
 	for (int d = 0; d < SHR_NR_DESIGNS; d++) {
+		const struct shr_design_info *info = shr_design_info_of((enum shr_design)d);
+
 		for (int u = SHR_UNITS_CACHE; u <= SHR_UNITS_KMALLOC; u++) {
 			struct shr_host_params p;
 			struct figures *f = &figs[n];
 
-			/* flat has no units: one run. */
-			if (d == SHR_DESIGN_FLAT && u == SHR_UNITS_KMALLOC)
+			/* A design without units: one run. */
+			if (!info->units && u == SHR_UNITS_KMALLOC)
 				continue;
 			shr_host_params_init(&p);
 			p.nr_nodes = NODES;
 			p.design = (enum shr_design)d;
-			p.units = (enum shr_units_source)u;
+			p.units = info->units ? (enum shr_units_source)u : SHR_UNITS_DEFAULT;
 			memset(f, 0, sizeof(*f));
-			snprintf(f->name, sizeof(f->name), "%s%s", shr_design_name(p.design),
-				 d == SHR_DESIGN_FLAT ? ""
-				 : u == SHR_UNITS_KMALLOC ? "+units=kmalloc" : "+units=cache");
-			if (!measure(&p, one_file, f))
-				continue;
+			snprintf(f->name, sizeof(f->name), "%s%s", info->name,
+				 !info->units		 ? ""
+				 : u == SHR_UNITS_KMALLOC ? "+units=kmalloc"
+							  : "+units=cache");
+			measure(&p, one_file, f);
 			if (rest0 < 0)
 				rest0 = rest_of(f);
 			n++;

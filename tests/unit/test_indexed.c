@@ -42,16 +42,16 @@ static struct shr_bookkeeping_stats stats(struct shr_host *host)
 	return st;
 }
 
-static void mount_n(struct lab_fs *fs, struct lab_sb **sbs, int n)
+static void mount_n(struct sb_fs *fs, struct sb **sbs, int n)
 {
 	for (int i = 0; i < n; i++)
-		assert_int_equal(lab_sb_mount(fs, "tmpfs", &sbs[i]), 0);
+		assert_int_equal(sb_mount(fs, "tmpfs", &sbs[i]), 0);
 }
 
-static void umount_n(struct lab_sb **sbs, int n)
+static void umount_n(struct sb **sbs, int n)
 {
 	for (int i = 0; i < n; i++)
-		lab_sb_umount(sbs[i]);
+		sb_umount(sbs[i]);
 }
 
 /* A walk of a cgroup with no objects looks at no unit, however many mounts
@@ -62,15 +62,15 @@ static void test_empty_cgroup_walk_visits_no_unit(void **state)
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *busy = shr_test_mkcg(root), *empty = shr_test_mkcg(root);
 	struct shr_bookkeeping_stats a, b;
-	struct lab_sb *sbs[130];
-	struct lab_fs fs;
+	struct sb *sbs[130];
+	struct sb_fs fs;
 	unsigned long freed;
 
 	(void)state;
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	mount_n(&fs, sbs, 130);
 	for (int i = 0; i < 130; i++)
-		assert_int_equal(lab_sb_create_file(sbs[i], busy, i % NODES), 0);
+		assert_int_equal(sb_create_file(sbs[i], busy, i % NODES), 0);
 	a = stats(host);
 	for (int nid = 0; nid < NODES; nid++) {
 		assert_int_equal(shr_shrink_slab(host, nid, empty, 0, &freed), 0);
@@ -87,7 +87,7 @@ static void test_empty_cgroup_walk_visits_no_unit(void **state)
 	b = stats(host);
 	assert_true(b.units_visited - a.units_visited >= 1);
 	umount_n(sbs, 130);
-	lab_fs_destroy(&fs);
+	sb_fs_destroy(&fs);
 	assert_int_equal(shr_mem_cgroup_offline(busy), 0);
 	assert_int_equal(shr_mem_cgroup_offline(empty), 0);
 	assert_int_equal(shr_host_destroy(host), 0);
@@ -102,20 +102,20 @@ static void test_drop_caches_skips_empty_cgroups(void **state)
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *cgs[60];
 	struct shr_bookkeeping_stats a, b;
-	struct lab_sb *sbs[4];
-	struct lab_fs fs;
+	struct sb *sbs[4];
+	struct sb_fs fs;
 	unsigned long freed;
 	unsigned int passes;
 
 	(void)state;
 	for (int i = 0; i < 60; i++)
 		cgs[i] = shr_test_mkcg(i < 20 ? root : cgs[i - 20]);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	mount_n(&fs, sbs, 4);
 	/* Objects in the root only, and in a cgroup emptied again. */
 	for (int i = 0; i < 10; i++)
-		assert_int_equal(lab_sb_create_file(sbs[i % 4], root, 0), 0);
-	assert_int_equal(lab_sb_create_file(sbs[0], cgs[45], 1), 0);
+		assert_int_equal(sb_create_file(sbs[i % 4], root, 0), 0);
+	assert_int_equal(sb_create_file(sbs[0], cgs[45], 1), 0);
 	assert_int_equal(shr_shrink_slab(host, 1, cgs[45], 0, &freed), 0);
 	assert_int_equal(freed, 2); /* a dentry and an inode */
 	/* The second walk sees SHRINK_EMPTY and clears the bit. */
@@ -142,7 +142,7 @@ static void test_drop_caches_skips_empty_cgroups(void **state)
 		}
 	}
 	umount_n(sbs, 4);
-	lab_fs_destroy(&fs);
+	sb_fs_destroy(&fs);
 	for (int i = 59; i >= 0; i--)
 		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
 	assert_int_equal(shr_host_destroy(host), 0);
@@ -152,8 +152,8 @@ struct world {
 	struct shr_host *host;
 	struct shr_mem_cgroup *target;
 	struct shr_mem_cgroup *cgs[40];
-	struct lab_fs fs;
-	struct lab_sb *sbs[3];
+	struct sb_fs fs;
+	struct sb *sbs[3];
 };
 
 /* target with 40 descendants (two levels); a few hold files. */
@@ -166,19 +166,19 @@ static void world_build(struct world *w, enum shr_design design)
 	w->target = shr_test_mkcg(root);
 	for (int i = 0; i < 40; i++)
 		w->cgs[i] = shr_test_mkcg(i < 10 ? w->target : w->cgs[i % 10]);
-	assert_int_equal(lab_fs_init(&w->fs, w->host), 0);
+	assert_int_equal(sb_fs_init(&w->fs, w->host), 0);
 	mount_n(&w->fs, w->sbs, 3);
 	for (int i = 0; i < 40; i += 7)
 		for (int j = 0; j < 50 + i; j++)
-			assert_int_equal(lab_sb_create_file(w->sbs[j % 3], w->cgs[i], j % NODES), 0);
+			assert_int_equal(sb_create_file(w->sbs[j % 3], w->cgs[i], j % NODES), 0);
 	for (int j = 0; j < 30; j++)
-		assert_int_equal(lab_sb_create_file(w->sbs[j % 3], w->target, 0), 0);
+		assert_int_equal(sb_create_file(w->sbs[j % 3], w->target, 0), 0);
 }
 
 static void world_destroy(struct world *w)
 {
 	umount_n(w->sbs, 3);
-	lab_fs_destroy(&w->fs);
+	sb_fs_destroy(&w->fs);
 	for (int i = 39; i >= 0; i--)
 		assert_int_equal(shr_mem_cgroup_offline(w->cgs[i]), 0);
 	assert_int_equal(shr_mem_cgroup_offline(w->target), 0);
@@ -209,11 +209,11 @@ static void test_subtree_reclaim_matches_xarray(void **state)
 			    xb.reclaim_cgroups_visited - xa0.reclaim_cgroups_visited);
 		for (int s = 0; s < 3; s++)
 			for (int nid = 0; nid < NODES; nid++) {
-				assert_int_equal(lab_sb_count(ix.sbs[s], nid, ix.target),
-						 lab_sb_count(xa.sbs[s], nid, xa.target));
+				assert_int_equal(sb_count(ix.sbs[s], nid, ix.target),
+						 sb_count(xa.sbs[s], nid, xa.target));
 				for (int i = 0; i < 40; i++)
-					assert_int_equal(lab_sb_count(ix.sbs[s], nid, ix.cgs[i]),
-							 lab_sb_count(xa.sbs[s], nid, xa.cgs[i]));
+					assert_int_equal(sb_count(ix.sbs[s], nid, ix.cgs[i]),
+							 sb_count(xa.sbs[s], nid, xa.cgs[i]));
 			}
 	}
 	world_destroy(&ix);
@@ -227,13 +227,13 @@ static void test_registration_touches_no_cgroup(void **state)
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *cgs[10];
 	struct shr_bookkeeping_stats a, b;
-	struct lab_sb *sbs[70];
-	struct lab_fs fs;
+	struct sb *sbs[70];
+	struct sb_fs fs;
 
 	(void)state;
 	for (int i = 0; i < 10; i++)
 		cgs[i] = shr_test_mkcg(root);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	a = stats(host);
 	mount_n(&fs, sbs, 70);
 	b = stats(host);
@@ -242,7 +242,7 @@ static void test_registration_touches_no_cgroup(void **state)
 	assert_int_equal(b.units_installed, a.units_installed);
 	assert_int_equal(shr_shrinker_nr_max(host), 128);
 	umount_n(sbs, 70);
-	lab_fs_destroy(&fs);
+	sb_fs_destroy(&fs);
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
 	assert_int_equal(shr_host_destroy(host), 0);
@@ -265,18 +265,18 @@ static void test_unmount_returns_bookkeeping_to_empty(void **state)
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct shr_memcg_bookkeeping e0, full, e1;
 	struct shr_bookkeeping_stats a, b;
-	struct lab_sb *sbs[150];
-	struct lab_fs fs;
+	struct sb *sbs[150];
+	struct sb_fs fs;
 
 	(void)state;
 	e0 = bk(cg);
 	assert_int_equal(e0.unit_bytes + e0.xa_node_bytes + e0.container_bytes, 0);
 	assert_true(e0.inline_bytes <= 64UL * NODES);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	a = stats(host);
 	mount_n(&fs, sbs, 150);
 	for (int i = 0; i < 150; i += 3)
-		assert_int_equal(lab_sb_create_file(sbs[i], cg, i % NODES), 0);
+		assert_int_equal(sb_create_file(sbs[i], cg, i % NODES), 0);
 	full = bk(cg);
 	/* 50 mounts with ids 0..147: units 0, 1 and 2 on every node. */
 	assert_int_equal(full.nr_units, 3 * NODES);
@@ -289,7 +289,7 @@ static void test_unmount_returns_bookkeeping_to_empty(void **state)
 	 * ids, installed with the first cgroup list of each list_lru). */
 	assert_int_equal(b.units_installed - a.units_installed, 2 * 3 * NODES);
 	assert_int_equal(b.units_freed - a.units_freed, 2 * 3 * NODES);
-	lab_fs_destroy(&fs);
+	sb_fs_destroy(&fs);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	assert_int_equal(shr_host_destroy(host), 0);
 }
@@ -301,16 +301,16 @@ static void test_offline_of_empty_cgroup_visits_no_lru(void **state)
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *busy = shr_test_mkcg(root), *empty = shr_test_mkcg(root);
 	struct shr_bookkeeping_stats a, b;
-	struct lab_sb *sbs[100];
-	struct lab_fs fs;
+	struct sb *sbs[100];
+	struct sb_fs fs;
 
 	(void)state;
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	mount_n(&fs, sbs, 100);
 	for (int i = 0; i < 100; i++)
-		assert_int_equal(lab_sb_create_file(sbs[i], root, 0), 0);
+		assert_int_equal(sb_create_file(sbs[i], root, 0), 0);
 	for (int i = 0; i < 5; i++)
-		assert_int_equal(lab_sb_create_file(sbs[i], busy, 0), 0);
+		assert_int_equal(sb_create_file(sbs[i], busy, 0), 0);
 	a = stats(host);
 	assert_int_equal(shr_mem_cgroup_offline(empty), 0);
 	b = stats(host);
@@ -320,7 +320,7 @@ static void test_offline_of_empty_cgroup_visits_no_lru(void **state)
 	a = stats(host);
 	assert_int_equal(a.lru_reparent_visits - b.lru_reparent_visits, 10);
 	umount_n(sbs, 100);
-	lab_fs_destroy(&fs);
+	sb_fs_destroy(&fs);
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
@@ -501,7 +501,7 @@ static void test_failed_install_on_dying_cgroup_keeps_its_units(void **state)
 
 struct race {
 	struct shr_host *host;
-	struct lab_sb *sb;
+	struct sb *sb;
 	struct shr_mem_cgroup *cg;
 	atomic_int stop;
 	int nid;
@@ -513,7 +513,7 @@ static void *race_adder(void *arg)
 
 	shr_thread_register();
 	for (int i = 0; i < 3000; i++)
-		assert_int_equal(lab_sb_create_file(r->sb, r->cg, (i + r->nid) % NODES), 0);
+		assert_int_equal(sb_create_file(r->sb, r->cg, (i + r->nid) % NODES), 0);
 	shr_thread_unregister();
 	return NULL;
 }
@@ -538,7 +538,7 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 {
 	struct race r = { 0 };
 	struct shr_mem_cgroup *root;
-	struct lab_fs fs;
+	struct sb_fs fs;
 	pthread_t add[2], rec;
 	struct shr_bookkeeping_stats a, b;
 	unsigned long freed;
@@ -549,8 +549,8 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 	r.host = host_of(SHR_DESIGN_INDEXED, NODES);
 	root = shr_host_root_mem_cgroup(r.host);
 	r.cg = shr_test_mkcg(shr_test_mkcg(root));
-	assert_int_equal(lab_fs_init(&fs, r.host), 0);
-	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &r.sb), 0);
+	assert_int_equal(sb_fs_init(&fs, r.host), 0);
+	assert_int_equal(sb_mount(&fs, "tmpfs", &r.sb), 0);
 	assert_int_equal(pthread_create(&rec, NULL, race_reclaimer, &r), 0);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&add[i], NULL, race_adder, &r), 0);
@@ -560,7 +560,7 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 	pthread_join(rec, NULL);
 	shr_test_widen_end();
 	assert_int_equal(shr_drop_caches(r.host, &freed, NULL), 0);
-	assert_int_equal(lab_sb_count_all(r.sb), 0);
+	assert_int_equal(sb_count_all(r.sb), 0);
 	/* Bits left by the last pass are cleared by the next one (SHRINK_EMPTY)
 	 * and stale marks by the walk; then the counts are back to 0: a pass
 	 * visits the root only. */
@@ -571,8 +571,8 @@ static void test_set_bit_races_clear_nothing_stranded(void **state)
 	b = stats(r.host);
 	assert_int_equal(b.reclaim_cgroups_visited - a.reclaim_cgroups_visited,
 			 (unsigned long)NODES * passes);
-	lab_sb_umount(r.sb);
-	lab_fs_destroy(&fs);
+	sb_umount(r.sb);
+	sb_fs_destroy(&fs);
 	assert_int_equal(shr_mem_cgroup_offline(r.cg), 0);
 	assert_int_equal(shr_mem_cgroup_offline(shr_mem_cgroup_parent(r.cg)), 0);
 	assert_int_equal(shr_host_destroy(r.host), 0);

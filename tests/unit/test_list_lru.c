@@ -6,6 +6,8 @@
  *
  * Mostly through the public API; white-box only for the reparent-visit
  * counter and the size of a cgroup's lists (to name its kmalloc class).
+ * Internal test (tests/meson.build): it includes src/core/list_lru_internal.h
+ * and src/base/debug.h.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -23,6 +25,7 @@
 #include <shrinker/shrinker.h>
 #include <shrinker/slab.h>
 
+#include "debug.h"
 #include "list_lru_internal.h"
 
 #define NOBJ 16

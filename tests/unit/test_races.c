@@ -288,7 +288,7 @@ static void finish_reuse(struct reuse *r)
 
 static bool designs_keep_bits(const struct race_cfg *cfg)
 {
-	return cfg->design != SHR_DESIGN_NOBITMAP;
+	return shr_design_info_of(cfg->design)->bits;
 }
 
 /* The new owner registered before its first add: the walk must leave its
@@ -358,25 +358,37 @@ static void test_stale_bit_of_freed_shrinker_is_cleared(void **state)
 	finish_reuse(&r);
 }
 
-static const struct race_cfg configs[] = {
-	{ "xarray", SHR_DESIGN_XARRAY, false },
-	{ "prealloc", SHR_DESIGN_PREALLOC, false },
-	{ "array-ondemand", SHR_DESIGN_ARRAY_ONDEMAND, false },
-	{ "flat", SHR_DESIGN_FLAT, false },
-	{ "nobitmap", SHR_DESIGN_NOBITMAP, false },
-	{ "indexed", SHR_DESIGN_INDEXED, false },
-	{ "flat+nonslab_ids", SHR_DESIGN_FLAT, true },
-	{ "prealloc+nonslab_ids", SHR_DESIGN_PREALLOC, true },
-	{ "array-ondemand+nonslab_ids", SHR_DESIGN_ARRAY_ONDEMAND, true },
-};
+/* Every design of the table, then those that take nonslab_ids with it. */
+#define MAX_CONFIGS (2 * SHR_NR_DESIGNS)
+static struct race_cfg configs[MAX_CONFIGS];
+static char config_names[MAX_CONFIGS][64];
 
-#define NR_CONFIGS (sizeof(configs) / sizeof(configs[0]))
+static size_t make_configs(void)
+{
+	size_t n = 0;
+
+	for (int nonslab = 0; nonslab <= 1; nonslab++) {
+		for (int d = 0; d < SHR_NR_DESIGNS; d++) {
+			const struct shr_design_info *info = shr_design_info_of((enum shr_design)d);
+
+			if (nonslab && !info->nonslab_ids)
+				continue;
+			configs[n].design = (enum shr_design)d;
+			configs[n].nonslab = nonslab;
+			snprintf(config_names[n], sizeof(config_names[n]), "%s%s", info->name,
+				 nonslab ? "+nonslab_ids" : "");
+			configs[n].name = config_names[n];
+			n++;
+		}
+	}
+	return n;
+}
 
 int main(int argc, char **argv)
 {
-	struct CMUnitTest tests[3 * NR_CONFIGS];
-	static char names[3 * NR_CONFIGS][128];
-	size_t n = 0;
+	struct CMUnitTest tests[3 * MAX_CONFIGS];
+	static char names[3 * MAX_CONFIGS][128];
+	size_t n = 0, nr_configs = make_configs();
 
 	shr_test_init(argc, argv);
 	if (!shr_race_available()) {
@@ -384,7 +396,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP race points need a build with -Ddebug_checks=true\n");
 		return 0;
 	}
-	for (size_t i = 0; i < NR_CONFIGS; i++) {
+	for (size_t i = 0; i < nr_configs; i++) {
 		static const struct {
 			const char *name;
 			CMUnitTestFunction fn;

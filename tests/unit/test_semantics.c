@@ -4,6 +4,7 @@
  * conservation and teardown properties. Design-parametrised: the same binary
  * runs against every design (--design NAME and options, see harness.h).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,15 +178,14 @@ static void test_nr_max_is_a_high_water_mark(void **state)
 	struct shr_host *host = host_new();
 	struct shr_host_params p;
 	struct fake *f[70];
-	int step;
+	int step, id_step;
 
 	(void)state;
 	shr_host_get_params(host, &p);
-	step = p.expand_batch ? (int)p.expand_batch : 64;
-	if (p.design == SHR_DESIGN_PREALLOC || p.design == SHR_DESIGN_XARRAY ||
-	    p.design == SHR_DESIGN_ARRAY_ONDEMAND || p.design == SHR_DESIGN_NOBITMAP ||
-	    p.design == SHR_DESIGN_INDEXED)
-		step = step < 64 ? 64 : (step + 63) / 64 * 64;
+	/* The design's id step, or expand_batch rounded up to it. */
+	id_step = (int)shr_design_info_of(p.design)->id_step;
+	step = (int)p.expand_batch > id_step ? (int)p.expand_batch : id_step;
+	step = (step + id_step - 1) / id_step * id_step;
 	assert_int_equal(shr_shrinker_nr_max(host), 0);
 	for (int i = 0; i < 70; i++) {
 		f[i] = fake_new(host, MEMCG_NUMA, false);
@@ -230,7 +230,7 @@ static bool has_root_bits(struct shr_host *host)
 	struct shr_host_params p;
 
 	shr_host_get_params(host, &p);
-	return p.design == SHR_DESIGN_INDEXED;
+	return shr_design_info_of(p.design)->root_bits;
 }
 
 /* Root bits (a deliberate difference, docs/INDEXED.md): every design frees
@@ -289,21 +289,21 @@ static void test_root_lists_reach_global_reclaim_by_every_path(void **state)
 		struct shr_shrinker_stats st0, st1;
 		unsigned long freed = 0;
 		unsigned int passes = 0;
-		struct lab_fs fs;
-		struct lab_sb *sb[3];
+		struct sb_fs fs;
+		struct sb *sb[3];
 
 		(void)state;
-		assert_int_equal(lab_fs_init(&fs, host), 0);
+		assert_int_equal(sb_fs_init(&fs, host), 0);
 		for (int i = 0; i < 3; i++)
-			assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb[i]), 0);
-		assert_int_equal(lab_sb_create_file(sb[0], root, nodes - 1), 0);
-		assert_int_equal(lab_sb_create_file(sb[1], child, 0), 0);
+			assert_int_equal(sb_mount(&fs, "tmpfs", &sb[i]), 0);
+		assert_int_equal(sb_create_file(sb[0], root, nodes - 1), 0);
+		assert_int_equal(sb_create_file(sb[1], child, 0), 0);
 		assert_int_equal(shr_mem_cgroup_offline(child), 0); /* to cg */
 		assert_int_equal(shr_mem_cgroup_offline(cg), 0);    /* to the root */
-		assert_int_equal(lab_sb_count(sb[1], 0, root), 2);
+		assert_int_equal(sb_count(sb[1], 0, root), 2);
 		assert_int_equal(shrink(host, nodes - 1, NULL, 0), 2);
 		assert_int_equal(shrink(host, 0, root, 0), 2);
-		assert_int_equal(lab_sb_count_all(sb[0]) + lab_sb_count_all(sb[1]), 0);
+		assert_int_equal(sb_count_all(sb[0]) + sb_count_all(sb[1]), 0);
 		/* Clear the bits (SHRINK_EMPTY), then count the calls of a pass. */
 		assert_int_equal(shr_drop_caches(host, &freed, &passes), 0);
 		assert_int_equal(freed, 0);
@@ -313,8 +313,8 @@ static void test_root_lists_reach_global_reclaim_by_every_path(void **state)
 		assert_int_equal(st1.calls - st0.calls,
 				 has_root_bits(host) ? 0 : (unsigned long)nodes);
 		for (int i = 0; i < 3; i++)
-			lab_sb_umount(sb[i]);
-		lab_fs_destroy(&fs);
+			sb_umount(sb[i]);
+		sb_fs_destroy(&fs);
 		host_done(host);
 	}
 }
@@ -361,9 +361,9 @@ static void test_nonroot_walk_calls_only_shrinkers_with_bits(void **state)
 	b->objects[ino][0] = 7;
 	plain->objects[ino][0] = 9;
 	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
-	assert_int_equal(shrink(host, 0, cg, 0), p.design == SHR_DESIGN_NOBITMAP ? 12 : 5);
+	assert_int_equal(shrink(host, 0, cg, 0), shr_design_info_of(p.design)->bits ? 5 : 12);
 	assert_int_equal(plain->count_calls, 0); /* plain shrinkers: root only */
-	if (p.design != SHR_DESIGN_NOBITMAP)
+	if (shr_design_info_of(p.design)->bits)
 		assert_int_equal(b->count_calls, 0);
 	fake_free(a);
 	fake_free(b);
@@ -549,7 +549,7 @@ static void test_bit_of_freed_shrinker_is_cleared(void **state)
 	assert_int_equal(shr_shrinker_id(b->s), id);
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	/* nobitmap has no bits: it calls every memcg-aware shrinker. */
-	assert_int_equal(b->count_calls, shr_host_design(host) == SHR_DESIGN_NOBITMAP ? 1 : 0);
+	assert_int_equal(b->count_calls, shr_design_info_of(shr_host_design(host))->bits ? 0 : 1);
 	fake_free(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
@@ -563,7 +563,7 @@ static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
-	bool bits = shr_host_design(host) != SHR_DESIGN_NOBITMAP;
+	bool bits = shr_design_info_of(shr_host_design(host))->bits;
 
 	(void)state;
 	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
@@ -738,7 +738,7 @@ static void test_id_reuse_inherits_deferred_work(void **state)
 	b = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
 	assert_int_equal(shr_shrinker_id(b->s), id);
 	assert_int_equal(shr_shrinker_nr_deferred(b->s, cg, 0),
-			 shr_host_design(host) == SHR_DESIGN_INDEXED ? 0 : 104);
+			 shr_design_info_of(shr_host_design(host))->scrubs_reused_ids ? 0 : 104);
 	fake_free(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
@@ -792,34 +792,34 @@ static void test_offline_reparents_objects_and_deferred_work(void **state)
 {
 	struct shr_host *host = host_new_kmem(true);
 	struct shr_mem_cgroup *root, *parent, *child;
-	struct lab_fs fs;
-	struct lab_sb *sb;
+	struct sb_fs fs;
+	struct sb *sb;
 	long before_parent, before_child;
 
 	(void)state;
 	root = shr_host_root_mem_cgroup(host);
 	parent = shr_test_mkcg(root);
 	child = shr_test_mkcg(parent);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
-	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
+	assert_int_equal(sb_mount(&fs, "tmpfs", &sb), 0);
 	for (int i = 0; i < 3000; i++)
-		assert_int_equal(lab_sb_create_file(sb, child, 0), 0);
+		assert_int_equal(sb_create_file(sb, child, 0), 0);
 	for (int i = 0; i < 5; i++)
-		assert_int_equal(lab_sb_create_file(sb, parent, 0), 0);
+		assert_int_equal(sb_create_file(sb, parent, 0), 0);
 	/* Priority 12 with 6000 objects: delta 2, nothing scanned, 2 deferred. */
 	shrink(host, 0, child, 12);
 	before_child = shr_shrinker_nr_deferred(sb->shrinker, child, 0);
 	before_parent = shr_shrinker_nr_deferred(sb->shrinker, parent, 0);
 	assert_true(before_child > 0);
-	assert_int_equal(lab_sb_count(sb, 0, child), 6000);
+	assert_int_equal(sb_count(sb, 0, child), 6000);
 	assert_int_equal(shr_mem_cgroup_offline(child), 0);
-	assert_int_equal(lab_sb_count(sb, 0, parent), 6010);
+	assert_int_equal(sb_count(sb, 0, parent), 6010);
 	assert_int_equal(shr_shrinker_nr_deferred(sb->shrinker, parent, 0),
 			 before_parent + before_child);
 	/* The parent's walk now reaches the reparented objects. */
 	assert_int_equal(shrink(host, 0, parent, 0), 6010);
-	lab_sb_umount(sb);
-	lab_fs_destroy(&fs);
+	sb_umount(sb);
+	sb_fs_destroy(&fs);
 	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
 	host_done(host);
 }
@@ -853,8 +853,8 @@ static void test_reclaim_frees_only_the_target_subtree(void **state)
 {
 	struct shr_host *host = host_new_kmem(true);
 	struct shr_mem_cgroup *root, *p, *g, *gc, *sib;
-	struct lab_fs fs;
-	struct lab_sb *sb;
+	struct sb_fs fs;
+	struct sb *sb;
 	unsigned long freed = 0;
 
 	(void)state;
@@ -863,22 +863,22 @@ static void test_reclaim_frees_only_the_target_subtree(void **state)
 	g = shr_test_mkcg(p);
 	gc = shr_test_mkcg(g);
 	sib = shr_test_mkcg(p);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
-	assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sb), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
+	assert_int_equal(sb_mount(&fs, "tmpfs", &sb), 0);
 	for (int nid = 0; nid < shr_host_nr_nodes(host); nid++) {
-		assert_int_equal(lab_sb_create_file(sb, p, nid), 0);
-		assert_int_equal(lab_sb_create_file(sb, g, nid), 0);
-		assert_int_equal(lab_sb_create_file(sb, gc, nid), 0);
-		assert_int_equal(lab_sb_create_file(sb, sib, nid), 0);
-		assert_int_equal(lab_sb_create_file(sb, root, nid), 0);
+		assert_int_equal(sb_create_file(sb, p, nid), 0);
+		assert_int_equal(sb_create_file(sb, g, nid), 0);
+		assert_int_equal(sb_create_file(sb, gc, nid), 0);
+		assert_int_equal(sb_create_file(sb, sib, nid), 0);
+		assert_int_equal(sb_create_file(sb, root, nid), 0);
 	}
 	assert_int_equal(shr_mem_cgroup_reclaim(g, ~0UL >> 1, &freed), -EAGAIN);
 	for (int nid = 0; nid < shr_host_nr_nodes(host); nid++) {
-		assert_int_equal(lab_sb_count(sb, nid, g), 0);
-		assert_int_equal(lab_sb_count(sb, nid, gc), 0);
-		assert_int_equal(lab_sb_count(sb, nid, p), 2);
-		assert_int_equal(lab_sb_count(sb, nid, sib), 2);
-		assert_int_equal(lab_sb_count(sb, nid, root), 2);
+		assert_int_equal(sb_count(sb, nid, g), 0);
+		assert_int_equal(sb_count(sb, nid, gc), 0);
+		assert_int_equal(sb_count(sb, nid, p), 2);
+		assert_int_equal(sb_count(sb, nid, sib), 2);
+		assert_int_equal(sb_count(sb, nid, root), 2);
 	}
 	assert_int_equal(freed, 4 * (unsigned long)shr_host_nr_nodes(host));
 	/* Objects of an offlined sibling land in p, and then in the root. */
@@ -887,10 +887,10 @@ static void test_reclaim_frees_only_the_target_subtree(void **state)
 	assert_int_equal(shr_mem_cgroup_offline(g), 0);
 	assert_int_equal(shr_mem_cgroup_offline(p), 0);
 	for (int nid = 0; nid < shr_host_nr_nodes(host); nid++)
-		assert_int_equal(lab_sb_count(sb, nid, root), 6);
+		assert_int_equal(sb_count(sb, nid, root), 6);
 	assert_int_equal(shrink(host, 0, root, 0), 6);
-	lab_sb_umount(sb);
-	lab_fs_destroy(&fs);
+	sb_umount(sb);
+	sb_fs_destroy(&fs);
 	host_done(host);
 }
 
@@ -901,17 +901,17 @@ static void test_drop_caches_leaves_nothing_after_random_sequence(void **state)
 	struct shr_host *host = host_new_kmem(true);
 	struct shr_mem_cgroup *cgs[24];
 	int nr_cgs = 0;
-	struct lab_fs fs;
-	struct lab_sb *sbs[6];
+	struct sb_fs fs;
+	struct sb *sbs[6];
 	struct shr_rng rng;
 	int nodes;
 
 	(void)state;
 	nodes = shr_host_nr_nodes(host);
 	shr_rng_init(&rng, 41);
-	assert_int_equal(lab_fs_init(&fs, host), 0);
+	assert_int_equal(sb_fs_init(&fs, host), 0);
 	for (int i = 0; i < 6; i++)
-		assert_int_equal(lab_sb_mount(&fs, "tmpfs", &sbs[i]), 0);
+		assert_int_equal(sb_mount(&fs, "tmpfs", &sbs[i]), 0);
 	cgs[nr_cgs++] = shr_host_root_mem_cgroup(host);
 	for (int step = 0; step < 4000; step++) {
 		int op = (int)shr_rng_below(&rng, 100);
@@ -921,10 +921,10 @@ static void test_drop_caches_leaves_nothing_after_random_sequence(void **state)
 			if (shr_mem_cgroup_is_online(cg))
 				cgs[nr_cgs++] = shr_test_mkcg(cg);
 		} else if (op < 70) {
-			struct lab_sb *sb = sbs[shr_rng_below(&rng, 6)];
+			struct sb *sb = sbs[shr_rng_below(&rng, 6)];
 
 			if (!shr_mem_cgroup_is_dying(cg))
-				assert_int_equal(lab_sb_create_file(
+				assert_int_equal(sb_create_file(
 							 sb, cg, (int)shr_rng_below(&rng, (uint64_t)nodes)),
 						 0);
 		} else if (op < 85) {
@@ -942,11 +942,11 @@ static void test_drop_caches_leaves_nothing_after_random_sequence(void **state)
 	}
 	assert_int_equal(shr_drop_caches(host, NULL, NULL), 0);
 	for (int i = 0; i < 6; i++)
-		assert_int_equal(lab_sb_count_all(sbs[i]), 0);
+		assert_int_equal(sb_count_all(sbs[i]), 0);
 	assert_int_equal(atomic_load(&fs.nr_alive), 0);
 	for (int i = 0; i < 6; i++)
-		lab_sb_umount(sbs[i]);
-	lab_fs_destroy(&fs);
+		sb_umount(sbs[i]);
+	sb_fs_destroy(&fs);
 	while (nr_cgs > 1)
 		assert_int_equal(shr_mem_cgroup_offline(cgs[--nr_cgs]), 0);
 	host_done(host);
@@ -961,15 +961,25 @@ static void test_registration_visits_only_the_root(void **state)
 	struct shr_bookkeeping_stats st0, st1;
 	struct fake *f[130];
 	enum shr_design d = shr_host_design(host);
+	unsigned long long *hold_ns;
+	size_t held0, held;
 
 	(void)state;
 	for (int i = 0; i < 50; i++)
 		cgs[i] = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	shr_host_bookkeeping_stats(host, &st0);
+	held0 = shr_host_registration_hold_ns(host, NULL, 0);
 	for (int i = 0; i < 130; i++)
 		f[i] = fake_new(host, MEMCG_NUMA, true);
 	shr_host_bookkeeping_stats(host, &st1);
 	assert_int_equal(st1.registrations - st0.registrations, 130);
+	/* One registry hold time per registration, copied out in full. */
+	held = shr_host_registration_hold_ns(host, NULL, 0);
+	assert_int_equal(held - held0, 130);
+	hold_ns = calloc(held, sizeof(*hold_ns));
+	assert_non_null(hold_ns);
+	assert_int_equal(shr_host_registration_hold_ns(host, hold_ns, held), held);
+	free(hold_ns);
 	if (d == SHR_DESIGN_XARRAY || d == SHR_DESIGN_NOBITMAP)
 		assert_int_equal(st1.cgroups_visited_by_registration -
 					 st0.cgroups_visited_by_registration,
@@ -981,6 +991,27 @@ static void test_registration_visits_only_the_root(void **state)
 		fake_free(f[i]);
 	for (int i = 0; i < 50; i++)
 		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
+	host_done(host);
+}
+
+/*
+ * A reference taken with shr_mem_cgroup_tryget() keeps an offline cgroup
+ * (dying) after its creator's reference is gone, past grace periods: the
+ * host cannot be destroyed until it is put.
+ */
+static void test_tryget_reference_keeps_a_dying_cgroup(void **state)
+{
+	struct shr_host *host = host_new();
+	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
+
+	(void)state;
+	assert_true(shr_mem_cgroup_tryget(cg));
+	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
+	shr_synchronize_rcu();
+	shr_rcu_barrier();
+	assert_true(shr_mem_cgroup_is_dying(cg));
+	assert_int_equal(shr_host_destroy(host), -EBUSY);
+	shr_mem_cgroup_put(cg);
 	host_done(host);
 }
 
@@ -1045,8 +1076,8 @@ static int scripted_life(struct shr_slab_allocator *sa, unsigned long fail_at, b
 	struct shr_host_params p;
 	struct shr_host *host;
 	struct shr_mem_cgroup *a = NULL, *b = NULL;
-	struct lab_fs fs;
-	struct lab_sb *sb[3] = { NULL };
+	struct sb_fs fs;
+	struct sb *sb[3] = { NULL };
 	struct fake *extra[70] = { NULL };
 	int ret, nr_sb = 0;
 	bool fs_ok = false;
@@ -1069,10 +1100,10 @@ static int scripted_life(struct shr_slab_allocator *sa, unsigned long fail_at, b
 		ret = shr_mem_cgroup_create(a, &b);
 		assert_true(ret == 0 || ret == -ENOMEM);
 	}
-	if (lab_fs_init(&fs, host) == 0) {
+	if (sb_fs_init(&fs, host) == 0) {
 		fs_ok = true;
 		for (int i = 0; i < 3; i++) {
-			ret = lab_sb_mount(&fs, "tmpfs", &sb[nr_sb]);
+			ret = sb_mount(&fs, "tmpfs", &sb[nr_sb]);
 			assert_true(ret == 0 || ret == -ENOMEM);
 			if (!ret)
 				nr_sb++;
@@ -1089,7 +1120,7 @@ static int scripted_life(struct shr_slab_allocator *sa, unsigned long fail_at, b
 		for (int i = 0; i < nr_sb; i++) {
 			struct shr_mem_cgroup *cg = b ? b : shr_host_root_mem_cgroup(host);
 
-			ret = lab_sb_create_file(sb[i], cg, 0);
+			ret = sb_create_file(sb[i], cg, 0);
 			assert_true(ret == 0 || ret == -ENOMEM);
 		}
 	}
@@ -1099,11 +1130,11 @@ static int scripted_life(struct shr_slab_allocator *sa, unsigned long fail_at, b
 	/* Consistency after the failures: drop_caches empties every list. */
 	assert_int_equal(shr_drop_caches(host, NULL, NULL), 0);
 	for (int i = 0; i < nr_sb; i++) {
-		assert_int_equal(lab_sb_count_all(sb[i]), 0);
-		lab_sb_umount(sb[i]);
+		assert_int_equal(sb_count_all(sb[i]), 0);
+		sb_umount(sb[i]);
 	}
 	if (fs_ok)
-		lab_fs_destroy(&fs);
+		sb_fs_destroy(&fs);
 	if (b)
 		assert_int_equal(shr_mem_cgroup_offline(b), 0);
 	if (a)
@@ -1176,6 +1207,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reclaim_frees_only_the_target_subtree),
 		cmocka_unit_test(test_drop_caches_leaves_nothing_after_random_sequence),
 		cmocka_unit_test(test_registration_visits_only_the_root),
+		cmocka_unit_test(test_tryget_reference_keeps_a_dying_cgroup),
 		cmocka_unit_test(test_api_misuse_returns_errno),
 		cmocka_unit_test(test_every_allocation_failure_leaves_host_consistent),
 	};

@@ -14,7 +14,6 @@
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
 
-#include "debug.h"
 #include "harness.h"
 
 /* The number the public header promises (SHR_SHRINKER_QUARANTINE). */

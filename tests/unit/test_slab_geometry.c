@@ -10,7 +10,7 @@
 
 #include "harness.h"
 
-/* The rule, written out independently of src/slab.c. */
+/* The rule, written out independently of src/base/slab.c. */
 static unsigned int ref_order(unsigned int size, unsigned int cpus)
 {
 	unsigned int hi = 0, min_objects, max_objects, min_order = 0;

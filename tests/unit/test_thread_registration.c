@@ -18,7 +18,6 @@
 #include <shrinker/reclaim.h>
 #include <shrinker/xarray.h>
 
-#include "debug.h"
 #include "harness.h"
 
 struct call {

@@ -4,6 +4,9 @@
  * entries, insert/cmpxchg results, every mark and iteration path, the ALLOC
  * flavour, and -ENOMEM at every allocation a store makes (the array must be
  * unchanged and nothing leaked after each failure).
+ *
+ * Internal test (tests/meson.build): it enters RCU read-side sections with
+ * src/base/rcu.h, as the library's own XArray users do.
  */
 #include <limits.h>
 #include <stdio.h>

@@ -9,6 +9,9 @@
  * an object at the wrong index, or a mark-1 entry at an odd index fails.
  * DEAD objects are kept (not freed) until the end, so the check does not
  * depend on a sanitizer to notice a use after free.
+ *
+ * Internal test (tests/meson.build): readers and callbacks use src/base/rcu.h
+ * (read-side sections, shr_call_rcu()), as the library's XArray users do.
  */
 #include <limits.h>
 #include <pthread.h>

@@ -972,8 +972,7 @@ static int check_designs(const struct kcli *c)
 		p.lru_reparent = d->lru_reparent;
 		p.nr_nodes = c->g.nodes;
 		lab_design_label(d, label, sizeof(label));
-		if (shr_host_params_check(&p, &why) &&
-		    strcmp(why, "design not available in this build")) {
+		if (shr_host_params_check(&p, &why)) {
 			shrinklab_error("kernel", "--design %s: %s", label, why);
 			return -EINVAL;
 		}

@@ -9,7 +9,8 @@
  * design side by side in one process, measure them in lockstep and destroy
  * them before the next experiment. Every figure in a lab_result comes from
  * a clock or from the slab allocator's counters; none is computed from a
- * formula. A design the build does not have yields rows marked unavailable.
+ * formula. A design whose bench cannot be opened (lab_bench_open()'s why)
+ * yields rows marked unavailable.
  *
  * Every row carries the geometry it was measured at (struct lab_scale:
  * mounts, cgroups, nodes, CPUs, and the units per node its shrinker ids
@@ -60,6 +61,13 @@ void lab_design_label(const struct lab_design *d, char *buf, size_t len);
  * wrong (the design's own checks come later, from shr_host_params_check()).
  */
 int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len);
+/* Room for lab_design_names(). */
+#define LAB_DESIGN_NAMES_LEN 256
+/*
+ * The designs of the library's table, in table order: "xarray, prealloc,
+ * ...<last_sep>indexed" (@last_sep ", " or " or "), for messages and usage.
+ */
+void lab_design_names(char *buf, size_t len, const char *last_sep);
 /* Does @d's unit source differ from its design's default? */
 bool lab_design_units_option(const struct lab_design *d);
 
@@ -275,11 +283,11 @@ struct lab_bench {
 	const char *why; /* why the design is unavailable, or NULL */
 	struct shr_host *host;
 	struct shr_slab_allocator *slab; /* the host's, prefaulted (lab_bench_open) */
-	struct lab_fs fs;
+	struct sb_fs fs;
 	bool fs_ready;
-	struct lab_sb **host_sbs; /* the host's own shrinkers, never unmounted */
+	struct sb **host_sbs; /* the host's own shrinkers, never unmounted */
 	size_t nr_host_sbs;
-	struct lab_sb **sbs;
+	struct sb **sbs;
 	size_t nr_sbs, cap_sbs;
 	struct shr_mem_cgroup **cgs;
 	size_t nr_cgs, cap_cgs;

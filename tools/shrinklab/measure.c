@@ -58,22 +58,22 @@ void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
 	free(s);
 }
 
+/* The defaults come from the design's row of the library's table. */
 bool lab_design_units_option(const struct lab_design *d)
 {
-	enum shr_units_source def = d->design == SHR_DESIGN_PREALLOC ? SHR_UNITS_KMALLOC
-								      : SHR_UNITS_CACHE;
+	const struct shr_design_info *info = shr_design_info_of(d->design);
 
-	if (d->design == SHR_DESIGN_FLAT || d->units == SHR_UNITS_DEFAULT)
+	if (!info->units || d->units == SHR_UNITS_DEFAULT)
 		return false;
-	return d->units != def;
+	return d->units != info->default_units;
 }
 
 static bool lru_reparent_option(const struct lab_design *d)
 {
-	enum shr_lru_reparent def = d->design == SHR_DESIGN_INDEXED ? SHR_LRU_REPARENT_PER_CGROUP
-								    : SHR_LRU_REPARENT_ALL_LRUS;
+	const struct shr_design_info *info = shr_design_info_of(d->design);
 
-	return d->lru_reparent != SHR_LRU_REPARENT_DEFAULT && d->lru_reparent != def;
+	return d->lru_reparent != SHR_LRU_REPARENT_DEFAULT &&
+	       d->lru_reparent != info->default_lru_reparent;
 }
 
 void lab_design_label(const struct lab_design *d, char *buf, size_t len)
@@ -145,6 +145,26 @@ static int parse_label_option(const char *opt, struct lab_design *d, char *why, 
 	return -EINVAL;
 }
 
+void lab_design_names(char *buf, size_t len, const char *last_sep)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < SHR_NR_DESIGNS && n >= 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%s",
+			      !i ? "" : i == SHR_NR_DESIGNS - 1 ? last_sep : ", ",
+			      shr_design_name((enum shr_design)i));
+}
+
+/* "unknown design 'NAME' (xarray, prealloc, ...)": the names of the table. */
+static void unknown_design(const char *name, char *why, size_t len)
+{
+	char names[LAB_DESIGN_NAMES_LEN];
+
+	lab_design_names(names, sizeof(names), ", ");
+	snprintf(why, len, "unknown design '%s' (%s)", name, names);
+}
+
 int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len)
 {
 	char buf[LAB_LABEL_LEN * 2], *save = NULL, *tok;
@@ -157,8 +177,7 @@ int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_
 	snprintf(buf, sizeof(buf), "%s", s);
 	tok = strtok_r(buf, "+", &save);
 	if (!tok || s[0] == '+' || shr_design_parse(tok, &d->design)) {
-		snprintf(why, len, "unknown design '%s' (xarray, prealloc, array-ondemand, flat, "
-			 "nobitmap, indexed)", tok ? tok : "");
+		unknown_design(tok ? tok : "", why, len);
 		return -EINVAL;
 	}
 	while ((tok = strtok_r(NULL, "+", &save)))
@@ -168,8 +187,9 @@ int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_
 		snprintf(why, len, "empty option");
 		return -EINVAL;
 	}
-	if (d->no_root_bits && d->design != SHR_DESIGN_INDEXED) {
-		snprintf(why, len, "root_bits=off: only indexed keeps root bits");
+	if (d->no_root_bits && !shr_design_info_of(d->design)->root_bits) {
+		snprintf(why, len, "root_bits=off: %s keeps no root bits",
+			 shr_design_name(d->design));
 		return -EINVAL;
 	}
 	return 0;
@@ -234,7 +254,7 @@ int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct
 		b->slab = NULL;
 		return ret;
 	}
-	ret = lab_fs_init(&b->fs, b->host);
+	ret = sb_fs_init(&b->fs, b->host);
 	if (ret) {
 		b->why = "cache creation failed";
 		(void)shr_host_destroy(b->host);
@@ -257,7 +277,7 @@ int lab_bench_open(struct lab_bench *b, const struct lab_design *d, const struct
 		}
 	}
 	for (unsigned int i = 0; i < s->host_shrinkers; i++) {
-		ret = lab_sb_mount(&b->fs, "hostfs", &b->host_sbs[b->nr_host_sbs]);
+		ret = sb_mount(&b->fs, "hostfs", &b->host_sbs[b->nr_host_sbs]);
 		if (ret) {
 			lab_bench_close(b);
 			b->why = "host shrinkers could not be registered";
@@ -279,7 +299,7 @@ int lab_bench_mount(struct lab_bench *b, unsigned long n)
 	int ret = reserve((void ***)&b->sbs, &b->cap_sbs, b->nr_sbs + n);
 
 	for (unsigned long i = 0; !ret && i < n; i++) {
-		ret = lab_sb_mount(&b->fs, "tmpfs", &b->sbs[b->nr_sbs]);
+		ret = sb_mount(&b->fs, "tmpfs", &b->sbs[b->nr_sbs]);
 		if (!ret)
 			b->nr_sbs++;
 	}
@@ -291,7 +311,7 @@ int lab_bench_mount(struct lab_bench *b, unsigned long n)
 void lab_bench_umount(struct lab_bench *b, unsigned long n)
 {
 	while (n-- && b->nr_sbs)
-		lab_sb_umount(b->sbs[--b->nr_sbs]);
+		sb_umount(b->sbs[--b->nr_sbs]);
 }
 
 int lab_bench_mkcg(struct lab_bench *b, unsigned long n)
@@ -320,7 +340,7 @@ int lab_bench_file(struct lab_bench *b, size_t sb, size_t cg, int nid)
 {
 	if (sb >= b->nr_sbs || cg >= b->nr_cgs)
 		return -EINVAL;
-	return lab_sb_create_file(b->sbs[sb], b->cgs[cg], nid);
+	return sb_create_file(b->sbs[sb], b->cgs[cg], nid);
 }
 
 unsigned long lab_bench_sunreclaim(struct lab_bench *b)
@@ -354,8 +374,8 @@ void lab_bench_geometry(const struct lab_bench *b, struct lab_scale *out)
 	out->cgroups = b->nr_cgs;
 	out->host_shrinkers = (unsigned int)b->nr_host_sbs;
 	out->units = (long)((b->ids_hw + 63) / 64);
-	/* nobitmap keeps no shrinker_nr_max. */
-	out->shrinker_nr_max = b->host && b->cfg.design != SHR_DESIGN_NOBITMAP
+	/* A design without bits (nobitmap) keeps no shrinker_nr_max. */
+	out->shrinker_nr_max = b->host && shr_design_info_of(b->cfg.design)->bits
 				       ? shr_shrinker_nr_max(b->host) : -1;
 }
 
@@ -363,13 +383,13 @@ void lab_bench_close(struct lab_bench *b)
 {
 	if (b->host) {
 		while (b->nr_sbs)
-			lab_sb_umount(b->sbs[--b->nr_sbs]);
+			sb_umount(b->sbs[--b->nr_sbs]);
 		while (b->nr_host_sbs)
-			lab_sb_umount(b->host_sbs[--b->nr_host_sbs]);
+			sb_umount(b->host_sbs[--b->nr_host_sbs]);
 		(void)lab_bench_rmcg(b, b->nr_cgs);
 		shr_rcu_barrier();
 		if (b->fs_ready)
-			lab_fs_destroy(&b->fs);
+			sb_fs_destroy(&b->fs);
 		if (shr_host_destroy(b->host))
 			fprintf(stderr, "shrinklab: host %s still busy at destroy\n", b->label);
 		else

@@ -85,6 +85,9 @@ static const struct option run_options[] = {
 
 static void usage(FILE *out, bool run_mode)
 {
+	char names[LAB_DESIGN_NAMES_LEN];
+
+	lab_design_names(names, sizeof(names), ", ");
 	if (run_mode)
 		fprintf(out,
 			"usage: shrinklab run --design D [design options] [scale options]\n"
@@ -94,7 +97,7 @@ static void usage(FILE *out, bool run_mode)
 			"seed figure is shown, and judged, only where the run is at the seed's\n"
 			"geometry; a custom scale prints its own geometry and no seed claims.\n"
 			"\ndesign options:\n"
-			"  --design D         xarray, prealloc, array-ondemand, flat, nobitmap, indexed\n"
+			"  --design D         %s\n"
 			"  --units S          where units come from: cache (the seeds' dedicated\n"
 			"                     cache) or kmalloc (kmalloc-1k); default: kmalloc for\n"
 			"                     prealloc (mainline), cache for the others\n"
@@ -113,15 +116,16 @@ static void usage(FILE *out, bool run_mode)
 			"  --cpus C           geometry CPUs (slab layout), 1..65536\n"
 			"  --nokmem           kmem accounting off\n"
 			"  --experiment ID    the workload (default seed000-vm)\n"
-			"  --plots DIR        also write DIR/ID.gp and render DIR/ID.png\n");
+			"  --plots DIR        also write DIR/ID.gp and render DIR/ID.png\n",
+			names);
 	else
 		fprintf(out,
 			"usage: shrinklab reproduce [--experiment ID]... [common options]\n"
 			"\n"
 			"Run every seed experiment with every design side by side, compare with the\n"
 			"seeds' published figures where we measured at the seeds' geometry, and\n"
-			"judge each seed claim on the measured spread. A design this build lacks is\n"
-			"'unavailable'.\n"
+			"judge each seed claim on the measured spread. A design whose host cannot\n"
+			"be built (out of memory) is 'unavailable'.\n"
 			"  --experiment ID    only this experiment (repeatable)\n"
 			"  --plots DIR        where the plots go (default %s): DIR/ID.gp, a\n"
 			"                     gnuplot script with its data, and DIR/ID.png\n"
@@ -194,10 +198,13 @@ static int parse_value(struct cli *c, int opt, const char *v)
 		return 0;
 	}
 	case OPT_DESIGN:
-		if (shr_design_parse(v, &c->design.design))
-			return shrinklab_bad_value(sub, "--design", v,
-						   "expected xarray, prealloc, array-ondemand, flat, "
-						   "nobitmap or indexed");
+		if (shr_design_parse(v, &c->design.design)) {
+			char names[LAB_DESIGN_NAMES_LEN], what[LAB_DESIGN_NAMES_LEN + 16];
+
+			lab_design_names(names, sizeof(names), " or ");
+			snprintf(what, sizeof(what), "expected %s", names);
+			return shrinklab_bad_value(sub, "--design", v, what);
+		}
 		c->have_design = true;
 		return 0;
 	case OPT_UNITS:
@@ -330,7 +337,7 @@ static int check_design(const struct cli *c, const struct lab_scale *s)
 	p.lru_reparent = c->design.lru_reparent;
 	p.kmem = s->kmem;
 	p.nr_nodes = s->nodes;
-	if (shr_host_params_check(&p, &why) && strcmp(why, "design not available in this build")) {
+	if (shr_host_params_check(&p, &why)) {
 		shrinklab_error(c->sub, "--design %s: %s", shr_design_name(c->design.design), why);
 		return -EINVAL;
 	}

@@ -22,11 +22,8 @@
 #define SWEEP_MOUNTS 2000
 #define SWEEP_BATCH 640
 
-static const enum shr_design sweep_designs[] = {
-	SHR_DESIGN_PREALLOC, SHR_DESIGN_ARRAY_ONDEMAND, SHR_DESIGN_XARRAY, SHR_DESIGN_FLAT,
-	SHR_DESIGN_NOBITMAP, SHR_DESIGN_INDEXED,
-};
-#define NR_DESIGNS (sizeof(sweep_designs) / sizeof(sweep_designs[0]))
+/* Every design of the library's table (shr_design_info_of()), in its order. */
+#define NR_DESIGNS ((size_t)SHR_NR_DESIGNS)
 
 struct series {
 	const char *file, *title, *xlabel, *ylabel, *column;
@@ -75,7 +72,8 @@ static void usage(FILE *out)
 	shrinklab_print_exit_codes(out);
 }
 
-/* 0 and *value, 1 when the design is unavailable, or -errno. */
+/* 0 and *value, 1 when the bench could not be opened (the design is
+ * unavailable at this point: lab_bench_open()'s why), or -errno. */
 static int measure_point(const struct lab_design *d, const struct series *sr, unsigned long x,
 			 const struct lab_options *opt, double *value)
 {
@@ -87,7 +85,7 @@ static int measure_point(const struct lab_design *d, const struct series *sr, un
 
 	ret = lab_bench_open(&b, d, &s);
 	if (ret)
-		return b.why ? 1 : ret; /* 1: not available in this build */
+		return b.why ? 1 : ret;
 	ret = lab_bench_mount(&b, sr->x_is_cgroups ? SWEEP_MOUNTS : x);
 	before = lab_bench_sunreclaim(&b);
 	if (!ret)
@@ -157,7 +155,7 @@ static int write_script(const char *dir, const struct series *sr, const bool *me
 		   "set ylabel \"%s\"\n",
 		sr->file, sr->title, what, sr->xlabel, sr->ylabel);
 	for (size_t i = 0; i < NR_DESIGNS; i++) {
-		const char *name = shr_design_name(sweep_designs[i]);
+		const char *name = shr_design_name((enum shr_design)i);
 
 		if (!measured[i])
 			continue;
@@ -191,7 +189,7 @@ static int sweep_series(const char *dir, const struct series *sr, const struct l
 	}
 	fprintf(f, "design,%s,%s\n", sr->x_is_cgroups ? "cgroups" : "mounts", sr->column);
 	for (size_t di = 0; di < NR_DESIGNS && !ret; di++) {
-		struct lab_design d = { .design = sweep_designs[di] };
+		struct lab_design d = { .design = (enum shr_design)di };
 		bool avail = true;
 
 		for (int p = 0; p < NR_POINTS && avail && !ret; p++) {
@@ -202,8 +200,7 @@ static int sweep_series(const char *dir, const struct series *sr, const struct l
 			x = x ? x : 1;
 			ret = measure_point(&d, sr, x, opt, &value);
 			if (ret == 1) {
-				printf("%s: %s unavailable in this build\n", sr->file,
-				       shr_design_name(d.design));
+				printf("%s: %s unavailable\n", sr->file, shr_design_name(d.design));
 				avail = false;
 				ret = 0;
 			} else if (!ret) {

@@ -226,7 +226,7 @@ static void ratio_claim(struct lab_run *run, const struct lab_result *r,
 
 	if (r->unavailable || !b || b->unavailable) {
 		v->kind = LAB_V_NOT_MEASURED;
-		snprintf(v->text, sizeof(v->text), "%s is unavailable in this build",
+		snprintf(v->text, sizeof(v->text), "%s is unavailable in this run",
 			 r->unavailable ? r->design : b ? b->design : "the base design");
 		return;
 	}

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Check every #include of the tree against the layers of docs/ARCHITECTURE.md.
+
+The document's ```layers block names each layer, its folder, the layers it
+may include, and, for the library's layers, the order of its modules: a
+module may include its own headers and those of modules listed before it
+in the same layer, nothing listed after it. A module is a file's stem with
+a trailing "_internal" dropped (memcg.c and memcg_internal.h are "memcg").
+Lines "exception: A -> B" allow one edge against that order. Any other
+include of a library header is an error, and so is a module of the tree
+the block does not list: the graph cannot grow an edge or a file unseen.
+
+Usage: check_include_graph.py SOURCE_ROOT
+       check_include_graph.py --self-test   (the checker finds planted
+                                             violations in a scratch tree)
+Exit status 0 when the graph conforms, 1 with one line per violation.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else '.'
+DOC = os.path.join(ROOT, 'docs', 'ARCHITECTURE.md')
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+
+
+def parse_doc():
+    text = open(DOC, encoding='utf-8').read()
+    m = re.search(r'```layers\n(.*?)```', text, re.S)
+    if not m:
+        sys.exit(f'{DOC}: no ```layers block')
+    layers, exceptions, order = {}, set(), []
+    for line in m.group(1).splitlines():
+        line = line.split('#', 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith('exception:'):
+            a, b = (x.strip() for x in line[len('exception:'):].split('->'))
+            exceptions.add((a, b))
+            continue
+        # name  folder  -> lower layers  [: module order]
+        head, _, modules = line.partition(':')
+        name, folder, *rest = head.split()
+        lower = [x for x in rest if x != '->']
+        layers[name] = {'folder': folder.rstrip('/') + '/', 'lower': lower,
+                        'modules': modules.split()}
+        order.append(name)
+    return layers, order, exceptions
+
+
+def module_of(path):
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return stem[:-len('_internal')] if stem.endswith('_internal') else stem
+
+
+def layer_of(layers, order, rel):
+    # The longest folder that contains the file.
+    best = None
+    for name in order:
+        folder = layers[name]['folder']
+        if rel.startswith(folder) and (best is None or
+                                       len(folder) > len(layers[best]['folder'])):
+            best = name
+    return best
+
+
+def main():
+    layers, order, exceptions = parse_doc()
+    headers = {}  # include name as written -> (layer, module, path)
+    files = []
+    for name in order:
+        folder = os.path.join(ROOT, layers[name]['folder'])
+        for dirpath, _, names in os.walk(folder):
+            for n in sorted(names):
+                if not n.endswith(('.c', '.h')):
+                    continue
+                path = os.path.join(dirpath, n)
+                rel = os.path.relpath(path, ROOT)
+                if layer_of(layers, order, rel) != name:
+                    continue  # a deeper layer's folder
+                files.append((name, rel))
+                if n.endswith('.h'):
+                    key = 'shrinker/' + n if name == 'public' else n
+                    headers[key] = (name, module_of(n), rel)
+    errors = []
+    for name, rel in files:
+        mods = layers[name]['modules']
+        mod = module_of(rel)
+        if mods and mod not in mods:
+            errors.append(f'{rel}: module "{mod}" is not in the {name} layer\'s list')
+            continue
+        text = open(os.path.join(ROOT, rel), encoding='utf-8').read()
+        for kind, inc in INCLUDE.findall(text):
+            target = headers.get(inc)
+            if target is None:
+                generated = os.path.join(ROOT, os.path.dirname(rel), inc + '.in')
+                if kind == '"' and not os.path.exists(generated):
+                    errors.append(f'{rel}: includes "{inc}", which no layer holds')
+                continue  # a system header, or one the build generates
+            tlayer, tmod, trel = target
+            if tlayer == name:
+                if not mods or tmod == mod:
+                    continue
+                if (f'{name}/{mod}', f'{name}/{tmod}') in exceptions:
+                    continue
+                if tmod in mods and mods.index(tmod) < mods.index(mod):
+                    continue
+                errors.append(f'{rel}: includes {trel}: {name}/{mod} may not depend on '
+                              f'{name}/{tmod} (listed after it)')
+            elif tlayer not in layers[name]['lower']:
+                errors.append(f'{rel}: includes {trel}: layer {name} may not depend on {tlayer}')
+    for e in errors:
+        print(e)
+    print(f'# {len(files)} files, {len(errors)} violations of docs/ARCHITECTURE.md')
+    return 1 if errors else 0
+
+
+def self_test():
+    """A scratch tree with one edge of each kind the checker must refuse."""
+    doc = """```layers
+public  include/shrinker/
+low     src/low/  -> public : a b
+high    src/high/ -> low public : c d
+exception: high/d -> high/c
+```
+"""
+    files = {
+        'include/shrinker/api.h': '',
+        'src/low/a.h': '#include <shrinker/api.h>\n',
+        'src/low/b.c': '#include "a.h"\n',
+        'src/high/c.c': '#include "a.h"\n#include "d.h"\n',  # c -> d: after c
+        'src/high/d.h': '#include "c_internal.h"\n',            # exception
+        'src/high/c_internal.h': '',
+        'src/low/a.c': '#include "c_internal.h"\n#include "missing.h"\n',
+        'src/low/e.c': '',                                      # unlisted
+    }
+    want = {'src/high/c.c: includes src/high/d.h',
+            'src/low/a.c: includes src/high/c_internal.h',
+            'src/low/a.c: includes "missing.h"',
+            'src/low/e.c: module "e"'}
+    tmp = tempfile.mkdtemp()
+    try:
+        os.makedirs(os.path.join(tmp, 'docs'))
+        open(os.path.join(tmp, 'docs', 'ARCHITECTURE.md'), 'w').write(doc)
+        for rel, text in files.items():
+            os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
+            open(os.path.join(tmp, rel), 'w').write(text)
+        r = subprocess.run([sys.executable, __file__, tmp], capture_output=True, text=True)
+    finally:
+        shutil.rmtree(tmp)
+    lines = r.stdout.splitlines()[:-1]
+    found = {w for w in want if any(line.startswith(w) for line in lines)}
+    if r.returncode != 1 or found != want or len(lines) != len(want):
+        print(r.stdout, end='')
+        print(f'# self-test failed: exit {r.returncode}, missed {sorted(want - found)}')
+        return 1
+    print(f'# self-test: the {len(want)} planted violations were found, nothing else')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(self_test() if ROOT == '--self-test' else main())
