@@ -471,6 +471,11 @@ def main(cmd, argv):
             progs = compile_guest(timer)
             tests = compile_selftests(timer)
             images = ktree.build_all("lab", designs, timer)
+            for d in designs:
+                w1 = ktree.w1_findings("lab", d)
+                if w1:
+                    fails.append("%s: W=1 warnings in the files its series touches:\n    %s"
+                                 % (d, "\n    ".join(w1)))
             lab(designs, images, progs["klab-guest"], "short", 1, timer, fails)
             selftest_boots(designs, images, tests, timer, fails)
             # The torture is for the patches: mainline's debug kernel is

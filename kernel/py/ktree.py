@@ -395,18 +395,55 @@ def build_design(config, design, timer):
     out = image_dir(config, design)
     stamp = "%s %s %s\n" % (series_hash(design), config_hash(config), compiler())
     img = os.path.join(out, "bzImage")
+    w1 = os.path.join(out, "w1.txt") if config == "lab" and design != "mainline" else None
     if os.path.exists(img) and os.path.exists(img + ".stamp") and \
             open(img + ".stamp").read() == stamp:
         log("%s/%s: image is current" % (config, design))
+        if w1 and not os.path.exists(w1):
+            tree = switch_design(config, design, timer)
+            configure(tree, config, timer)
+            timer.run("W=1 %s (touched .c files)" % design, w1_check, tree, design, w1)
         return img
     tree = switch_design(config, design, timer)
     configure(tree, config, timer)
     timer.run("build %s/%s" % (config, design), make, tree, "bzImage")
     os.makedirs(out, exist_ok=True)
     shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img)
+    if w1:
+        timer.run("W=1 %s (touched .c files)" % design, w1_check, tree, design, w1)
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
     return img
+
+
+def w1_objects(design):
+    """The objects of the .c files @design's series touches."""
+    return sorted(f[:-2] + ".o" for f in touched_files(design) if f.endswith(".c"))
+
+
+def w1_check(tree, design, report):
+    """Compile the series' .c files again at W=1 and keep the warnings they
+    print in @report (empty when clean). The next build compiles them back
+    at the normal level (Kbuild sees the command line change)."""
+    objs = w1_objects(design)
+    r = sh(["make", "-C", tree, "O=build", "-j" + os.environ.get("KLAB_JOBS", str(
+        os.cpu_count() or 2)), "CC=" + compiler(), "W=1"] + objs, quiet=True, check=False)
+    found = [line for line in (r.stdout or "").split("\n") if "warning:" in line or
+             "error:" in line]
+    if r.returncode != 0 and not found:
+        found = ["make W=1 %s exited %d" % (" ".join(objs), r.returncode)]
+    with open(report, "w") as f:
+        f.write("".join(line + "\n" for line in found))
+
+
+def w1_findings(config, design):
+    """The W=1 warnings of @design's kept image (none for mainline, for the
+    debug config, or when the report is missing)."""
+    try:
+        with open(os.path.join(image_dir(config, design), "w1.txt")) as f:
+            return [line for line in f.read().split("\n") if line]
+    except OSError:
+        return []
 
 
 def build_all(config, designs, timer):
