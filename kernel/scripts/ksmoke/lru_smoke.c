@@ -10,6 +10,11 @@
  *   truncate -s 64M ext4.img && mkfs.ext4 -q -F ext4.img
  *   kernel/boot --nodes 4 --mem 2048 --disk ext4.img BZIMAGE lru_smoke lists 300 20 3
  *
+ * On a debug kernel (klab's debug config) add --append "pci=noacpi": under
+ * TCG its ACPI interpreter gives up on the i440fx _PRT method (AML loop
+ * timeout), the virtio disk then gets no interrupt and the guest hangs on
+ * its first I/O.  The PCI BIOS routing table works.
+ *
  * Modes:
  *
  *   lru_smoke rmdir M N R
