@@ -296,7 +296,9 @@ def lab(designs, images, guest, geometry, boots, timer, fails):
 def selftest_boots(designs, images, tests, timer, fails):
     """The cgroup selftests in each design's guest (ext4 /work, swap);
     a test that passes on mainline and fails on a design fails the run
-    (after one retry of that design, which tells flaky from broken)."""
+    when it fails again on a second boot of the design and passes again on
+    a second boot of mainline (a test that is flaky on both is reported,
+    not failed)."""
     script = os.path.join(GUEST, "selftests.sh")
     files = [(p, "/klab/" + t) for t, p in tests.items()]
     results = {}
@@ -309,7 +311,7 @@ def selftest_boots(designs, images, tests, timer, fails):
                 with open(p, "wb") as f:
                     f.truncate(size)
             ktree.sh(["mkfs.ext4", "-q", "-F", work], quiet=True)
-            label = "selftests-%s-%d" % (d, attempt)
+            label = "selftests-%s-%s" % (d, attempt)
             r = run_boot(timer, label, images[d], script, [], fails, mem=2048, timeout=900,
                          files=files, disks=[work, swap], workdisk=True, swapdisk=True,
                          cwd="/work")
@@ -336,11 +338,27 @@ def selftest_boots(designs, images, tests, timer, fails):
             log("selftests %s: %s fail here and pass on mainline; retrying once" %
                 (d, ", ".join(regress)))
             again = regressions(base, one(d, 1))
+            twice = [t for t in regress if t in again]
             for t in regress:
-                if t in again:
-                    fails.append("selftests %s: %s passes on mainline, fails here (twice)" % (d, t))
-                else:
+                if t not in again:
                     lines.append("  %-10s FLAKY: %s failed once, passed on retry" % (d, t))
+            if twice and "mainline" in images:
+                # A test that fails twice here may still be one that fails
+                # now and then on mainline too (test_memcg_low and
+                # test_memcg_sock did under TCG on a loaded host): boot
+                # mainline once more, and count as a regression only what
+                # passes there again.
+                log("selftests %s: %s failed twice; mainline again" % (d, ", ".join(twice)))
+                mres = one("mainline", "re-%s" % d)
+                mfail = {name for t in SELFTESTS for name, st in
+                         mres.get(t, {}).get("tests", {}).items() if st != "pass"}
+                for t in [t for t in twice if t in mfail]:
+                    lines.append("  %-10s FLAKY: %s failed twice here and on mainline's "
+                                 "second boot" % (d, t))
+                twice = [t for t in twice if t not in mfail]
+            for t in twice:
+                fails.append("selftests %s: %s passes on mainline (twice), fails here (twice)"
+                             % (d, t))
     text = "\ncgroup selftests (baseline: mainline in this run)\n" + "\n".join(lines) + "\n"
     print(text)
     save(os.path.join(out_dir(), "selftests.txt"), text)
