@@ -22,7 +22,7 @@
  *
  * Buddy invariants, per node, under the node lock:
  *   - a free block of order k starts at a page index that is a multiple of
- *     2^k inside its chunk; its head page is SHR_PAGE_BUDDY with order k and
+ *     2^k inside its chunk; its head page is SHR_PAGE_BUDDY, free_head, with order k and
  *     is linked on free[k]; every other page of it is SHR_PAGE_NONE;
  *   - two free buddies of the same order never both sit on the free lists
  *     (freeing coalesces them up to SHR_MAX_PAGE_ORDER);
@@ -182,6 +182,7 @@ static void add_free_block(struct pa_node *n, struct shr_page *page, unsigned in
 	shr_lock_assert_held(&n->lock);
 	page->kind = SHR_PAGE_BUDDY;
 	page->order = (uint8_t)order;
+	page->free_head = 1;
 	cds_list_add(&page->lru, &n->free[order]);
 }
 
@@ -340,6 +341,7 @@ static struct shr_page *take_block(struct pa_node *n, unsigned int order)
 		o--;
 		add_free_block(n, page + (1UL << o), o);
 	}
+	page->free_head = 0;
 	page->kind = SHR_PAGE_NONE;
 	page->order = (uint8_t)order;
 	return page;
@@ -388,9 +390,11 @@ void shr_free_pages(struct shr_page_alloc *pa, struct shr_page *page, unsigned i
 	while (order < SHR_MAX_PAGE_ORDER) {
 		struct shr_page *buddy = &chunk->pages[idx ^ (1UL << order)];
 
-		if (buddy->kind != SHR_PAGE_BUDDY || buddy->order != order)
+		/* free_head, not kind: see struct shr_page. */
+		if (!buddy->free_head || buddy->order != order)
 			break;
 		cds_list_del(&buddy->lru);
+		buddy->free_head = 0;
 		buddy->kind = SHR_PAGE_NONE;
 		idx &= ~(1UL << order);
 		order++;

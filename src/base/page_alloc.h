@@ -42,12 +42,17 @@ enum shr_page_kind {
  * @order:      buddy and allocated heads: order of the block.
  * @node:       node of the chunk (copied for speed).
  * @on_partial: slab: linked on its node's partial list.
+ * @free_head:  1 when the page heads a block on a free list of its node.
  *
  * Sync: while a block is free, page allocator node lock. While allocated,
  * the owner's lock (slab: the cache's node lock). @kind, @owner, @order and
  * @head_delta of an allocated block are written before the block's memory is
  * handed out and are read without locks by whoever was handed a pointer into
- * it (the hand-over orders the accesses).
+ * it (the hand-over orders the accesses). @free_head is written and read
+ * only under the page allocator's node lock, of free and allocated pages
+ * alike: a free looks at its buddy's @free_head (and then @order) while the
+ * buddy may be allocated and its owner writing @kind, so the buddy test
+ * must not read @kind.
  */
 struct shr_page {
 	struct cds_list_head lru;
@@ -59,6 +64,7 @@ struct shr_page {
 	uint8_t order;
 	uint8_t node;
 	uint8_t on_partial;
+	uint8_t free_head;
 };
 
 struct shr_page_alloc;
