@@ -377,11 +377,24 @@ def regressions(base, res):
     return out
 
 
+def torture_seed():
+    """$KLAB_TORTURE_SEED replays a run; otherwise a new seed per run (the
+    guest prints it first), so successive CI runs try other interleavings."""
+    s = os.environ.get("KLAB_TORTURE_SEED")
+    if s is not None:
+        if not s.isdigit():
+            raise SystemExit("klab: KLAB_TORTURE_SEED=%r is not a number" % s)
+        return int(s)
+    return int.from_bytes(os.urandom(4), "little") or 1
+
+
 def torture_boots(designs, images, torture, size, timer, fails):
+    seed = torture_seed()
+    log("torture seed %d (KLAB_TORTURE_SEED=%d replays it)" % (seed, seed))
     for d in designs:
         label = "torture-%s" % d
-        r = run_boot(timer, label, images[d], torture, TORTURE[size], fails, mem=2048,
-                     timeout=2400, append=DEBUG_APPEND)
+        r = run_boot(timer, label, images[d], torture, TORTURE[size] + ["--seed", str(seed)],
+                     fails, mem=2048, timeout=2400, append=DEBUG_APPEND)
         if r.status not in (0, None):
             fails.append("%s: ktorture exited %d (see %s.out)" % (label, r.status, label))
         print(r.stdout)
