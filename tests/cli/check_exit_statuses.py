@@ -54,7 +54,7 @@ def man_reasons():
 
 def fsize_limit():
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))  # the JSON is larger
 
 
 def run(args, stdout=subprocess.PIPE, env=None, preexec=None):
