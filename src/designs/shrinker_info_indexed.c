@@ -816,14 +816,6 @@ static void ix_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *
 
 /* ---- attribution --------------------------------------------------------- */
 
-static unsigned long ix_slot_bytes(struct shr_host *host, size_t size)
-{
-	struct shr_slab_geometry geo;
-
-	shr_kmem_cache_geometry(shr_kmalloc_cache_for(host->slab, size), &geo);
-	return geo.object_size;
-}
-
 static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc)
 {
 	struct shr_host *host = memcg->host;
@@ -833,10 +825,12 @@ static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_boo
 	shr_mutex_lock(&host->shrinker_mutex);
 	cont = ix_units_of(memcg, nid);
 	if (cont) {
-		acc->container_bytes += ix_slot_bytes(host, sizeof(*cont));
-		if (cont->nr_refs)
-			acc->container_bytes +=
-				ix_slot_bytes(host, cont->nr_refs * sizeof(*cont->refs));
+		/* What the allocator really reserved: a slot of a kmalloc cache,
+		 * or, for a refs[] past the largest cache (2048 units, id
+		 * 131072), the whole pages of a large kmalloc. */
+		acc->container_bytes += shr_ksize(host->slab, cont);
+		if (cont->refs)
+			acc->container_bytes += shr_ksize(host->slab, cont->refs);
 		shr_units_bytes(host, &cont->xa, acc);
 	}
 	shr_mutex_unlock(&host->shrinker_mutex);
