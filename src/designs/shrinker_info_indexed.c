@@ -334,7 +334,7 @@ static void ix_units_free_now(struct ix_units *cont)
 
 	shr_xa_destroy(&cont->xa);
 	pthread_mutex_destroy(&cont->xa.xa_lock);
-	shr_kfree(host->slab, cont->refs);
+	shr_kvfree(host->slab, cont->refs);
 	shr_kfree(host->slab, cont);
 }
 
@@ -352,7 +352,7 @@ static void ix_units_retire(struct shr_mem_cgroup *memcg, int nid, struct ix_uni
 {
 	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	shr_rcu_assign_pointer(ix_node_of(memcg, nid)->units, NULL);
-	shr_kfree(cont->host->slab, cont->refs);
+	shr_kvfree(cont->host->slab, cont->refs);
 	cont->refs = NULL;
 	cont->nr_refs = 0;
 	shr_call_rcu(&cont->rcu, ix_units_free_rcu);
@@ -390,12 +390,14 @@ static int ix_refs_reserve(struct ix_units *cont, unsigned long index, int nid, 
 		return 0;
 	while (cap <= index)
 		cap *= 2;
-	refs = shr_kzalloc_node(host->slab, cap * sizeof(*refs), gfp, nid);
+	/* kvmalloc: past 4 MiB (a million units, ids past 64M) the page
+	 * allocator has no order left and the array is mapped (vmalloc). */
+	refs = shr_kvmalloc_node(host->slab, cap * sizeof(*refs), gfp | SHR_GFP_ZERO, nid);
 	if (!refs)
 		return -ENOMEM;
 	if (cont->refs)
 		memcpy(refs, cont->refs, cont->nr_refs * sizeof(*refs));
-	shr_kfree(host->slab, cont->refs);
+	shr_kvfree(host->slab, cont->refs);
 	cont->refs = refs;
 	cont->nr_refs = cap;
 	return 0;
