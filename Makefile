@@ -83,7 +83,8 @@ check-tsan: build-tsan
 
 # Long torture runs (not part of check): every design, then the option
 # variants, in the normal build; then every design in the ASan+UBSan build,
-# whose race points widen the windows (docs/RACES.md); then the differential
+# whose race points widen the windows (docs/RACES.md), with ids past every
+# size class too (--id-base: the ballast of tests/stress/torture.c); then the differential
 # test with --long (200 seeds x 1000 steps per group instead of check's 20 x 400).
 torture: build build-asan
 	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
@@ -92,6 +93,10 @@ torture: build build-asan
 	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nonslab-ids
 	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
 	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all \
+		--id-base 131136
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d flat \
+		--expand-batch 4096 --id-base 524352
 	./$(BUILD)/tests/test_differential --long --seed $(TORTURE_SEED)
 
 # Differential fuzzing (clang + libFuzzer): tests/fuzz/run_fuzz.sh runs one
