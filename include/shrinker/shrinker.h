@@ -226,8 +226,9 @@ SHR_API int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shr
  * Counts above LONG_MAX / 2: reclaim keeps the kernel's arithmetic to the
  * integer, whose cap on deferred work (2 * freeable, a long) wraps below
  * zero for them, so the slot is left negative. No work is deferred then
- * (the next reclaim of the slot scans nothing for it and leaves 0), and it
- * is reported as 0: a count, never to be mistaken for an error. The value
+ * (the next reclaim of the slot with a count below LONG_MAX / 2 scans
+ * nothing in that call and leaves 0), and it is reported as 0: a count,
+ * never to be mistaken for an error. The value
  * is clamped rather than returned through an out-parameter because a
  * negative slot has no other reading, and callers keep one signature.
  *

@@ -460,8 +460,9 @@ static long read_deferred(struct shr_shrinker_impl *s, struct shr_mem_cgroup *me
  * kept to the integer in reclaim.c) leaves a negative value in a slot when
  * count_objects() returned more than LONG_MAX / 2: the cap 2 * freeable
  * wraps below zero and min() picks it. No work is deferred then (the next
- * call on the slot scans nothing and puts back max(nr + delta, 0) = 0), so
- * it reads as 0; the slot itself keeps the kernel's value.
+ * call on the slot with a sane count scans nothing and puts back
+ * max(nr + delta - 0, 0) = 0), so it reads as 0; the slot itself keeps the
+ * kernel's value.
  */
 static long reported_deferred(long slot)
 {
