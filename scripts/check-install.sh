@@ -51,6 +51,9 @@ soname=$(readelf -d "$libdir/libshrinker.so" | sed -n 's/.*Library soname: \[\(.
 [ "$soname" = libshrinker.so.0 ] || fail "soname '$soname', expected libshrinker.so.0"
 run python3 "$src/tests/api/public_api.py" exports "$includedir" \
 	"$libdir/libshrinker.so" "$libdir/libshrinker.a" --cc "$CC"
+say "the installed libraries export the ABI as committed (src/libshrinker.symbols)"
+run python3 "$src/tests/api/public_api.py" abi-list "$src/src/libshrinker.symbols" \
+	"$libdir/libshrinker.so" "$libdir/libshrinker.a"
 
 cflags=$(pkg-config --cflags libshrinker)
 libs=$(pkg-config --libs libshrinker)
