@@ -26,18 +26,20 @@
  *
  * Ids past every size class (--id-base N). Before the workers start, N
  * memcg-aware shrinkers (never registered, so no walk calls them) take ids
- * 0..N-1; then the ballast shrinkers at the ids where a design's
- * per-cgroup structure crosses a size class are freed again (63/64 and
- * 127/128: unit and bitmap word boundaries; 1023/1024: flat's id-sized
- * array passes kmalloc-8k; 65535/65536: a pointer per unit passes 8 KiB;
- * 131071/131072: indexed's 4-byte count per unit passes 8 KiB;
- * 524287/524288: flat's array passes the page allocator's largest order and
- * is vmalloc'ed). The mounts take those holes first, then ids N, N+1, ...:
- * every cgroup then holds bits, objects and deferred work at ids in the
- * holes and past N, while the readers (bookkeeping, stats, debugfs) and
- * reclaim run on them; the run fails unless a mount reached id N. The
- * ballast is work, not time: it is made before the clock starts and freed
- * after the checks. flat grows one id at a time by default, which would
+ * 0..N-1; then the ballast shrinkers at the first id past each size class
+ * a design's per-cgroup structure crosses are freed again (64 and 128: unit
+ * and bitmap word boundaries; 1024: flat's id-sized array is past
+ * kmalloc-8k; 65536: a pointer per unit passes 8 KiB; 131072: indexed's
+ * 4-byte count per unit passes 8 KiB; 524288: flat's array passes the page
+ * allocator's largest order and is vmalloc'ed). The first FIRST_MOUNTS
+ * slots are mounted (memcg-aware superblocks) before the workers start, so
+ * the holes are taken and at least two mounts sit at ids N and up from the
+ * start, whatever the run's speed; later mounts take the lowest free id,
+ * a hole or past N. Every cgroup then holds bits, objects and deferred work
+ * at those ids while the readers (bookkeeping, stats, debugfs) and reclaim
+ * run on them; the run fails unless a mount reached id N. The ballast is
+ * work, not time: it is made before the clock starts and freed after the
+ * checks. flat grows one id at a time by default, which would
  * copy the root's arrays once per ballast id: it needs --expand-batch here;
  * nobitmap (no bits) visits every allocated id on every cgroup reclaim, the
  * ballast's too, and is skipped (the pre-4.19 cost, not a race to find).
@@ -1939,9 +1941,7 @@ static void release_everything(void)
 
 /* Ids freed again after the ballast is made: where a design's per-cgroup
  * structure crosses a size class (header comment). */
-static const int ballast_holes[] = {
-	63, 64, 127, 128, 1023, 1024, 65535, 65536, 131071, 131072, 524287, 524288,
-};
+static const int ballast_holes[] = { 64, 128, 1024, 65536, 131072, 524288 };
 
 /* Take ids 0..id_base-1, then give the holes back (before the workers). */
 static void ballast_fill(void)
@@ -1971,9 +1971,21 @@ static void ballast_fill(void)
 		T.ballast[ballast_holes[h]] = NULL;
 		holes++;
 	}
+	/* The holes, then ids past the ballast, taken before the clock. */
+	for (int s = 0; s < FIRST_MOUNTS && s < T.cfg.mounts; s++) {
+		struct mount_slot *m = &T.mounts[s];
+		int ret = mnt_mount(m, MK_SB);
+
+		if (ret)
+			violation("mount %d over the ballast: %d", s, ret);
+		m->gen++;
+		note_id(shr_shrinker_id(mnt_shrinker(m)));
+		count_op(OP_MOUNT);
+	}
 	printf("torture: design %s: ids 0..%d taken by %d ballast shrinkers, %d holes at size-class "
-	       "boundaries, in %.1f s\n", T.design, T.cfg.id_base - 1, T.cfg.id_base - holes,
-	       holes, now_s() - t0);
+	       "boundaries, in %.1f s; %d mounts up to id %d\n", T.design, T.cfg.id_base - 1,
+	       T.cfg.id_base - holes, holes, now_s() - t0,
+	       FIRST_MOUNTS < T.cfg.mounts ? FIRST_MOUNTS : T.cfg.mounts, atomic_load(&T.max_id));
 	fflush(stdout);
 }
 
@@ -2253,12 +2265,12 @@ static int run_design(enum shr_design design)
 	if (!params.kmem)
 		T.fs.extra_shrinker_flags = SHR_SHRINKER_NONSLAB;
 
-	ballast_fill();
 	pthread_barrier_init(&T.stopped, NULL, (unsigned int)T.cfg.threads + 1);
 	pthread_barrier_init(&T.resume, NULL, (unsigned int)T.cfg.threads + 1);
 	atomic_store(&T.mount_limit, T.cfg.mounts < FIRST_MOUNTS ? T.cfg.mounts : FIRST_MOUNTS);
 	atomic_store(&T.iso_random, true);
 	atomic_store(&T.max_id, -1);
+	ballast_fill();
 	widen(true, phase++);
 	for (int t = 0; t < T.cfg.threads; t++)
 		if (pthread_create(&tids[t], NULL, worker, (void *)(uintptr_t)(t + 1)))
