@@ -3,7 +3,7 @@
  * JSON output of the guest lab (see kjson.h), schema shrinklab/2. Strings
  * are escaped per RFC 8259; a non-finite number is written as null. This
  * file is the only place that knows the schema: a schema change is a
- * change here (and kernel/py/test_kreport.py validates what it writes).
+ * change here (and tests/kernel/test_guest_json.py validates what it writes).
  *
  * The tool's version and git revision are those of the source tree the host
  * compiled the guest from (-DKLAB_VERSION, -DKLAB_GIT_REVISION).

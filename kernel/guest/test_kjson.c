@@ -2,7 +2,7 @@
 /*
  * test_kjson: writes one document through kjson.c with the kinds of rows
  * klab-guest writes (timed samples, a reading, a negative fit, notes with
- * characters JSON must escape, two experiments); kernel/py/test_kreport.py
+ * characters JSON must escape, two experiments); tests/kernel/test_guest_json.py
  * compiles it on the host and validates the output against
  * docs/shrinklab.schema.json.
  */

@@ -18,6 +18,8 @@
 
 #include "lock.h"
 
+#if SHR_DEBUG_CHECKS
+
 static const char *const class_names[SHR_NR_LOCK_CLASSES] = {
 	[SHR_LOCK_RCU_RUNNER] = "rcu callback runner lock",
 	[SHR_LOCK_CGROUP] = "host->cgroup_mutex",
@@ -36,14 +38,13 @@ static const char *const class_names[SHR_NR_LOCK_CLASSES] = {
 	[SHR_LOCK_SLAB_VM] = "slab vm_lock",
 };
 
-const char *shr_lock_class_name(enum shr_lock_class cls)
+/* Name of @cls, as the checker's messages print it. */
+static const char *lock_class_name(enum shr_lock_class cls)
 {
 	if ((unsigned int)cls >= SHR_NR_LOCK_CLASSES)
 		return "?";
 	return class_names[cls];
 }
-
-#if SHR_DEBUG_CHECKS
 
 struct held_lock {
 	const void *lock;
@@ -60,7 +61,7 @@ static void order_violation(const char *what, enum shr_lock_class taking,
 	fprintf(stderr,
 		"libshrinker BUG: lock order violation: taking %s (class %d) while holding %s "
 		"(class %d): %s\n",
-		shr_lock_class_name(taking), (int)taking, shr_lock_class_name(h->class),
+		lock_class_name(taking), (int)taking, lock_class_name(h->class),
 		(int)h->class, what);
 	fflush(stderr);
 	abort();

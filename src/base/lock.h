@@ -121,9 +121,6 @@ static inline void shr_lockdep_release(const void *lock)
 }
 #endif
 
-/* Name of @cls, as the checker's messages print it. */
-const char *shr_lock_class_name(enum shr_lock_class cls);
-
 /*
  * shr_lock_held() - whether this thread holds @lock (a struct shr_mutex,
  * struct shr_spinlock or an XArray's xa_lock). Always true in builds

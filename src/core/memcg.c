@@ -53,8 +53,7 @@ static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
 	shr_rcu_list_init(&memcg->lru_lists);
 	/* The design's areas are valid (empty) before anyone can find the
 	 * cgroup: iterators and id lookups see it from alloc on, not online. */
-	if (host->info_ops->memcg_init)
-		host->info_ops->memcg_init(host, memcg);
+	shr_info_memcg_init(host->info_ops, host, memcg);
 	return memcg;
 }
 
@@ -63,7 +62,7 @@ static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
 static int memcg_info_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	shr_lock_assert_held(&host->shrinker_mutex);
-	return host->info_ops->memcg_online ? host->info_ops->memcg_online(host, memcg) : 0;
+	return shr_info_memcg_online(host->info_ops, host, memcg);
 }
 
 int shr_memcg_create_root(struct shr_host *host)
@@ -369,11 +368,11 @@ static struct shr_mem_cgroup *next_pre_pruned(struct shr_mem_cgroup *pos,
 					      struct shr_mem_cgroup *root, int nid,
 					      const struct shr_info_ops *ops)
 {
-	if (ops && ops->below_empty && ops->below_empty(pos, nid))
+	if (ops && shr_info_below_empty(ops, pos, nid))
 		pos = next_after_subtree(pos, root);
 	else
 		pos = next_pre(pos, root);
-	while (pos && ops && ops->subtree_empty && ops->subtree_empty(pos, nid))
+	while (pos && ops && shr_info_subtree_empty(ops, pos, nid))
 		pos = next_after_subtree(pos, root);
 	return pos;
 }

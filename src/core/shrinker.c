@@ -372,8 +372,7 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	if (s->debugfs_id >= 0)
 		(void)shr_ida_free(&host->debugfs_ida, (unsigned int)s->debugfs_id);
 	if (s->flags & SHR_SHRINKER_MEMCG_AWARE) {
-		if (host->info_ops->shrinker_remove)
-			host->info_ops->shrinker_remove(host, s);
+		shr_info_shrinker_remove(host->info_ops, host, s);
 		shr_idr_remove(&host->shrinker_idr, (unsigned long)s->id);
 	}
 	host->nr_shrinkers--;
@@ -384,6 +383,27 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	 * now covers any reader that could still hold it. */
 	if (evicted)
 		shr_call_rcu(&evicted->rcu, shrinker_free_rcu);
+}
+
+int shr_shrinker_lru_binding(struct shr_host *host, struct shr_shrinker *shrinker, int *id,
+			     bool *memcg_aware, bool *root_bits)
+{
+	struct shr_shrinker_impl *s;
+
+	*id = -1;
+	*memcg_aware = false;
+	*root_bits = false;
+	if (!shrinker)
+		return 0;
+	if (!shrinker_alive(shrinker))
+		return -EINVAL;
+	s = to_impl(shrinker);
+	if (s->host != host)
+		return -EINVAL;
+	*id = s->id;
+	*memcg_aware = (s->flags & SHR_SHRINKER_MEMCG_AWARE) && shr_host_kmem(host) && s->id >= 0;
+	*root_bits = shr_shrinker_root_indexed(s) && s->id >= 0;
+	return 0;
 }
 
 int shr_shrinker_id(const struct shr_shrinker *shrinker)
@@ -400,57 +420,12 @@ unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker)
 	return shr_container_of(shrinker, const struct shr_shrinker_impl, pub)->flags;
 }
 
-/* The deferred-work counters of the design, reached through its ops. */
-
-long shr_info_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_exchange(c, 0);
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-long shr_info_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
-			   long nr)
-{
-	const struct shr_info_ops *ops = memcg->host->info_ops;
-	atomic_long *c;
-	long ret = 0;
-
-	if (ops->add_deferred)
-		return ops->add_deferred(memcg, nid, s, nr);
-	shr_rcu_read_lock();
-	c = ops->deferred_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_fetch_add(c, nr) + nr;
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-long shr_info_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_load(c);
-	shr_rcu_read_unlock();
-	return ret;
-}
-
 static long read_deferred(struct shr_shrinker_impl *s, struct shr_mem_cgroup *memcg, int nid)
 {
 	int slot = shr_deferred_nid(s, nid);
 
 	if ((s->flags & SHR_SHRINKER_MEMCG_AWARE) && memcg)
-		return shr_info_read_deferred(memcg, slot, s);
+		return shr_info_read_deferred(s->host->info_ops, memcg, slot, s);
 	return atomic_load(&s->nr_deferred[slot]);
 }
 
@@ -489,7 +464,7 @@ static long total_deferred(struct shr_shrinker_impl *s)
 		if (!shr_memcg_online(memcg))
 			continue;
 		for (int n = 0; n < slots; n++)
-			sum += shr_info_read_deferred(memcg, n, s);
+			sum += shr_info_read_deferred(host->info_ops, memcg, n, s);
 	}
 	return sum;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Run `shrinklab kernel` at the geometry of a saved kernel guest document
-(kernel/py/fixtures/guest-short-mainline.json, the short geometry) with the
+(tests/kernel/fixtures/guest-short-mainline.json, the short geometry) with the
 four model designs the kernel designs map to, and check that the model ran
 the guest's experiments: the JSON validates against
 docs/shrinklab.schema.json (schema shrinklab/2); every metric the guest
@@ -20,7 +20,7 @@ import sys
 from schema_check import validate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GUEST = os.path.join(HERE, "..", "..", "kernel", "py", "fixtures", "guest-short-mainline.json")
+GUEST = os.path.join(HERE, "..", "kernel", "fixtures", "guest-short-mainline.json")
 DESIGNS = ["prealloc", "xarray+units=kmalloc", "prealloc+lru_reparent=index",
            "indexed+units=kmalloc+root_bits=off"]
 # The guest counts the objects of every *shrinker* cache it finds; mainline

@@ -62,8 +62,10 @@ void shrinklab_print_version(FILE *out)
 
 void shrinklab_print_exit_codes(FILE *out)
 {
-	fprintf(out, "\nExit status: 0 success, 1 the run failed (measuring, writing output,\n"
-		     "gnuplot), 2 bad usage (checked before anything is measured).\n");
+	fprintf(out, "\nExit status: 0 success, 1 the run failed (measuring, writing an output\n"
+		     "or standard output, gnuplot), 2 bad usage: options, values, scales,\n"
+		     "--data, outputs that cannot be written (checked before anything is\n"
+		     "measured).\n");
 }
 
 int shrinklab_bad_value(const char *sub, const char *opt, const char *value, const char *what)

@@ -299,6 +299,8 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		fputs("]}", f);
 	}
 	fputs("]}\n", f);
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO); /* EFBIG, ENOSPC, EPIPE... */
+	return 0;
 }

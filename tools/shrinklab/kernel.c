@@ -771,7 +771,8 @@ static void usage(FILE *out)
 		"  --highwater-mounts H  mounts made and unmounted again (2000)\n"
 		"  --walk-points P       points of the drop_caches slope, 2..32 (5)\n"
 		"  --host-shrinkers K    memcg-aware shrinker ids taken before the workload\n"
-		"                        (the guest's boot shrinkers + 4; default 22)\n"
+		"                        (the guest's boot shrinkers + 4; default 22); at\n"
+		"                        most the first rung's ids (64 per unit)\n"
 		"  --nodes K             NUMA nodes (4)\n"
 		"  --cpus C              CPUs for the slab geometry (2)\n"
 		"output:\n"
@@ -946,6 +947,14 @@ static int parse(int argc, char **argv, struct kcli *c)
 	}
 	if (!c->nr_designs) {
 		shrinklab_error("kernel", "--design is required (see 'shrinklab kernel --help')");
+		return -1;
+	}
+	if (c->g.host_shrinkers > c->g.ladder[0] * 64u) {
+		/* The rung would be labelled with fewer units than its ids span. */
+		shrinklab_error("kernel", "--host-shrinkers %u: more ids than the ladder's first "
+				"rung holds (%u unit(s) per node, %u ids); the host's shrinkers "
+				"alone span %u units", c->g.host_shrinkers, c->g.ladder[0],
+				c->g.ladder[0] * 64u, (c->g.host_shrinkers + 63) / 64);
 		return -1;
 	}
 	if (!c->register_given)
@@ -1147,8 +1156,11 @@ static int run_kernel(struct kcli *c)
 		ctx.argc = shrinklab_command(&ctx.argv);
 		ctx.elapsed_ns = lab_now_ns() - t0;
 		ret = f ? lab_json_write(f, st.runs, K_NR_EXP, &ctx) : -errno;
-		if (f && lab_output_end(&json, f) && !ret)
-			ret = -EIO;
+		if (f) {
+			int end = lab_output_end(&json, f);
+
+			ret = ret ? ret : end;
+		}
 		if (ret) {
 			shrinklab_error("kernel", "--json '%s': writing failed: %s", json.path,
 					strerror(-ret));

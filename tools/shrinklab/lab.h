@@ -332,7 +332,8 @@ struct lab_seeds {
 	struct lab_seed_figure *v;
 	size_t n;
 };
-/* Load @path (NULL = the default data file). 0, -errno, -EINVAL (bad line). */
+/* Load @path (NULL = the default data file): 0; -errno when it cannot be opened
+ * or read (a directory); -EINVAL for a bad or overlong line or no figure at all. */
 int lab_seeds_load(struct lab_seeds *s, const char *path, char *err, size_t errlen);
 const char *lab_seeds_default_path(void);
 const struct lab_seed_figure *lab_seeds_find(const struct lab_seeds *s, const char *exp,
@@ -387,10 +388,12 @@ struct lab_output {
 	int fd;
 	bool created;     /* by us: removed if the run fails */
 };
-/* Open @path for writing now (created, not truncated); 0 or -errno. */
+/* Open @path for writing now (created, not truncated) and probe that it takes
+ * writes (outputs.c says how); 0 or -errno, with @err saying why. */
 int lab_output_open(struct lab_output *o, const char *path, char *err, size_t len);
-/* Truncate and hand out the stream; NULL on failure. */
+/* Truncate (a regular file) and hand out the stream; NULL on failure. */
 FILE *lab_output_begin(struct lab_output *o);
+/* Flush and close the stream: 0 or -errno (then lab_output_abandon()). */
 int lab_output_end(struct lab_output *o, FILE *f);
 /* The run failed: close, and remove the file if we created it. */
 void lab_output_abandon(struct lab_output *o);

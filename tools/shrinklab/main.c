@@ -3,6 +3,7 @@
  * shrinklab: dispatch to a subcommand; --version, --help and
  * "help SUBCOMMAND" at the top level.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <shrinker/rcu.h>
@@ -53,6 +54,14 @@ static int dispatch(const struct subcommand *sc, int argc, char **argv)
 	shr_thread_register();
 	ret = sc->run(argc, argv);
 	shr_thread_unregister();
+	/* The tables are an output too: a full disk or /dev/full must not
+	 * pass for success. */
+	errno = 0;
+	if ((fflush(stdout) || ferror(stdout)) && ret == SHRINKLAB_EXIT_OK) {
+		shrinklab_error(sc->name, "standard output could not be written: %s",
+				strerror(errno ? errno : EIO));
+		ret = SHRINKLAB_EXIT_FAILED;
+	}
 	return ret;
 }
 

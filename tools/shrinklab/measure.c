@@ -95,6 +95,9 @@ void lab_design_label(const struct lab_design *d, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, "+root_bits=off");
 }
 
+/* The keys of a design label (parse_label_option()). */
+#define LAB_LABEL_KEYS 5
+
 /* One "key=value" (or "nonslab_ids") option of a design label. */
 static int parse_label_option(const char *opt, struct lab_design *d, char *why, size_t len)
 {
@@ -165,9 +168,28 @@ static void unknown_design(const char *name, char *why, size_t len)
 	snprintf(why, len, "unknown design '%s' (%s)", name, names);
 }
 
+/* A key given twice ("units=cache+units=kmalloc") is refused: which one
+ * wins would be a guess. */
+static int label_key_once(const char *tok, char (*seen)[16], size_t *nr, char *why, size_t len)
+{
+	size_t klen = strcspn(tok, "=");
+
+	for (size_t i = 0; i < *nr; i++) {
+		if (strlen(seen[i]) == klen && !strncmp(seen[i], tok, klen)) {
+			snprintf(why, len, "%.*s given twice", (int)klen, tok);
+			return -EINVAL;
+		}
+	}
+	if (*nr < LAB_LABEL_KEYS && klen < sizeof(seen[0]))
+		snprintf(seen[(*nr)++], sizeof(seen[0]), "%.*s", (int)klen, tok);
+	return 0;
+}
+
 int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len)
 {
 	char buf[LAB_LABEL_LEN * 2], *save = NULL, *tok;
+	char seen[LAB_LABEL_KEYS][16];
+	size_t nr_seen = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (strlen(s) >= sizeof(buf)) {
@@ -181,7 +203,8 @@ int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_
 		return -EINVAL;
 	}
 	while ((tok = strtok_r(NULL, "+", &save)))
-		if (parse_label_option(tok, d, why, len))
+		if (parse_label_option(tok, d, why, len) ||
+		    label_key_once(tok, seen, &nr_seen, why, len))
 			return -EINVAL;
 	if (strstr(s, "++") || s[strlen(s) - 1] == '+') {
 		snprintf(why, len, "empty option");

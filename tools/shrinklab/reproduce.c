@@ -477,8 +477,11 @@ static int run_all(struct cli *c)
 			ctx.argc = shrinklab_command(&ctx.argv);
 			ctx.elapsed_ns = lab_now_ns() - t0;
 			ret = f ? lab_json_write(f, runs, nr, &ctx) : -errno;
-			if (f && lab_output_end(&json, f) && !ret)
-				ret = -EIO;
+			if (f) {
+				int end = lab_output_end(&json, f);
+
+				ret = ret ? ret : end;
+			}
 			if (ret)
 				shrinklab_error(c->sub, "--json '%s': writing failed: %s", json.path,
 						strerror(-ret));

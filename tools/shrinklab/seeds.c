@@ -193,7 +193,8 @@ static int parse_figure(char *line, struct lab_seed_figure *fig)
 
 int lab_seeds_load(struct lab_seeds *s, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path ? path : lab_seeds_default_path(), "r");
+	const char *name = path ? path : lab_seeds_default_path();
+	FILE *f = fopen(name, "r");
 	char line[1024];
 	unsigned int lineno = 0;
 
@@ -201,14 +202,20 @@ int lab_seeds_load(struct lab_seeds *s, const char *path, char *err, size_t errl
 	if (!f) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot open %s: %s", path ? path : lab_seeds_default_path(),
-			 strerror(e));
+		snprintf(err, errlen, "cannot open %s: %s", name, strerror(e));
 		return -e;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		struct lab_seed_figure *nv;
 
 		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%u: line longer than %zu bytes", name, lineno,
+				 sizeof(line) - 2);
+			fclose(f);
+			lab_seeds_free(s);
+			return -EINVAL;
+		}
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!line[0] || line[0] == '#')
 			continue;
@@ -223,14 +230,28 @@ int lab_seeds_load(struct lab_seeds *s, const char *path, char *err, size_t errl
 			snprintf(err, errlen, "%s:%u: expected 8 tab-separated fields: a number, "
 				 "<number, >number or 'same', a unit B|ns|count and a geometry "
 				 "(key=N, N..M or ?; keys mounts units cgroups nodes cpus)",
-				 path ? path : lab_seeds_default_path(), lineno);
+				 name, lineno);
 			fclose(f);
 			lab_seeds_free(s);
 			return -EINVAL;
 		}
 		s->n++;
 	}
+	/* fgets() ends at an error as at the end: a directory (EISDIR), an
+	 * I/O error. Neither may pass for a file without figures. */
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		snprintf(err, errlen, "cannot read %s: %s", name, strerror(e));
+		fclose(f);
+		lab_seeds_free(s);
+		return -e;
+	}
 	fclose(f);
+	if (!s->n) {
+		snprintf(err, errlen, "%s holds no figures", name);
+		return -EINVAL;
+	}
 	return 0;
 }
 

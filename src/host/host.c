@@ -13,10 +13,15 @@
  *
  * Locking: creation and destruction are single-threaded; the three mutexes
  * are described in host_state.h.
+ *
+ * The host is the composition root: it picks the design's row from the
+ * table (designs/designs.h) and wires its ops into the core, so it sits
+ * above the designs (src/host/), and nothing in src/ below calls into it.
  */
 #include <string.h>
 #include <unistd.h>
 
+#include "designs.h"
 #include "memcg_internal.h"
 #include "rcu.h"
 #include "shrinker_info.h"

@@ -98,10 +98,11 @@ RATIOS = [
 ]
 
 
-def model_design(design, patches_dir=None):
-    """(model label, notes) for kernel design @design, or (None, [why])."""
-    if patches_dir:
-        path = os.path.join(patches_dir, design, "model")
+def model_design(design, series_dir=None):
+    """(model label, notes) for kernel design @design, or (None, [why]). A
+    file `model` in the series' directory @series_dir wins over the table."""
+    if series_dir:
+        path = os.path.join(series_dir, "model")
         if os.path.exists(path):
             with open(path) as f:
                 lines = [x.strip() for x in f if x.strip()]
@@ -112,8 +113,8 @@ def model_design(design, patches_dir=None):
     if design in MODEL_DESIGNS:
         label, notes = MODEL_DESIGNS[design]
         return label, list(notes)
-    return None, ["no model design is mapped to kernel:%s (kernel/patches/%s/model)"
-                  % (design, design)]
+    return None, ["no model design is mapped to kernel:%s (a file `model` beside its series, "
+                  "kernel/patches/README.md)" % design]
 
 
 def kernel_name(design):
@@ -122,7 +123,8 @@ def kernel_name(design):
 
 # ------------------------------------------------------------------ cells
 
-def _match(metric, pattern):
+def match_metric(metric, pattern):
+    """Is @metric named by @pattern (one '*' standing for a number)?"""
     if "*" not in pattern:
         return metric == pattern
     pre, post = pattern.split("*")
@@ -256,8 +258,8 @@ def _rows_by(docs):
 
 def _derived(cells, exp, design, num, den):
     """A derived ratio of one design, per boot (document) then merged."""
-    nums = [k for k in cells if k[0] == exp and k[2] == design and _match(k[1], num)]
-    dens = [k for k in cells if k[0] == exp and k[2] == design and _match(k[1], den)]
+    nums = [k for k in cells if k[0] == exp and k[2] == design and match_metric(k[1], num)]
+    dens = [k for k in cells if k[0] == exp and k[2] == design and match_metric(k[1], den)]
     if not nums or not dens:
         return None
     rn, rd = cells[nums[0]], cells[dens[0]]
@@ -272,9 +274,10 @@ def _derived(cells, exp, design, num, den):
                  max(r.hi for r in per), spread=all(r.spread for r in per))
 
 
-def join(kernel_docs, model_docs, patches_dir=None):
+def join(kernel_docs, model_docs, series_dirs=None):
     """The comparison: mapping, per experiment the metrics with each design's
-    kernel and model figures, and per metric the designs against the base."""
+    kernel and model figures, and per metric the designs against the base.
+    @series_dirs: {design: its series' directory}, for their `model` files."""
     kcells, kunits, korder = _rows_by(kernel_docs)
     mcells, _, _ = _rows_by(model_docs)
     designs = []
@@ -286,7 +289,7 @@ def join(kernel_docs, model_docs, patches_dir=None):
     designs.sort(key=lambda d: (d != BASE, seen.index(d)))
     mapping = {}
     for d in designs:
-        label, notes = model_design(d, patches_dir)
+        label, notes = model_design(d, (series_dirs or {}).get(d))
         mapping[d] = {"model": label, "notes": notes}
     out = {"designs": designs, "mapping": mapping, "common_notes": COMMON_NOTES,
            "experiments": []}

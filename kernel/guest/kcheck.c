@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kcheck: correctness checks of reclaim that a design must pass as mainline
+ * does; `klab selftests` runs them in every design's guest after the
+ * kernel's cgroup selftests, and judges them by the same rule (a check that
+ * passes on mainline and fails twice on a design fails the run).
+ *
+ *   strand   memory cgroup "strand" fills procfs dentries (a procfs mount
+ *            walked from inside it) and sysfs negative dentries; then
+ *            memory.reclaim and drop_caches until the count stops going
+ *            down: the procfs superblock's shrinker (debugfs) must count
+ *            nothing left in the cgroup. A design that loses a shrinker
+ *            bit (or a unit) strands what it lost the bit for.
+ *   lists    cgroups in parent/child pairs create files on M tmpfs mounts
+ *            (per-memcg lists on those superblocks' list_lrus) and files and
+ *            negative dentries on the ext4 working disk; then the pairs are
+ *            removed while a process unmounts and mounts again some tmpfs
+ *            that hold their lists (list_lru_destroy racing offline). The
+ *            ext4 superblock's shrinker must count as many objects after
+ *            offline as before (reparenting moves items, neither loses nor
+ *            makes any), in the root alone, and none after drop_caches
+ *            (an item stranded on a dead cgroup's list would survive it).
+ *   reuse    the shrinker id reuse window: cgroup "reuse" fills a procfs
+ *            mount's dentries (the bit of its shrinker id is set), the mount
+ *            goes (the bit stays, stale); a drop_caches meets the stale bit
+ *            and waits before clearing it, while a new procfs mount takes
+ *            the same id and fills its list in the cgroup (setting the bit
+ *            again); then reclaim must reach everything. The wait needs
+ *            kernel/patches/debug/stale-bit-delay.patch (its parameter is
+ *            set here); without the patch the check is skipped. A kernel
+ *            without the fix clears the new owner's bit and strands its
+ *            objects.
+ *
+ * Output: kselftest TAP on stdout (one test per check), progress on stderr.
+ * Bounded by work (rounds, mounts, files). Exit status 0 when every check
+ * passed.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kutil.h"
+
+#define CG_K CG_ROOT "/kcheck"
+#define MNT_K "/mnt/kcheck"
+#define SHRINKERS "/sys/kernel/debug/shrinker"
+#define STALE_BIT_DELAY "/sys/module/shrinker/parameters/stale_bit_delay_ms"
+#define RELEASE_TIMEOUT_S 600
+
+static unsigned int rounds = 3, mounts = 32, pairs = 4;
+static const char *extdir = "/work/kcheck";
+static int failures; /* of the check running now */
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("kcheck: FAIL ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	failures++;
+}
+
+/*
+ * Objects the shrinkers whose debugfs names start with @prefix count in the
+ * memcg of inode @ino (every memcg when @ino is 0); *@memcgs: the memcgs
+ * that count any. The count file has a line per memcg: its inode, then one
+ * count per node.
+ */
+static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
+{
+	char path[512], line[512];
+	struct dirent *de;
+	long total = 0;
+	DIR *d = opendir(SHRINKERS);
+
+	*memcgs = 0;
+	if (!d)
+		die(SHRINKERS ": %s", strerror(errno));
+	while ((de = readdir(d))) {
+		FILE *f;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(path, sizeof(path), SHRINKERS "/%s/count", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char *p = line, *end;
+			unsigned long cg = strtoul(p, &p, 10);
+
+			if (ino && cg != ino)
+				continue;
+			(*memcgs)++;
+			for (;;) {
+				long v = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				total += v;
+				p = end;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return total;
+}
+
+static void mkdir_or_die(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		die("mkdir %s: %s", path, strerror(errno));
+}
+
+static void enter(const char *cg)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	if (write_str(path, "0"))
+		_exit(3);
+}
+
+/* stat every entry of a tree to @depth: dentries on the superblock's LRU. */
+static void walk(const char *dir, int depth)
+{
+	char path[512];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (depth < 0 || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+			walk(path, depth - 1);
+	}
+	closedir(d);
+}
+
+/* Run @fn(@arg) in a child that joined cgroup @cg; false when it failed. */
+static bool in_cgroup(const char *cg, void (*fn)(const void *), const void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		enter(cg);
+		fn(arg);
+		_exit(0);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+static void fill_proc(const void *procdir)
+{
+	char path[128];
+	struct stat st;
+
+	walk(procdir, 2);
+	for (int j = 0; j < 200; j++) { /* sysfs negative dentries (kernfs LRU) */
+		snprintf(path, sizeof(path), "/sys/kernel/kcheck-missing-%d", j);
+		stat(path, &st);
+	}
+}
+
+static void reclaim(const char *cg, const char *amount)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	write_str(path, amount); /* EAGAIN when it found less: the walk ran */
+}
+
+/* Reclaim until the count stops going down (a dentry tree goes a level per
+ * pass); what is left. */
+static long reclaim_until_stuck(const char *cg, unsigned long ino, const char *prefix)
+{
+	int memcgs, pass = 0;
+	long left = shrinker_count(prefix, ino, &memcgs), prev;
+
+	do {
+		prev = left;
+		reclaim(cg, "16M");
+		drop_caches(2);
+		left = shrinker_count(prefix, ino, &memcgs);
+		pass++;
+	} while (left > 0 && (left < prev || pass < 3) && pass < 16);
+	return left;
+}
+
+static void check_strand(void)
+{
+	const char *cg = CG_K "/strand", *mnt = MNT_K "/proc";
+	char procsys[64];
+	struct stat st;
+	int memcgs;
+
+	snprintf(procsys, sizeof(procsys), "%s/sys", mnt);
+	mkdir_or_die(cg);
+	mkdir_or_die(mnt);
+	if (stat(cg, &st))
+		die("stat %s: %s", cg, strerror(errno));
+	for (unsigned int r = 0; r < rounds; r++) {
+		long before, left;
+
+		if (mount("proc", mnt, "proc", 0, NULL))
+			die("mount proc %s: %s", mnt, strerror(errno));
+		if (!in_cgroup(cg, fill_proc, procsys))
+			fail("strand: round %u: filling the cgroup failed", r);
+		before = shrinker_count("sb-proc", st.st_ino, &memcgs);
+		left = reclaim_until_stuck(cg, st.st_ino, "sb-proc");
+		say("strand: round %u: %ld procfs objects in the cgroup, %ld left after reclaim",
+		    r, before, left);
+		if (before <= 0)
+			fail("strand: round %u filled nothing (count %ld)", r, before);
+		if (left > 0)
+			fail("strand: round %u: %ld objects left after reclaim", r, left);
+		if (umount(mnt))
+			die("umount %s: %s", mnt, strerror(errno));
+	}
+	if (rmdir(cg))
+		fail("rmdir %s: %s", cg, strerror(errno));
+}
+
+struct fill {
+	unsigned int tag, first; /* files on tmpfs first.. (mod mounts), ext4 dir d<tag> */
+};
+
+#define FILES_PER_MOUNT 8
+#define MOUNTS_PER_CGROUP 4
+
+static void fill_lists(const void *arg)
+{
+	const struct fill *f = arg;
+	char path[256];
+	struct stat st;
+	int fd;
+
+	for (unsigned int i = 0; i < MOUNTS_PER_CGROUP; i++)
+		for (unsigned int j = 0; j < FILES_PER_MOUNT; j++) {
+			snprintf(path, sizeof(path), MNT_K "/m%u/f%d-%u", (f->first + i) % mounts,
+				 getpid(), j);
+			fd = open(path, O_CREAT | O_WRONLY, 0644);
+			if (fd < 0)
+				_exit(4);
+			close(fd);
+		}
+	snprintf(path, sizeof(path), "%s/d%u", extdir, f->tag);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		_exit(5);
+	for (unsigned int j = 0; j < 4 * FILES_PER_MOUNT; j++) {
+		snprintf(path, sizeof(path), "%s/d%u/f%u", extdir, f->tag, j);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			_exit(6);
+		close(fd);
+		snprintf(path, sizeof(path), "%s/d%u/missing%u", extdir, f->tag, j);
+		stat(path, &st);
+	}
+}
+
+static void tmpfs_at(unsigned int i, bool up)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), MNT_K "/m%u", i);
+	if (!up && umount2(path, MNT_DETACH))
+		fail("lists: umount %s: %s", path, strerror(errno));
+	if (up && mount("kcheck", path, "tmpfs", 0, "size=1m,nr_inodes=1000"))
+		fail("lists: mount %s: %s", path, strerror(errno));
+}
+
+static void remount_some(unsigned int r)
+{
+	for (unsigned int j = 0; j < 6; j++) {
+		unsigned int victim = (r * 7 + j * 5) % mounts;
+
+		tmpfs_at(victim, false);
+		tmpfs_at(victim, true);
+	}
+}
+
+static void check_lists(void)
+{
+	char parent[96], child[112], path[128];
+	int memcgs1, memcgs2, memcgs3;
+
+	mkdir_or_die(extdir);
+	for (unsigned int i = 0; i < mounts; i++) {
+		snprintf(path, sizeof(path), MNT_K "/m%u", i);
+		mkdir_or_die(path);
+		tmpfs_at(i, true);
+	}
+	for (unsigned int r = 0; r < rounds; r++) {
+		long c1, c2, c3;
+		pid_t churn;
+		int st;
+
+		for (unsigned int i = 0; i < pairs; i++) {
+			struct fill fp = { 2 * i, i * 3 }, fc = { 2 * i + 1, i * 3 + 2 };
+
+			snprintf(parent, sizeof(parent), CG_K "/p%u", i);
+			snprintf(child, sizeof(child), "%s/c", parent);
+			mkdir_or_die(parent);
+			if (!in_cgroup(parent, fill_lists, &fp))
+				fail("lists: filling %s failed", parent);
+			cg_enable_memory(parent);
+			mkdir_or_die(child);
+			if (!in_cgroup(child, fill_lists, &fc))
+				fail("lists: filling %s failed", child);
+		}
+		sync();
+		c1 = shrinker_count("sb-ext4", 0, &memcgs1);
+		churn = fork();
+		if (churn == 0) {
+			remount_some(r);
+			_exit(failures ? 1 : 0);
+		}
+		for (unsigned int i = 0; i < pairs; i++) {
+			snprintf(child, sizeof(child), CG_K "/p%u/c", i);
+			if (rmdir(child))
+				fail("lists: rmdir %s: %s", child, strerror(errno));
+		}
+		for (unsigned int i = 0; i < pairs; i++) {
+			snprintf(parent, sizeof(parent), CG_K "/p%u", i);
+			if (rmdir(parent))
+				fail("lists: rmdir %s: %s", parent, strerror(errno));
+		}
+		if (waitpid(churn, &st, 0) != churn || !WIFEXITED(st) || WEXITSTATUS(st))
+			fail("lists: round %u: remounting the tmpfs failed", r);
+		/* Clean page cache pins dead memcgs: drop it, not the slab. */
+		sync();
+		if (write_str("/proc/sys/vm/drop_caches", "1"))
+			fail("lists: drop_caches 1");
+		cg_wait_released(CG_K, RELEASE_TIMEOUT_S);
+		c2 = shrinker_count("sb-ext4", 0, &memcgs2);
+		if (c1 != c2)
+			fail("lists: round %u: ext4 shrinker count %ld before rmdir, %ld after", r,
+			     c1, c2);
+		if (memcgs2 > 1)
+			fail("lists: round %u: %d memcgs still count ext4 objects after offline", r,
+			     memcgs2);
+		drop_caches(2);
+		c3 = shrinker_count("sb-ext4", 0, &memcgs3);
+		if (c3)
+			fail("lists: round %u: %ld ext4 objects left after drop_caches", r, c3);
+		say("lists: round %u: ext4 count %ld (%d memcgs) -> %ld (%d) after offline -> %ld "
+		    "after drop_caches", r, c1, memcgs1, c2, memcgs2, c3);
+	}
+	for (unsigned int i = 0; i < mounts; i++)
+		tmpfs_at(i, false);
+	drop_caches(2);
+}
+
+/* The procfs mount of a reuse round: A before the walk, B after. */
+static void mount_proc(const char *mnt)
+{
+	if (mount("proc", mnt, "proc", 0, NULL))
+		die("mount proc %s: %s", mnt, strerror(errno));
+}
+
+static void walk_sys(const void *procdir)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/sys", (const char *)procdir);
+	walk(path, 2);
+}
+
+static void check_reuse(void)
+{
+	const char *cg = CG_K "/reuse", *a = MNT_K "/a", *b = MNT_K "/b";
+	struct stat st;
+	int err;
+
+	mkdir_or_die(cg);
+	mkdir_or_die(a);
+	mkdir_or_die(b);
+	if (stat(cg, &st))
+		die("stat %s: %s", cg, strerror(errno));
+	err = write_str(STALE_BIT_DELAY, "1500");
+	if (err)
+		die(STALE_BIT_DELAY ": %s", strerror(-err));
+	for (unsigned int r = 0; r < rounds; r++) {
+		pid_t walker;
+		long left;
+
+		mount_proc(a);
+		if (!in_cgroup(cg, walk_sys, a))
+			fail("reuse: round %u: filling %s failed", r, a);
+		if (umount(a))
+			die("umount %s: %s", a, strerror(errno));
+		walker = fork();
+		if (walker == 0) {
+			drop_caches(2); /* meets the stale bit, waits 1.5 s */
+			_exit(0);
+		}
+		usleep(50 * 1000);
+		mount_proc(b); /* takes the id a had */
+		if (!in_cgroup(cg, walk_sys, b))
+			fail("reuse: round %u: filling %s failed", r, b);
+		waitpid(walker, NULL, 0);
+		left = reclaim_until_stuck(cg, st.st_ino, "sb-proc");
+		say("reuse: round %u: %ld objects left after reclaim", r, left);
+		if (left > 0)
+			fail("reuse: round %u: %ld objects stranded (the new owner's bit was "
+			     "cleared)", r, left);
+		if (umount(b))
+			die("umount %s: %s", b, strerror(errno));
+	}
+	write_str(STALE_BIT_DELAY, "0");
+	if (rmdir(cg))
+		fail("rmdir %s: %s", cg, strerror(errno));
+}
+
+static const char *reuse_skip(void)
+{
+	return access(STALE_BIT_DELAY, W_OK) ?
+	       "needs kernel/patches/debug/stale-bit-delay.patch" : NULL;
+}
+
+static const struct check {
+	const char *name;
+	void (*run)(void);
+	const char *(*skip)(void); /* why it cannot run here, or NULL */
+} checks[] = {
+	{ "kcheck_strand", check_strand, NULL },
+	{ "kcheck_lists", check_lists, NULL },
+	{ "kcheck_reuse", check_reuse, reuse_skip },
+};
+#define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
+
+static void usage(void)
+{
+	fputs("usage: kcheck [--rounds R] [--mounts M] [--pairs P] [--dir EXT4DIR] [CHECK...]\n"
+	      "checks: kcheck_strand kcheck_lists kcheck_reuse (default: all)\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "rounds", 1, 0, 'r' }, { "mounts", 1, 0, 'm' }, { "pairs", 1, 0, 'p' },
+		{ "dir", 1, 0, 'd' }, { 0, 0, 0, 0 }
+	};
+	bool want[NR_CHECKS];
+	unsigned int n = 0, bad = 0;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'r': rounds = (unsigned int)atoi(optarg); break;
+		case 'm': mounts = (unsigned int)atoi(optarg); break;
+		case 'p': pairs = (unsigned int)atoi(optarg); break;
+		case 'd': extdir = optarg; break;
+		default: usage();
+		}
+	}
+	if (!rounds || mounts < 8 || !pairs)
+		usage();
+	for (size_t i = 0; i < NR_CHECKS; i++)
+		want[i] = optind == argc;
+	for (int a = optind; a < argc; a++) {
+		size_t i = 0;
+
+		while (i < NR_CHECKS && strcmp(argv[a], checks[i].name))
+			i++;
+		if (i == NR_CHECKS)
+			usage();
+		want[i] = true;
+	}
+	cg_enable_memory(CG_ROOT);
+	mkdir_or_die(CG_K);
+	cg_enable_memory(CG_K);
+	mkdir_or_die("/mnt");
+	mkdir_or_die(MNT_K);
+	for (size_t i = 0; i < NR_CHECKS; i++)
+		n += want[i];
+	printf("TAP version 13\n1..%u\n", n);
+	n = 0;
+	for (size_t i = 0; i < NR_CHECKS; i++) {
+		const char *why = checks[i].skip ? checks[i].skip() : NULL;
+
+		if (!want[i])
+			continue;
+		if (why) {
+			printf("ok %u %s # SKIP %s\n", ++n, checks[i].name, why);
+			continue;
+		}
+		failures = 0;
+		checks[i].run();
+		printf("%s %u %s\n", failures ? "not ok" : "ok", ++n, checks[i].name);
+		fflush(stdout);
+		bad += failures != 0;
+	}
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A guest boot within a run: timed as a step, its console, stdout and dmesg
+saved as <out>/<label>.{console,out,dmesg}, and checked: a guest that did
+not finish or whose dmesg holds a splat is a failure of the run."""
+from . import boot, report
+from .run import log
+
+
+def checked_boot(run, label, spec):
+    """Boot @spec as step "boot @label"; return its BootResult."""
+    spec.dmesg = True
+    with open(run.path(label + ".console"), "w") as live:
+        with run.step("boot %s" % label):
+            r = boot.boot(spec, console_stream=[live])
+    run.save(label + ".out", r.stdout)
+    run.save(label + ".dmesg", r.dmesg)
+    log("%s: accel %s, /init at %.1f s uptime, exit %s, %.1f s wall" %
+        (label, r.accel_words(), r.init_uptime or -1, r.status, r.wall))
+    if r.status is None:
+        run.fail("%s: guest did not finish (%s); see %s" % (
+            label, "timeout" if r.timed_out else "no exit status", run.path(label + ".console")))
+    sp = report.splats(r.dmesg if r.status is not None else r.console)
+    if sp:
+        run.fail("%s: %d splat line(s) in dmesg, first:\n%s" % (label, len(sp), sp[0]))
+    return r

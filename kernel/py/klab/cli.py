@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The command table and the dispatch (the style of tools/shrinklab/main.c:
+one row per command; `klab --help` prints the table)."""
+import argparse
+import dataclasses
+import sys
+
+from . import boot, packages, paths
+from .commands import boot as boot_cmd
+from .commands import build, check, checkpatch, lab, selftests, torture
+from .run import Run, log
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    name: str
+    summary: str
+    arguments: object        # arguments(parser)
+    main: object             # main(run, args)
+    run: bool = True         # a Run: packages, step times and the verdict
+
+
+COMMANDS = (
+    Command("boot", "boot a kernel, run one static program in it (kernel/boot)",
+            boot_cmd.arguments, boot_cmd.main, run=False),
+    Command("build", "build the kernels: [--config lab|debug|all] [DESIGN...]",
+            build.arguments, build.main),
+    Command("lab", "the guests' experiments, kernel beside model (make kernel-lab)",
+            lab.arguments, lab.main),
+    Command("selftests", "the cgroup selftests against mainline's baseline",
+            selftests.arguments, selftests.main),
+    Command("torture", "ktorture on the debug kernels, dmesg checked",
+            torture.arguments, torture.main),
+    Command("checkpatch", "checkpatch.pl --strict on every patch", checkpatch.arguments,
+            checkpatch.main),
+    Command("check", "CI (make check-kernel): host tests, checkpatch, builds, short lab, "
+            "selftests, torture", check.arguments, check.main),
+)
+
+ENVIRONMENT = """environment:
+  KLAB_CACHE          source and build trees, kept images (default /var/cache/libshrinker)
+  KLAB_OUT            results (default build-kernel/ in the repo)
+  KLAB_JOBS           make -j (default: the number of CPUs)
+  KLAB_TORTURE_SEED   replays a torture run (by default each run draws a seed)
+  KLAB_SHRINKLAB      the shrinklab binary of the model runs (default: build/, built)"""
+
+
+def usage(out):
+    print("usage: klab <command> [options]   (klab <command> --help: its options)\n\n"
+          "commands:", file=out)
+    for c in COMMANDS:
+        print("  %-11s %s" % (c.name, c.summary), file=out)
+    print("\n" + ENVIRONMENT + "\n\nkernel/README.md has the details.", file=out)
+
+
+def find(name):
+    return next((c for c in COMMANDS if c.name == name), None)
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        if len(argv) >= 2 and argv[0] == "help" and find(argv[1]):
+            argv = [argv[1], "--help"]
+        else:
+            usage(sys.stdout if argv else sys.stderr)
+            return 0 if argv else 2
+    cmd = find(argv[0])
+    if cmd is None:
+        print("klab: unknown command %r (klab --help)" % argv[0], file=sys.stderr)
+        return 2
+    p = argparse.ArgumentParser(prog="klab " + cmd.name, description=cmd.summary)
+    cmd.arguments(p)
+    args = p.parse_args(argv[1:])
+    if not cmd.run:
+        return cmd.main(None, args)
+    run = Run(paths.out_dir())
+    log("%s: cache %s; output %s" % (cmd.name, paths.cache_dir(), run.out_dir))
+    try:
+        packages.install(run)
+        cmd.main(run, args)
+    except (RuntimeError, boot.BootError) as e:
+        run.fail(str(e))
+    text = run.times_text()
+    print(text)
+    run.save("times.txt", text)
+    if run.fails:
+        print("klab %s: FAILED\n  - %s" % (cmd.name, "\n  - ".join(run.fails)), file=sys.stderr)
+        return 1
+    print("klab %s: ok" % cmd.name)
+    return 0

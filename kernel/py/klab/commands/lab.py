@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+"""klab lab (make kernel-lab): every design's guest experiments
+(klab-guest), the model at each guest's geometry, and the tables and the
+combined JSON, kernel beside model (kernel-lab-GEOMETRY.{txt,json})."""
+import datetime
+import json
+import os
+import platform
+
+from .. import boot, build, compare, designs, guest, metrics, model, tree
+from ..boots import checked_boot
+from ..geometry import CPUS, GEOMETRY, NODES
+from ..run import load_average, log
+
+
+def arguments(p):
+    designs.add_arguments(p)
+    p.add_argument("--geometry", choices=sorted(GEOMETRY), default="full")
+    p.add_argument("--boots", type=int, default=1, help="boots per design (interleaved)")
+
+
+def host_machine():
+    """The host's facts, for machine.host of each guest's document."""
+    mem = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem = int(line.split()[1]) * 1024
+    u = platform.uname()
+    return {"cpus": os.cpu_count(), "memory_bytes": mem, "hostname": u.node,
+            "kernel": "%s %s %s %s" % (u.system, u.release, u.version, u.machine),
+            "load": load_average()}
+
+
+def lab_boots(run, chosen, images, prog, geometry, boots):
+    """Boot every design @boots times (interleaved); each guest's own
+    shrinklab/2 document, with the host's facts added, in boot order."""
+    g = GEOMETRY[geometry]
+    docs = []
+    accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    host = host_machine()
+    for rnd in range(boots):
+        for d in chosen:
+            label = "lab-%s-%s-%d" % (geometry, d.name, rnd)
+            date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            args = ["--design", "kernel:" + d.name, "--accel", accel, "--scale", geometry,
+                    "--date", date] + g["args"]
+            r = checked_boot(run, label, boot.BootSpec(
+                kernel=images[d.name], prog=prog, args=args, cpus=CPUS, nodes=NODES,
+                mem=g["mem"], timeout=g["timeout"]))
+            if r.status != 0:
+                if r.status is not None:
+                    run.fail("%s: klab-guest exited %d" % (label, r.status))
+                continue
+            try:
+                doc = json.loads(r.stdout)
+            except ValueError as e:
+                run.fail("%s: no JSON from the guest (%s)" % (label, e))
+                continue
+            for problem in metrics.check(doc):
+                run.fail("%s: the guest's rows depart from data/kernel_metrics.tsv: %s"
+                         % (label, problem))
+            doc["machine"]["accelerator"] = r.accel_words()
+            doc["machine"]["host"] = host
+            doc["run"]["boot"] = rnd
+            with open(run.path(label + ".json"), "w") as f:
+                json.dump(doc, f, indent=1)
+            docs.append(doc)
+    return docs
+
+
+def lab(run, chosen, images, prog, geometry, boots):
+    """The guests, the model at their geometry, the tables and the combined
+    JSON; the comparison (None when no guest gave a document)."""
+    docs = lab_boots(run, chosen, images, prog, geometry, boots)
+    if not docs:
+        return None
+    dirs = {d.name: d.dir for d in chosen if d.dir}
+    models = model.model_runs(run, docs, geometry, dirs)
+    for m in models:
+        for problem in metrics.check(m):
+            run.fail("model run: its rows depart from data/kernel_metrics.tsv: %s" % problem)
+    cmp = compare.join(docs, models, dirs)
+    words = "kernel lab, geometry %s: %s; %d boot(s) per design; accelerator %s" % (
+        geometry, docs[0]["experiments"][0]["scale"], boots,
+        "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))))
+    text = compare.tables(cmp, words)
+    path = run.path("kernel-lab-%s.json" % geometry)
+    with open(path, "w") as f:
+        json.dump(compare.combined(docs, models, cmp, {"geometry": geometry, "boots": boots}),
+                  f, indent=1)
+    run.save("kernel-lab-%s.txt" % geometry, text)
+    print(text)
+    log("JSON: %s" % path)
+    return cmp
+
+
+def main(run, args):
+    chosen = designs.from_args(args)
+    images = build.build_all(tree.Cache(), "lab", chosen, run)
+    prog = guest.compile_programs(run)["klab-guest"]
+    lab(run, chosen, images, prog, args.geometry, args.boots)

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest's programs, compiled on the host (static): kernel/guest/'s
+programs into <out>/guest/, the kernel's cgroup selftests into
+<out>/selftests/."""
+import os
+import re
+import subprocess
+
+from . import paths
+from .shell import sh
+
+# program: its sources in kernel/guest/
+PROGRAMS = {
+    "klab-guest": ["klab-guest.c", "kutil.c", "kjson.c"],
+    "ktorture": ["ktorture.c", "kutil.c"],
+    "smoke": ["smoke.c"],
+}
+# The programs of a selftests boot: the kernel's cgroup selftests, then our
+# reclaim checks (kernel/guest/kcheck.c), as kernel/guest/selftests.sh runs them.
+KERNEL_SELFTESTS = ["test_kmem", "test_memcontrol"]
+SELFTESTS = KERNEL_SELFTESTS + ["kcheck"]
+
+
+def source_version():
+    """(meson's project version, git describe of the repo or None)."""
+    version = "unknown"
+    try:
+        with open(os.path.join(paths.REPO, "meson.build")) as f:
+            m = re.search(r"version\s*:\s*'([^']+)'", f.read())
+            version = m.group(1) if m else version
+    except OSError:
+        pass
+    r = subprocess.run(["git", "-C", paths.REPO, "describe", "--always", "--dirty", "--abbrev=12"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return version, (r.stdout.strip() or None) if r.returncode == 0 else None
+
+
+def compile_programs(run):
+    """{program: path} of kernel/guest/'s programs, compiled into out/guest/."""
+    out = run.path("guest")
+    os.makedirs(out, exist_ok=True)
+    version, rev = source_version()
+    defs = ['-DKLAB_VERSION="%s"' % version, '-DKLAB_GIT_REVISION="%s"' % (rev or "")]
+    with run.step("compile guest programs"):
+        for name, srcs in PROGRAMS.items():
+            sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror"] + defs +
+               ["-o", os.path.join(out, name)] + [os.path.join(paths.GUEST, s) for s in srcs] +
+               ["-lm"])
+    return {n: os.path.join(out, n) for n in PROGRAMS}
+
+
+def compile_selftests(cache, run):
+    """{program: path} of SELFTESTS: test_kmem and test_memcontrol of the
+    pristine source, static, -O0 (at -O2 gcc drops the loops that touch
+    pages and the tests fail falsely), and kcheck."""
+    out = run.path("selftests")
+    os.makedirs(out, exist_ok=True)
+    src = os.path.join(cache.ensure_selftests(run), "tools/testing/selftests/cgroup")
+    with run.step("compile cgroup selftests (-O0, static) and kcheck"):
+        for t in KERNEL_SELFTESTS:
+            sh(["gcc", "-static", "-O0", "-Wall", "-pthread", "-I..", "-I../../../include",
+                "-o", os.path.join(out, t), t + ".c", "cgroup_util.c"], cwd=src, quiet=True)
+        sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
+            os.path.join(out, "kcheck")] + [os.path.join(paths.GUEST, s)
+                                            for s in ("kcheck.c", "kutil.c")])
+    return {t: os.path.join(out, t) for t in SELFTESTS}

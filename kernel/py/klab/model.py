@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The model beside the kernel: `shrinklab kernel` (tools/shrinklab/kernel.c)
+runs the guest's experiments at the geometry each guest really ran, for the
+model design each kernel design maps to (compare.model_design)."""
+import json
+import os
+import re
+import subprocess
+
+from . import compare, paths
+from .geometry import GEOMETRY
+from .run import log
+from .shell import sh
+
+
+def shrinklab_path(run):
+    """./build/shrinklab of this repo, built (make build) when missing, brought
+    up to date (ninja) otherwise; $KLAB_SHRINKLAB names another."""
+    exe = os.environ.get("KLAB_SHRINKLAB")
+    if exe:
+        return exe
+    build = os.path.join(paths.REPO, "build")
+    if os.path.exists(os.path.join(build, "build.ninja")):
+        with run.step("build shrinklab (ninja)"):
+            sh(["ninja", "-C", build, "shrinklab"], quiet=True)
+    else:
+        with run.step("build shrinklab (make build)"):
+            sh(["make", "-C", paths.REPO, "build"], quiet=True)
+    return os.path.join(build, "shrinklab")
+
+
+def _row(doc, exp, pattern):
+    for e in doc["experiments"]:
+        if e["id"] == exp:
+            for r in e["results"]:
+                if compare.match_metric(r["metric"], pattern):
+                    return r
+    return None
+
+
+def model_args(doc, geometry):
+    """shrinklab kernel's options for the geometry guest @doc really ran:
+    the guest's own options, its shrinker ids and CPUs and nodes, and the N
+    it used at each step (the guest cuts N to its memory)."""
+    args = list(GEOMETRY[geometry]["args"])
+    first = doc["experiments"][0]["results"][0]["geometry"]
+    cg = {}
+    for opt, exp, metric in (("--cgroups", "drop_caches", "drop_caches_ns_no_mounts"),
+                             ("--register-cgroups", "register",
+                              "register_*_mounts_ns_cgroups_alive"),
+                             ("--top-cgroups", "drop_caches", "drop_caches_ns")):
+        r = _row(doc, exp, metric)
+        if r is None:
+            raise RuntimeError("guest document without %s/%s" % (exp, metric))
+        cg[opt] = str(r["geometry"]["cgroups"])
+    i = args.index("--cgroups")
+    del args[i:i + 2]
+    for opt, v in cg.items():
+        args += [opt, v]
+    args += ["--host-shrinkers", str(first["host_shrinkers"]), "--nodes",
+             str(doc["machine"]["nodes"]), "--cpus", str(doc["machine"]["cpus"])]
+    return args
+
+
+def model_runs(run, docs, geometry, series_dirs=None):
+    """shrinklab kernel at each guest's geometry, once per model design the
+    kernel designs map to, each in its own process as each kernel design
+    boots alone (in one process the prealloc hosts' walks over gigabytes of
+    units leave the caches cold for the next design's samples); the model's
+    shrinklab/2 documents."""
+    todo = []
+    for doc in docs:
+        d = compare.kernel_name(doc["run"]["design"])
+        label, _ = compare.model_design(d, (series_dirs or {}).get(d))
+        if not label:
+            log("kernel:%s: no model design mapped; the table shows the kernel alone" % d)
+            continue
+        key = (label, tuple(model_args(doc, geometry)))
+        if key not in todo:
+            todo.append(key)
+    if not todo:
+        return []
+    exe = shrinklab_path(run)
+    out = []
+    for i, (label, args) in enumerate(todo):
+        base = "model-%s-%d-%s" % (geometry, i, re.sub(r"[^\w.=-]", "_", label))
+        cmd = [exe, "kernel", "--quiet", "--json", run.path(base + ".json"),
+               "--design", label] + list(args)
+        log("model: " + " ".join(cmd))
+        with run.step("model %s (shrinklab kernel)" % label):
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        run.save(base + ".txt", r.stdout)
+        if r.returncode != 0:
+            run.fail("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                                              r.stdout[-3000:]))
+            continue
+        with open(run.path(base + ".json")) as f:
+            out.append(json.load(f))
+    return out

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where things are: the repository and kernel/, the source cache
+($KLAB_CACHE), the results ($KLAB_OUT) and make's jobs ($KLAB_JOBS)."""
+import os
+
+PKG = os.path.dirname(os.path.realpath(__file__))
+KDIR = os.path.dirname(os.path.dirname(PKG))         # kernel/
+REPO = os.path.dirname(KDIR)
+PATCHES = os.path.join(KDIR, "patches")
+CONFIGS = os.path.join(KDIR, "config")
+GUEST = os.path.join(KDIR, "guest")
+HOST_TESTS = os.path.join(REPO, "tests", "kernel")
+TARBALL = "/usr/src/linux-source-6.12.tar.xz"
+
+
+def cache_dir():
+    """Source and build trees, kept images ($KLAB_CACHE)."""
+    return os.environ.get("KLAB_CACHE", "/var/cache/libshrinker")
+
+
+def out_dir():
+    """Where a run writes its results ($KLAB_OUT, default build-kernel/)."""
+    d = os.environ.get("KLAB_OUT", os.path.join(REPO, "build-kernel"))
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def jobs():
+    """make -j ($KLAB_JOBS, default the number of CPUs)."""
+    return os.environ.get("KLAB_JOBS", str(os.cpu_count() or 2))

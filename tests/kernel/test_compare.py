@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: GPL-2.0
+"""klab.compare, kernel beside model: the join pairs every guest metric with
+the model's, takes model/kernel from the two medians, judges which design is
+better on the spread (paired only within one model run), derives the
+ratios within a design, prints every experiment, and a series' `model` file
+wins over the mapping table.
+Run: python3 tests/kernel/test_compare.py (make check: Meson test kernel_compare)."""
+import copy
+import json
+import os
+import tempfile
+import unittest
+
+import klabtest  # noqa: F401  (the klab package on the path)
+from klab import compare
+from klabtest import fixture
+from schema_check import validate
+
+
+def two_designs():
+    """The saved mainline guest and model documents, and a second design made
+    from them for the test (kernel:xarray = xarray+units=kmalloc): slab per
+    cgroup x0.1 on both sides, drop_caches x0.5 in the kernel and x2 in the
+    model (a disagreement), everything else the same."""
+    k0, m0 = fixture("guest-short-mainline.json"), fixture("model-short-prealloc.json")
+    k1 = copy.deepcopy(k0)
+    k1["run"]["design"] = "kernel:xarray"
+    for e in k1["experiments"]:
+        for r in e["results"]:
+            r["design"] = "kernel:xarray"
+            f = 0.1 if r["metric"].startswith("slab_bytes") else \
+                0.5 if r["metric"] == "drop_caches_ns" else 1
+            r["value"], r["min"], r["max"] = r["value"] * f, r["min"] * f, r["max"] * f
+            r["samples"] = [x * f for x in r["samples"]]
+    for e in m0["experiments"]:
+        extra = []
+        for r in e["results"]:
+            x = copy.deepcopy(r)
+            x["design"] = "xarray+units=kmalloc"
+            f = 0.1 if r["metric"].startswith("slab_bytes") else \
+                2 if r["metric"] == "drop_caches_ns" else 1
+            x["value"], x["min"], x["max"] = r["value"] * f, r["min"] * f, r["max"] * f
+            x["samples"] = [v * f for v in r["samples"]]
+            extra.append(x)
+        e["results"] += extra
+    return [k0, k1], [m0]
+
+
+class Join(unittest.TestCase):
+    def setUp(self):
+        self.kernel, self.model = two_designs()
+        self.cmp = compare.join(self.kernel, self.model)
+
+    def metric(self, exp, name):
+        e = next(e for e in self.cmp["experiments"] if e["id"] == exp)
+        return next(m for m in e["metrics"] if m["metric"] == name)
+
+    def test_every_guest_metric_is_in_the_join(self):
+        for e in self.kernel[0]["experiments"]:
+            for r in e["results"]:
+                m = self.metric(e["id"], r["metric"])
+                self.assertIsNotNone(m["designs"]["mainline"]["kernel"], r["metric"])
+                self.assertIsNotNone(m["designs"]["mainline"]["model"], r["metric"])
+
+    def test_model_over_kernel_is_the_ratio_of_medians(self):
+        m = self.metric("units", "slab_bytes_per_empty_cgroup_12u")
+        c = m["designs"]["mainline"]
+        self.assertAlmostEqual(c["model_over_kernel"],
+                               c["model"]["value"] / c["kernel"]["value"])
+        self.assertEqual(c["model_design"], "prealloc")
+        self.assertEqual(m["designs"]["xarray"]["model_design"], "xarray+units=kmalloc")
+
+    def test_agreement_and_disagreement(self):
+        m = self.metric("units", "slab_bytes_per_empty_cgroup_12u")
+        v = m["versus_base"][0]
+        self.assertEqual((v["kernel"]["cls"], v["model"]["cls"], v["verdict"]),
+                         ("lower", "lower", "agree"))
+        self.assertEqual(m["verdict"], "agree")
+        self.assertEqual(m["winner"], {"kernel": "xarray", "model": "xarray"})
+        m = self.metric("drop_caches", "drop_caches_ns")
+        v = m["versus_base"][0]
+        self.assertTrue(v["model"]["paired"])
+        self.assertAlmostEqual(v["model"]["min"], 2)
+        self.assertEqual(v["model"]["cls"], "higher")
+        self.assertIn(v["verdict"], ("disagree", "inconclusive"))
+        self.assertEqual(m["winner"]["model"], "mainline")
+
+    def test_same_figures_agree_on_same(self):
+        m = self.metric("churn", "rmdir_release_ns_per_cgroup")
+        v = m["versus_base"][0]
+        self.assertEqual(v["model"]["cls"], "same")  # paired rounds: exactly 1
+        self.assertIn(v["verdict"], ("agree", "inconclusive"))
+
+    def test_derived_ratios(self):
+        m = self.metric("drop_caches", "drop_caches N cgroups / none (top rung)")
+        self.assertTrue(m["derived"])
+        k = m["designs"]["mainline"]["kernel"]
+        self.assertLessEqual(k["min"], k["value"])
+        self.assertLessEqual(k["value"], k["max"])
+
+    def test_tables_print_every_experiment(self):
+        text = compare.tables(self.cmp, "geometry words")
+        for e in ("units", "drop_caches", "churn", "highwater", "register"):
+            self.assertIn("== %s: kernel beside model" % e, text)
+        self.assertIn("kernel:xarray = xarray+units=kmalloc", text)
+        self.assertIn("which design is better", text)
+
+    def test_rows_of_separate_model_runs_are_not_paired(self):
+        """klab runs each model design alone: no per-round pairing then."""
+        m0 = self.model[0]
+        apart = [copy.deepcopy(m0), copy.deepcopy(m0)]
+        for doc, keep in zip(apart, ("prealloc", "xarray+units=kmalloc")):
+            for e in doc["experiments"]:
+                e["results"] = [r for r in e["results"] if r["design"] == keep]
+        cmp = compare.join(self.kernel, apart)
+        e = next(e for e in cmp["experiments"] if e["id"] == "drop_caches")
+        v = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")["versus_base"][0]
+        self.assertFalse(v["model"]["paired"])
+        self.assertLessEqual(v["model"]["min"], 2)
+        self.assertGreaterEqual(v["model"]["max"], 2)
+
+    def test_combined_document(self):
+        """klab lab's one JSON: every guest's and model run's own document
+        (each valid shrinklab/2) and the comparison, as JSON text."""
+        doc = json.loads(json.dumps(compare.combined(self.kernel, self.model, self.cmp,
+                                                      {"geometry": "short", "boots": 1})))
+        self.assertEqual(doc["schema"], "klab-lab/1")
+        for d in doc["kernel"] + doc["model"]:
+            validate(d)
+        self.assertEqual(doc["comparison"]["designs"], ["mainline", "xarray"])
+        self.assertEqual(doc["comparison"]["mapping"]["xarray"]["model"],
+                         "xarray+units=kmalloc")
+
+    def test_verdict_rules(self):
+        R = compare.Ratio
+        self.assertEqual(compare.classify(R(0.5, 0.4, 0.79)), "lower")
+        self.assertEqual(compare.classify(R(1, 0.8, 1.25)), "same")
+        self.assertEqual(compare.classify(R(2, 1.26, 3)), "higher")
+        self.assertEqual(compare.classify(R(1, 0.7, 1.1)), "across")
+        self.assertEqual(compare.verdict("lower", "lower"), "agree")
+        self.assertEqual(compare.verdict("lower", "same"), "disagree")
+        self.assertEqual(compare.verdict("across", "lower"), "inconclusive")
+        self.assertEqual(compare.verdict(None, "lower"), "not compared")
+
+    def test_mapping_file_of_a_series_wins(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "model"), "w") as f:
+                f.write("# root bits kept, as the series does\nindexed+units=kmalloc\n")
+            label, notes = compare.model_design("indexed", tmp)
+        self.assertEqual(label, "indexed+units=kmalloc")
+        self.assertEqual(notes, ["root bits kept, as the series does"])
+        self.assertEqual(compare.model_design("indexed")[0],
+                         "indexed+units=kmalloc+root_bits=off")
+        self.assertIsNone(compare.model_design("zztest")[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
