@@ -189,7 +189,11 @@ int main(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		if (n == (int)(sizeof(run) / sizeof(run[0])))
 			die("too many experiments");
-		run[n++] = parse_exp(argv[i]);
+		char *spec = strdup(argv[i]); /* parsing cuts it up; argv goes in the JSON */
+
+		if (!spec)
+			die("out of memory");
+		run[n++] = parse_exp(spec);
 	}
 	g.cpus = online_cpus();
 	g.nodes = online_nodes();
