@@ -689,13 +689,15 @@ static void phase_balloon(void)
 		if (s)
 			refill_all();
 		/* What is free above the zones' low watermarks (an allocation
-		 * wakes kswapd only once every zone is below its low mark), and
+		 * wakes kswapd only once every zone is below its low mark; the
+		 * per-CPU free lists are free too), and
 		 * balloon_pct of the page cache: freed slab
 		 * objects give back whole pages only now and then, so the slab
 		 * is what reclaim frees beside the page cache, not what the
 		 * balloon counts on. */
 		reclaimable_total(&file, &slab_r);
-		b.bytes = (size_t)(meminfo_kb("MemFree") * 1024LL - kw_watermark_bytes("low") +
+		b.bytes = (size_t)(meminfo_kb("MemFree") * 1024LL + kw_pcp_bytes() -
+				   kw_watermark_bytes("low") +
 				   (long long)((double)file * P.balloon_pct / 100));
 		kw_objs_read(&o0);
 		sr0 = meminfo_kb("SReclaimable");

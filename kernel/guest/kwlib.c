@@ -280,6 +280,22 @@ long long kw_watermark_bytes(const char *which)
 	return sum * sysconf(_SC_PAGESIZE);
 }
 
+long long kw_pcp_bytes(void)
+{
+	char line[256];
+	long long sum = 0, v;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return 0;
+	/* "              count: 378" of every CPU's pageset of every zone */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %lld", &v) == 1)
+			sum += v;
+	fclose(f);
+	return sum * sysconf(_SC_PAGESIZE);
+}
+
 uint64_t kw_task_cpu_ns(pid_t pid)
 {
 	char path[64], line[256];

@@ -80,6 +80,9 @@ void kw_psi_memory(long long *some_us, long long *full_us);
  * (/proc/zoneinfo), bytes: an allocation wakes kswapd once every zone it
  * may use is below its low watermark. */
 long long kw_watermark_bytes(const char *which);
+/* Pages on the per-CPU free lists of every zone (/proc/zoneinfo), bytes:
+ * free memory that MemFree does not count. */
+long long kw_pcp_bytes(void);
 /* CPU time of task @pid (se.sum_exec_runtime of /proc/PID/sched), ns; 0
  * when unreadable. */
 uint64_t kw_task_cpu_ns(pid_t pid);

@@ -357,8 +357,8 @@ def _cell(c, unit):
 
 
 def _num(v, unit):
-    """A range end, without the unit when the median's unit says it."""
-    return compare.fmt(v, unit).split(" ")[0]
+    """A range end, its unit joined to it (the ends may differ in scale)."""
+    return compare.fmt(v, unit).replace(" ", "")
 
 
 def _ratio(r):
