@@ -68,7 +68,7 @@ build-tsan: deps
 TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
 	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
 	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
-	example_tenant_cache_cxx
+	example_tenant_cache_cxx test_memcg_charge test_reclaimer
 
 # The TSan build has race points: torture and the threaded tests run with
 # window widening (docs/RACES.md), and -d all checks every point was hit.
