@@ -30,6 +30,21 @@
  *            set here); without the patch the check is skipped. A kernel
  *            without the fix clears the new owner's bit and strands its
  *            objects.
+ *   thp      cgroup "thp" faults in anonymous THPs and unmaps half of each,
+ *            which queues them on the memcg's deferred split queue (the one
+ *            user of shrinker bits outside list_lru); memory.reclaim of the
+ *            cgroup must then split them: the deferred split shrinker's
+ *            count for the cgroup (debugfs) goes to 0 and thp_split_page
+ *            grows by as many. Skipped without THP.
+ *   kmemgate cgroup "kmemgate" fills a procfs mount's dentries (the bit of
+ *            its superblock's shrinker is set there), memory.reclaim walks
+ *            the bit, then the procfs is unmounted: umount must return
+ *            (shrinker_free() waits for every reference a walk took).
+ *            With kernel/patches/debug/kmem-gate.patch (its parameter is set
+ *            here) the walk goes through the branch of shrink_slab_memcg()
+ *            taken when kmem accounting is off; a kernel without the fix
+ *            leaks a reference there and umount never returns. Skipped
+ *            without the patch.
  *
  * Output: kselftest TAP on stdout (one test per check), progress on stderr.
  * Bounded by work (rounds, mounts, files). Exit status 0 when every check
@@ -44,6 +59,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -55,6 +72,9 @@
 #define MNT_K "/mnt/kcheck"
 #define SHRINKERS "/sys/kernel/debug/shrinker"
 #define STALE_BIT_DELAY "/sys/module/shrinker/parameters/stale_bit_delay_ms"
+#define KMEM_GATE "/sys/module/shrinker/parameters/dbg_kmem_gate"
+#define KMEM_GATE_HITS "/sys/module/shrinker/parameters/dbg_kmem_gate_hits"
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define RELEASE_TIMEOUT_S 600
 
 static unsigned int rounds = 3, mounts = 32, pairs = 4;
@@ -438,6 +458,177 @@ static const char *reuse_skip(void)
 	       "needs kernel/patches/debug/stale-bit-delay.patch" : NULL;
 }
 
+/* A number in a sysfs or procfs file; -1 when absent. */
+static long read_long(const char *path)
+{
+	char buf[64];
+	long v = -1;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		v = strtol(buf, NULL, 10);
+	}
+	close(fd);
+	return v;
+}
+
+/* "field value" of /proc/vmstat; -1 when absent. */
+static long vmstat(const char *field)
+{
+	char line[256];
+	size_t len = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ' ') {
+			v = atol(line + len + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+#define HPAGE (2UL << 20)
+#define THP_FOLIOS 16
+
+static void check_thp(void)
+{
+	const char *cg = CG_K "/thp";
+	long queued, split, left, count;
+	unsigned long n = THP_FOLIOS;
+	struct stat st;
+	int memcgs, pfd[2];
+	pid_t pid;
+	char c;
+
+	mkdir_or_die(cg);
+	if (stat(cg, &st) || pipe(pfd))
+		die("thp: %s: %s", cg, strerror(errno));
+	queued = vmstat("thp_deferred_split_page");
+	split = vmstat("thp_split_page");
+	pid = fork();
+	if (pid == 0) {
+		char *p, *a;
+
+		enter(cg);
+		p = mmap(NULL, (n + 1) * HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(7);
+		a = (char *)(((unsigned long)p + HPAGE - 1) & ~(HPAGE - 1));
+		if (madvise(a, n * HPAGE, MADV_HUGEPAGE))
+			_exit(8);
+		memset(a, 1, n * HPAGE);
+		/* the second half of each THP: the folio goes on the queue */
+		for (unsigned long i = 0; i < n; i++)
+			munmap(a + i * HPAGE + HPAGE / 2, HPAGE / 2);
+		if (write(pfd[1], "x", 1) != 1)
+			_exit(9);
+		pause();
+		_exit(0);
+	}
+	if (pid < 0 || read(pfd[0], &c, 1) != 1)
+		die("thp: the cgroup's process did not get ready");
+	queued = vmstat("thp_deferred_split_page") - queued;
+	count = shrinker_count("thp-deferred_split", st.st_ino, &memcgs);
+	for (int i = 0; i < 4; i++)
+		reclaim(cg, "1M");
+	left = shrinker_count("thp-deferred_split", st.st_ino, &memcgs);
+	split = vmstat("thp_split_page") - split;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(pfd[0]);
+	close(pfd[1]);
+	say("thp: %ld of %lu THPs queued for deferred split (count %ld in the cgroup); "
+	    "memory.reclaim split %ld, left %ld", queued, n, count, split, left);
+	if (queued < (long)n || count < (long)n)
+		fail("thp: %ld THPs queued, %ld counted in the cgroup, of %lu", queued, count, n);
+	if (left || split < queued)
+		fail("thp: memory.reclaim split %ld of %ld, %ld left queued", split, queued, left);
+	if (rmdir(cg))
+		fail("rmdir %s: %s", cg, strerror(errno));
+}
+
+static const char *thp_skip(void)
+{
+	return access(THP_DIR, F_OK) ? "no transparent hugepages" : NULL;
+}
+
+/* Debugfs shrinker directories whose names start with @prefix. */
+static int shrinker_dirs(const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(SHRINKERS);
+	int n = 0;
+
+	if (!d)
+		die(SHRINKERS ": %s", strerror(errno));
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+#define UMOUNT_WAIT_S 30
+
+static void check_kmemgate(void)
+{
+	const char *cg = CG_K "/kmemgate", *mnt = MNT_K "/kmemgate";
+	long hits;
+	int before, err, st;
+	uint64_t t0;
+	pid_t pid;
+
+	mkdir_or_die(cg);
+	mkdir_or_die(mnt);
+	err = write_str(KMEM_GATE, "1");
+	if (err)
+		die(KMEM_GATE ": %s", strerror(-err));
+	before = shrinker_dirs("sb-proc");
+	mount_proc(mnt);
+	if (!in_cgroup(cg, walk_sys, mnt))
+		fail("kmemgate: filling %s failed", mnt);
+	hits = read_long(KMEM_GATE_HITS);
+	for (int i = 0; i < 4; i++)
+		reclaim(cg, "1M");
+	hits = read_long(KMEM_GATE_HITS) - hits;
+	write_str(KMEM_GATE, "0");
+	if (hits <= 0)
+		fail("kmemgate: the walk never took the kmem gate (%ld)", hits);
+	t0 = now_ns();
+	pid = fork();
+	if (pid == 0)
+		_exit(umount(mnt) ? 1 : 0);
+	while (waitpid(pid, &st, WNOHANG) != pid) {
+		if (now_ns() - t0 > UMOUNT_WAIT_S * 1000000000ULL) {
+			fail("kmemgate: umount has not returned after %d s (%d procfs shrinkers "
+			     "left registered): the walk leaked a shrinker reference",
+			     UMOUNT_WAIT_S, shrinker_dirs("sb-proc") - before);
+			return;
+		}
+		usleep(100 * 1000);
+	}
+	say("kmemgate: %ld walks took the gate; umount returned in %.1f ms, %d procfs "
+	    "shrinkers left", hits, (now_ns() - t0) / 1e6, shrinker_dirs("sb-proc") - before);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fail("kmemgate: umount %s failed", mnt);
+	if (rmdir(cg))
+		fail("rmdir %s: %s", cg, strerror(errno));
+}
+
+static const char *kmemgate_skip(void)
+{
+	return access(KMEM_GATE, W_OK) ? "needs kernel/patches/debug/kmem-gate.patch" : NULL;
+}
+
 static const struct check {
 	const char *name;
 	void (*run)(void);
@@ -446,13 +637,16 @@ static const struct check {
 	{ "kcheck_strand", check_strand, NULL },
 	{ "kcheck_lists", check_lists, NULL },
 	{ "kcheck_reuse", check_reuse, reuse_skip },
+	{ "kcheck_thp", check_thp, thp_skip },
+	{ "kcheck_kmemgate", check_kmemgate, kmemgate_skip },
 };
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
 static void usage(void)
 {
 	fputs("usage: kcheck [--rounds R] [--mounts M] [--pairs P] [--dir EXT4DIR] [CHECK...]\n"
-	      "checks: kcheck_strand kcheck_lists kcheck_reuse (default: all)\n", stderr);
+	      "checks: kcheck_strand kcheck_lists kcheck_reuse kcheck_thp kcheck_kmemgate\n"
+	      "(default: all)\n", stderr);
 	exit(2);
 }
 
