@@ -14,6 +14,7 @@ PROGRAMS = {
     "klab-guest": ["klab-guest.c", "kutil.c", "kjson.c"],
     "ktorture": ["ktorture.c", "kutil.c"],
     "smoke": ["smoke.c"],
+    "kseeds": ["kseeds.c", "kutil.c", "kjson.c"],
 }
 # The programs of a selftests boot: the kernel's cgroup selftests, then our
 # reclaim checks (kernel/guest/kcheck.c), as kernel/guest/selftests.sh runs them.
