@@ -12,7 +12,7 @@ TORTURE_ARGS ?=
 MESON      ?= meson
 
 .PHONY: all deps build build-asan build-tsan demo check test test-asan check-install \
-	check-tsan check-fuzz torture clean kernel-lab check-kernel
+	check-tsan check-fuzz torture clean kernel-lab kernel-reproduce check-kernel
 
 all: build
 
@@ -119,6 +119,11 @@ check-fuzz: deps
 # $$KLAB_CACHE (default /var/cache/libshrinker).
 kernel-lab:
 	kernel/klab lab
+
+# The seeds' tables on real kernels beside the seeds' and the model's figures,
+# with a verdict per seed claim for each (hours: kernel/README.md, "Seed tables").
+kernel-reproduce:
+	kernel/klab reproduce
 
 check-kernel:
 	kernel/klab check

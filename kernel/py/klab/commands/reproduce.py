@@ -8,6 +8,9 @@ from ..run import log
 
 
 def arguments(p):
+    p.add_argument("designs", nargs="*", metavar="DESIGN",
+                   help="only these kernel designs (and mainline; default: every design a "
+                   "table names that is in kernel/patches/)")
     p.add_argument("--geometry", choices=["seed", "short"], default="seed",
                    help="seed: the seeds' geometry where a guest fits it (hours); short: a "
                    "few minutes, figures only (CI)")
@@ -22,7 +25,7 @@ def main(run, args):
     if args.boots < 1:
         raise SystemExit("klab reproduce: --boots must be at least 1")
     tables = [t for t in reproduce.TABLES if not args.table or t.exp in args.table]
-    available = {d.name: d for d in designs.in_repo()}
+    available = {d.name: d for d in designs.select(args.designs, designs.in_repo())}
     seeds = reproduce.verdict.load_seeds(reproduce.SEEDS)
     runs = []
     for t in tables:
