@@ -60,6 +60,7 @@ class Table:
     metrics: tuple           # (metric, geometry keys it depends on, words), in order
     model_scale: str = "default"    # shrinklab's --scale for its run
     rename: dict = dataclasses.field(default_factory=dict)  # guest metric -> ours
+    guest_exp: str = None           # the guest's experiment id, when not @exp
     every_design: bool = False      # also every other kernel design, beside the seed's
     notes: tuple = ()
 
@@ -149,7 +150,7 @@ TABLES = (
             "drop_caches, first call"),
            ("drop_caches_ns_repeat", ("mounts", "cgroups", "nodes", "cpus"),
             "drop_caches, the calls after it")),
-          model_scale="seed", every_design=True,
+          model_scale="seed", every_design=True, guest_exp="tkhai",
           rename={"drop_caches_first_ns": "drop_caches_ns_first",
                   "drop_caches_ns": "drop_caches_ns_repeat"},
           notes=("the seed's kernels are 2018's, before and after the bitmap; here the bitmap "
@@ -162,7 +163,7 @@ TABLES = (
           (("pod_create_ns_total", ("cgroups", "nodes", "cpus"), "every pod, one after another"),
            ("registry_mutex_hold_ns_max", ("cgroups", "nodes", "cpus"),
             "the longest registration")),
-          rename={"pods_total_ns": "pod_create_ns_total",
+          guest_exp="pods", rename={"pods_total_ns": "pod_create_ns_total",
                   "pod_register_max_ns": "registry_mutex_hold_ns_max"},
           notes=("the seed's base is 6.6.102 (one id per expansion: the model's flat); the "
                  "kernel's base is 6.12 (one 64-id unit per expansion), so the kernel judges "
@@ -396,11 +397,12 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
             if n in available and n not in [k for k, _ in designs]:
                 designs.append((n, EXTRA_MODEL.get(table.exp, {}).get(n) or series_model(n)))
     for metric, keys, words in table.metrics:
-        bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.rename)
+        bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.rename, table.guest_exp)
         bf = seeds.get((table.exp, base_m, metric))
         for kd, ml in designs:
             f = seeds.get((table.exp, ml, metric)) if (kd, ml) in table.designs else None
-            kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.rename) if kd else None
+            kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.rename,
+                            table.guest_exp) if kd else None
             mr = model_row(mdoc, table.exp, ml, metric)
             for d in extra_docs:
                 mr = mr or model_row(d, table.exp, ml, metric)
