@@ -68,7 +68,7 @@ build-tsan: deps
 # whose workers fill one cache from a thread per tenant.
 TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
 	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
-	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
+	'test_semantics[array-ondemand]' 'test_semantics[indexed]' test_rcu_thread_life example_tenant_cache \
 	example_tenant_cache_cxx test_memcg_charge test_reclaimer example_pressure_cache
 
 # The TSan build has race points: torture and the threaded tests run with
@@ -84,7 +84,8 @@ check-tsan: build-tsan
 
 # Long torture runs (not part of check): every design, then the option
 # variants, in the normal build; then every design in the ASan+UBSan build,
-# whose race points widen the windows (docs/RACES.md); then the differential
+# whose race points widen the windows (docs/RACES.md), with ids past every
+# size class too (--id-base: the ballast of tests/stress/torture.c); then the differential
 # test with --long (200 seeds x 1000 steps per group instead of check's 20 x 400).
 torture: build build-asan
 	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
@@ -93,6 +94,10 @@ torture: build build-asan
 	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nonslab-ids
 	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
 	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all --nokmem
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all \
+		--id-base 131136
+	./$(ASAN_BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d flat \
+		--expand-batch 4096 --id-base 524352
 	./$(BUILD)/tests/test_differential --long --seed $(TORTURE_SEED)
 
 # Differential fuzzing (clang + libFuzzer): tests/fuzz/run_fuzz.sh runs one
