@@ -53,12 +53,7 @@ def main(run, args):
 
     texts, all_rows, out = [], [], []
     for t in tables:
-        labels = [series_model(n) or "" for n in available
-                  if n not in [k for k, _ in t.designs] and (
-                      t.every_design or (t.exp == "seed001-pods" and n in reproduce.POD_EXTRA))]
-        labels += list(reproduce.EXTRA_MODEL.get(t.exp, {}).values())
-        own = {m for _, m in t.designs}
-        extra = sorted({x for x in labels if x and x not in own})
+        extra = reproduce.extra_model_labels(t, available, series_model)
         mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
         rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
                                      available, series_model)
