@@ -28,6 +28,7 @@ import time
 
 BUSYBOX = "/bin/busybox"
 KVM_INIT_TIMEOUT = 60
+ICOUNT_SHIFT = 3
 
 # /init of the initramfs (busybox sh). /klab/args holds the program's
 # arguments shell-quoted; /klab/env the options the host chose.
@@ -93,6 +94,7 @@ class BootSpec:
     timeout: int = 900             # seconds before the guest is killed
     dmesg: bool = False            # read the guest's dmesg at the end
     panic_on_oops: bool = False
+    clock: str = "wall"            # the guest's clock: "wall", or "icount=N" (see parse_clock)
 
 
 @dataclasses.dataclass
@@ -106,6 +108,7 @@ class BootResult:
     init_uptime: float = None      # guest uptime when /init ran (s)
     wall: float = None             # host seconds from QEMU's start to its end
     timed_out: bool = False
+    clock: str = ""                # clock_words() of the boot
 
     def accel_words(self):
         return self.accel + (" (%s)" % self.accel_note if self.accel_note else "")
@@ -186,6 +189,29 @@ def guest_env(spec):
     return env
 
 
+def parse_clock(text):
+    """The icount shift of clock @text ("icount=N", or "icount" for
+    ICOUNT_SHIFT), None for "wall"; ValueError for anything else."""
+    if text == "wall":
+        return None
+    if text == "icount":
+        return ICOUNT_SHIFT
+    if text.startswith("icount="):
+        n = text[len("icount="):]
+        if n.isdigit() and int(n) <= 10:
+            return int(n)
+    raise ValueError("clock %r: wall, icount or icount=N (N 0..10)" % text)
+
+
+def clock_words(clock, accel):
+    """What the guest's clock counted, for tables and documents."""
+    shift = parse_clock(clock)
+    if shift is None or accel == "kvm":
+        return "wall (the host's time passing: under TCG it moves with the host's load)"
+    return ("icount shift=%d (guest time = instructions executed x %d ns; sleep=off: an idle "
+            "guest skips to its next timer; one host thread for all vCPUs)" % (shift, 1 << shift))
+
+
 def qemu_cmd(spec, initrd, accel, out_path, status_path):
     # A big log buffer: the host reads the whole dmesg at the end.
     append = "console=ttyS0 panic=-1 log_buf_len=16M"
@@ -203,6 +229,9 @@ def qemu_cmd(spec, initrd, accel, out_path, status_path):
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
         cmd += ["-accel", "tcg", "-cpu", "max"]
+    shift = parse_clock(spec.clock)
+    if shift is not None and accel != "kvm":
+        cmd += ["-icount", "shift=%d,sleep=off,align=off" % shift]
     for disk in spec.disks:
         cmd += ["-drive", "file=%s,if=virtio,format=raw,cache=unsafe" % disk]
     return cmd
@@ -314,4 +343,5 @@ def boot(spec, console_stream=None):
             note = "kvm did not reach /init in %d s" % KVM_INIT_TIMEOUT
             res = _run_once(spec, initrd, "tcg", tmp, console_stream)
         res.accel_note = note
+        res.clock = clock_words(spec.clock, res.accel)
         return res
