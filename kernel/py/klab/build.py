@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Kernel builds: config (tinyconfig + fragments + olddefconfig), make, the
 kept images, and a series' touched objects compiled at W=1 after each of
-its patches (compile_series: bisectable and W=1 clean, in seconds after one
-mainline build).
+its patches (compile_series: bisectable and W=1 clean, in seconds per patch
+in a tree that is never fully built).
 
 Each design's bzImage is kept in klab-images/<config>/<design>/ with a stamp
 (series hash, config hash, compiler); a current image is not rebuilt.
@@ -137,14 +137,17 @@ def warnings_of(output):
 
 def compile_series(cache, design, run):
     """Bisectability and W=1 without a full build: apply @design's series
-    one patch at a time in the lab tree and, after each, compile at W=1 the
-    objects of every .c file the series has touched so far (a header change
-    in patch k must not break a .c file patch j < k touched). Return
-    [(patch file, [findings])] for the patches with findings (warnings,
-    errors, or a failed make). The tree is left with the whole series; the
-    next build compiles those objects back at the normal level (Kbuild sees
-    the command line change)."""
-    cfg = config_of("lab", design)
+    one patch at a time and, after each, compile at W=1 the objects of every
+    .c file the series has touched so far (a header change in patch k must
+    not break a .c file patch j < k touched). Return [(patch file,
+    [findings])] for the patches with findings (warnings, errors, or a
+    failed make). It runs in a tree of its own, klab-compile (the lab
+    config, never fully built: make builds only what the objects need), so
+    the lab tree's objects and mtimes stay those of its last build: a
+    header that a check switched away and back would otherwise look newer
+    than every object and cost a whole rebuild."""
+    lab = config_of("lab", design)
+    cfg = Config(lab.name.replace("lab", "compile", 1), lab.fragments)
     bad = []
     with run.step("W=1 per patch %s (%d patches)" % (design.name, len(design.patches))):
         for k in range(1, len(design.patches) + 1):

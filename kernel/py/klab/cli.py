@@ -58,6 +58,7 @@ ENVIRONMENT = """environment:
   KLAB_OUT            results (default build-kernel/ in the repo)
   KLAB_JOBS           make -j (default: the number of CPUs)
   KLAB_TORTURE_SEED   replays a torture run (by default each run draws a seed)
+  KLAB_TIMEOUT_FACTOR every guest's timeout times this (default 1: a loaded host)
   KLAB_SHRINKLAB      the shrinklab binary of the model runs (default: build/, built)"""
 
 

@@ -46,7 +46,6 @@ def main(run, args):
     host_tests(run)
     checkpatch.checkpatch(run, cache, chosen)
     progs = guest.compile_programs(run)
-    build.build_design(cache, "lab", designs.MAINLINE, run)
     compile_check.compile_designs(run, cache, chosen)
     booted = stage("boot")
     if booted:

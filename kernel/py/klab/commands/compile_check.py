@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""klab compile: each series applied one patch at a time in the lab tree,
-and after each patch the objects of every .c file the series touched so far
-compiled at W=1 (build.compile_series): a series must build at every step
-and print no warning. Seconds per patch once mainline's lab kernel is built
-(it is built first when missing), whatever headers the series touches."""
+"""klab compile: each series applied one patch at a time, and after each
+patch the objects of every .c file the series touched so far compiled at W=1
+(build.compile_series, in the tree klab-compile of the cache, never fully
+built): a series must build at every step and print no warning. Seconds
+per patch, whatever headers the series touches."""
 from .. import build, designs, tree
 
 
@@ -24,5 +24,4 @@ def compile_designs(run, cache, chosen):
 def main(run, args):
     cache = tree.Cache()
     chosen = designs.from_args(args)
-    build.build_design(cache, "lab", designs.MAINLINE, run)
     compile_designs(run, cache, chosen)
