@@ -65,8 +65,10 @@ build-tsan: deps
 # The tests that run threads against each other (the single-threaded suites
 # gain nothing from TSan and would take too long under it), and the examples,
 # whose workers fill one cache from a thread per tenant.
-TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
-	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
+TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_rcu test_completion \
+	test_list_lru test_reclaim test_shrinker_info_array test_shrinker_info_flat \
+	test_shrinker_info_grow test_shrinker_info_indexed test_cgroup_life_readers test_races \
+	'test_semantics[xarray]' \
 	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
 	example_tenant_cache_cxx
 

@@ -15,8 +15,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "harness.h"
-
 #include <shrinker/host.h>
 #include <shrinker/list_lru.h>
 #include <shrinker/memcg.h>
@@ -26,6 +24,8 @@
 #include <shrinker/slab.h>
 
 #include "debug.h"
+#include "fake_shrinker.h"
+#include "harness.h"
 #include "list_lru_internal.h"
 
 #define NOBJ 16
@@ -42,53 +42,19 @@ static struct obj *obj_of(struct shr_list_head *item)
 	return shr_container_of(item, struct obj, link);
 }
 
-/* A shrinker over one list_lru that counts its count_objects calls. */
-struct tshrinker {
-	struct shr_shrinker *s;
-	struct shr_list_lru *lru;
-	unsigned long count_calls;
-};
-
 struct fix {
 	struct shr_host *host;
 	struct shr_mem_cgroup *root;
-	struct tshrinker ts;
+	struct fake ts; /* a FAKE_LRU shrinker over one list_lru */
 };
 
-static enum shr_lru_status isolate_remove(struct shr_list_head *item,
-					  struct shr_list_lru_one *list, void *arg)
+/* A registered NUMA- and memcg-aware FAKE_LRU shrinker named @name. */
+static void ts_setup(struct shr_host *host, struct fake *ts, const char *name)
 {
-	(void)arg;
-	shr_list_lru_isolate(list, item);
-	return SHR_LRU_REMOVED;
-}
-
-static unsigned long ts_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct tshrinker *ts = s->private_data;
-	unsigned long n = shr_list_lru_shrink_count(ts->lru, sc);
-
-	ts->count_calls++;
-	return n ? n : SHR_SHRINK_EMPTY;
-}
-
-static unsigned long ts_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct tshrinker *ts = s->private_data;
-
-	return shr_list_lru_shrink_walk(ts->lru, sc, isolate_remove, NULL);
-}
-
-static void ts_setup(struct shr_host *host, struct tshrinker *ts, const char *name)
-{
-	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE,
-					    name, &ts->s), 0);
-	ts->s->count_objects = ts_count;
-	ts->s->scan_objects = ts_scan;
-	ts->s->private_data = ts;
-	ts->count_calls = 0;
-	assert_int_equal(shr_list_lru_init_memcg(host, ts->s, &ts->lru), 0);
-	assert_int_equal(shr_shrinker_register(ts->s), 0);
+	fake_init_lru(ts);
+	fake_make(host, ts, SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE, name, false);
+	fake_bind_lru(host, ts);
+	assert_int_equal(shr_shrinker_register(ts->shrinker), 0);
 }
 
 /* Unlink every item (the objects are the tests'), then destroy: a list_lru
@@ -96,14 +62,8 @@ static void ts_setup(struct shr_host *host, struct tshrinker *ts, const char *na
 static void lru_drain_destroy(struct shr_list_lru *lru)
 {
 	while (shr_list_lru_count(lru))
-		shr_list_lru_walk(lru, isolate_remove, NULL, ~0UL);
+		shr_list_lru_walk(lru, fake_isolate_remove, NULL, ~0UL);
 	assert_int_equal(shr_list_lru_destroy(lru), 0);
-}
-
-static void ts_teardown(struct tshrinker *ts)
-{
-	shr_shrinker_free(ts->s);
-	lru_drain_destroy(ts->lru);
 }
 
 static void fix_up_mode(struct fix *f, int nr_nodes, enum shr_lru_reparent mode)
@@ -125,7 +85,7 @@ static void fix_up(struct fix *f, int nr_nodes)
 
 static void fix_down(struct fix *f)
 {
-	ts_teardown(&f->ts);
+	fake_free(&f->ts);
 	assert_int_equal(shr_host_destroy(f->host), 0);
 }
 
@@ -432,7 +392,7 @@ static void test_dying_goes_to_parent(void **state)
 		assert_int_equal(shr_mem_cgroup_offline(c), 0);
 	}
 
-	ts_teardown(&f.ts);
+	fake_free(&f.ts);
 	shr_mem_cgroup_put(b);
 	assert_int_equal(shr_mem_cgroup_offline(a), 0);
 	assert_int_equal(shr_host_destroy(f.host), 0);
@@ -619,7 +579,7 @@ static void test_walk_node_order(void **state)
 	}
 
 	/* walk: node 0 then node 1; removing everything. */
-	assert_int_equal(shr_list_lru_walk(f.ts.lru, isolate_remove, NULL, 100), 6);
+	assert_int_equal(shr_list_lru_walk(f.ts.lru, fake_isolate_remove, NULL, 100), 6);
 	assert_int_equal(shr_list_lru_count(f.ts.lru), 0);
 
 	assert_int_equal(shr_mem_cgroup_offline(a), 0);
@@ -674,7 +634,7 @@ static void test_reparent_splice(void **state)
 static unsigned long reparent_scenario(enum shr_lru_reparent mode, long *out)
 {
 	struct fix f;
-	struct tshrinker t2;
+	struct fake t2;
 	struct shr_list_lru *extra, *lrus[3];
 	struct shr_mem_cgroup *a, *b, *c, *d, *cgs[5];
 	static struct obj o[3][NOBJ];
@@ -683,7 +643,7 @@ static unsigned long reparent_scenario(enum shr_lru_reparent mode, long *out)
 
 	fix_up_mode(&f, 2, mode);
 	ts_setup(f.host, &t2, "test-lru-2");
-	assert_int_equal(shr_list_lru_init_memcg(f.host, f.ts.s, &extra), 0);
+	assert_int_equal(shr_list_lru_init_memcg(f.host, f.ts.shrinker, &extra), 0);
 	lrus[0] = f.ts.lru;
 	lrus[1] = extra;
 	lrus[2] = t2.lru;
@@ -732,8 +692,8 @@ static unsigned long reparent_scenario(enum shr_lru_reparent mode, long *out)
 	while (k < DIGEST_LEN)
 		out[k++] = 0;
 
-	ts_teardown(&f.ts);
-	ts_teardown(&t2);
+	fake_free(&f.ts);
+	fake_free(&t2);
 	lru_drain_destroy(extra);
 	assert_int_equal(shr_mem_cgroup_offline(a), 0);
 	assert_int_equal(shr_host_destroy(f.host), 0);
@@ -853,7 +813,7 @@ static void test_misuse(void **state)
 
 	assert_int_equal(shr_list_lru_init(NULL, &lru), -EINVAL);
 	assert_int_equal(shr_list_lru_init(f.host, NULL), -EINVAL);
-	assert_int_equal(shr_list_lru_init_memcg(f.host, g.ts.s, &lru), -EINVAL);
+	assert_int_equal(shr_list_lru_init_memcg(f.host, g.ts.shrinker, &lru), -EINVAL);
 	assert_null(lru);
 
 	assert_int_equal(shr_list_lru_add(NULL, &o[0].link, 0, NULL), -EINVAL);
@@ -985,7 +945,7 @@ static void test_nokmem_plain(void **state)
 {
 	struct shr_host_params p;
 	struct shr_host *host;
-	struct tshrinker ts;
+	struct fake ts;
 	struct shr_mem_cgroup *a;
 	struct obj o[1];
 
@@ -1002,7 +962,7 @@ static void test_nokmem_plain(void **state)
 	assert_int_equal(shr_list_lru_count_one(ts.lru, 0, NULL), 1);
 	assert_int_equal(shr_list_lru_del(ts.lru, &o[0].link, 0, NULL), 1);
 	assert_int_equal(shr_mem_cgroup_offline(a), 0);
-	ts_teardown(&ts);
+	fake_free(&ts);
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 

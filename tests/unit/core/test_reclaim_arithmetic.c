@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "reclaim_fake.h"
+#include "fake_shrinker.h"
+#include "fixtures.h"
+#include "harness.h"
 
 static const unsigned int flag_sets[] = {
 	SHR_SHRINKER_MEMCG_AWARE,
@@ -31,7 +33,7 @@ struct env {
 static void env_start_cfg(struct env *e, unsigned int flags, unsigned long count, long batch,
 			  int seeks)
 {
-	e->host = fake_host(1, true);
+	e->host = fix_host(1, true);
 	e->root = shr_host_root_mem_cgroup(e->host);
 	fake_init(&e->f, count);
 	e->s = fake_make(e->host, &e->f, flags, "fake", false);
@@ -306,7 +308,7 @@ static void test_deferred_slot_per_node(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < NR_FLAG_SETS; i++) {
-		struct shr_host *host = fake_host(2, true);
+		struct shr_host *host = fix_host(2, true);
 		struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 		struct fake f;
 		struct shr_shrinker *s;

@@ -17,6 +17,7 @@
 #include <shrinker/shrinker.h>
 #include <shrinker/slab.h>
 
+#include "fake_shrinker.h"
 #include "harness.h"
 #include "superblock.h"
 
@@ -324,33 +325,16 @@ static void test_offline_of_empty_cgroup_visits_no_lru(void **state)
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
-static atomic_int counts_seen;
-
-static unsigned long one_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+/* A FAKE_FIXED shrinker counting a million objects and freeing none. */
+static struct fake *one_new(struct shr_host *host)
 {
-	(void)s;
-	(void)sc;
-	atomic_fetch_add(&counts_seen, 1);
-	return 1000000;
-}
+	struct fake *f = fake_new(host, FAKE_FIXED, SHR_SHRINKER_MEMCG_AWARE |
+				  SHR_SHRINKER_NUMA_AWARE, "one", false);
 
-static unsigned long one_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 0;
-}
-
-static struct shr_shrinker *one_new(struct shr_host *host)
-{
-	struct shr_shrinker *s;
-
-	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_MEMCG_AWARE |
-					    SHR_SHRINKER_NUMA_AWARE, "one", &s), 0);
-	s->count_objects = one_count;
-	s->scan_objects = one_scan;
-	assert_int_equal(shr_shrinker_register(s), 0);
-	return s;
+	f->count = 1000000;
+	f->scan_ret = 0;
+	assert_int_equal(shr_shrinker_register(f->shrinker), 0);
+	return f;
 }
 
 /* A freed shrinker's id leaves the next owner no bit and no deferred work,
@@ -360,28 +344,26 @@ static void test_id_reuse_leaves_nothing(void **state)
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *cg = shr_test_mkcg(root);
-	struct shr_shrinker *a = one_new(host), *b;
+	struct fake *a = one_new(host), *b;
 	unsigned long freed;
-	int id = shr_shrinker_id(a);
+	int id = shr_shrinker_id(a->shrinker);
 
 	(void)state;
-	assert_int_equal(shr_set_shrinker_bit(cg, 1, a), 0);
-	atomic_store(&counts_seen, 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 1, a->shrinker), 0);
 	assert_int_equal(shr_shrink_slab(host, 1, cg, 12, &freed), 0);
-	assert_int_equal(atomic_load(&counts_seen), 1);
-	assert_true(shr_shrinker_nr_deferred(a, cg, 1) > 0);
+	assert_int_equal(a->count_calls, 1);
+	assert_true(shr_shrinker_nr_deferred(a->shrinker, cg, 1) > 0);
 	assert_int_equal(shr_shrink_slab(host, 1, NULL, 12, &freed), 0);
-	assert_true(shr_shrinker_nr_deferred(a, NULL, 1) > 0);
-	shr_shrinker_free(a);
+	assert_true(shr_shrinker_nr_deferred(a->shrinker, NULL, 1) > 0);
+	fake_delete(a);
 	b = one_new(host);
-	assert_int_equal(shr_shrinker_id(b), id);
-	assert_int_equal(shr_shrinker_nr_deferred(b, cg, 1), 0);
-	assert_int_equal(shr_shrinker_nr_deferred(b, NULL, 1), 0);
+	assert_int_equal(shr_shrinker_id(b->shrinker), id);
+	assert_int_equal(shr_shrinker_nr_deferred(b->shrinker, cg, 1), 0);
+	assert_int_equal(shr_shrinker_nr_deferred(b->shrinker, NULL, 1), 0);
 	/* No stale bit: the cgroup's walk does not call the new shrinker. */
-	atomic_store(&counts_seen, 0);
 	assert_int_equal(shr_shrink_slab(host, 1, cg, 12, &freed), 0);
-	assert_int_equal(atomic_load(&counts_seen), 0);
-	shr_shrinker_free(b);
+	assert_int_equal(b->count_calls, 0);
+	fake_delete(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	assert_int_equal(shr_host_destroy(host), 0);
 }
@@ -401,7 +383,8 @@ static void test_parent_with_node1_unit_only_leaves_users_when_freed(void **stat
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
 	struct shr_mem_cgroup *parent = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct shr_mem_cgroup *child = shr_test_mkcg(parent);
-	struct shr_shrinker *s = one_new(host);
+	struct fake *f = one_new(host);
+	struct shr_shrinker *s = f->shrinker;
 	struct shr_memcg_bookkeeping pb;
 	unsigned long freed;
 
@@ -418,26 +401,15 @@ static void test_parent_with_node1_unit_only_leaves_users_when_freed(void **stat
 	assert_int_equal(pb.nr_units, 1);
 	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
 	shr_rcu_barrier(); /* both cgroups are freed now */
-	shr_shrinker_free(s); /* scrubs the id in every cgroup on users */
+	fake_delete(f); /* scrubs the id in every cgroup on users */
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
-static unsigned long empty_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+/* A FAKE_FIXED memcg-aware shrinker that counts nothing. */
+static struct shr_shrinker *plain_memcg_shrinker(struct shr_host *host, struct fake *f)
 {
-	(void)s;
-	(void)sc;
-	return 0;
-}
-
-static struct shr_shrinker *plain_memcg_shrinker(struct shr_host *host)
-{
-	struct shr_shrinker *s;
-
-	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_MEMCG_AWARE, "plain", &s), 0);
-	s->count_objects = empty_count;
-	s->scan_objects = one_scan;
-	assert_int_equal(shr_shrinker_register(s), 0);
-	return s;
+	fake_init(f, 0);
+	return fake_make(host, f, SHR_SHRINKER_MEMCG_AWARE, "plain", true);
 }
 
 /*
@@ -455,8 +427,9 @@ static void test_failed_install_on_dying_cgroup_keeps_its_units(void **state)
 	struct shr_host *host = host_of(SHR_DESIGN_INDEXED, NODES);
 	struct shr_slab_allocator *sa = shr_host_slab(host);
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct shr_shrinker *a = plain_memcg_shrinker(host);
-	struct shr_shrinker *b = plain_memcg_shrinker(host);
+	struct fake fa, fb;
+	struct shr_shrinker *a = plain_memcg_shrinker(host, &fa);
+	struct shr_shrinker *b = plain_memcg_shrinker(host, &fb);
 	struct shr_memcg_bookkeeping before, after;
 	struct shr_list_head item;
 	struct shr_list_lru *lru;

@@ -49,6 +49,7 @@
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
 
+#include "fake_shrinker.h"
 #include "harness.h"
 #include "superblock.h"
 
@@ -71,7 +72,7 @@ struct dhost {
 	struct sb_fs fs;
 	struct sb *sb[MAX_MOUNTS];
 	struct shr_mem_cgroup *cg[MAX_CGS + 1];
-	struct shr_shrinker *ballast[MAX_BALLAST];
+	struct fake *ballast[MAX_BALLAST];
 	bool id_freed[MAX_IDS]; /* ids this host has seen freed */
 };
 
@@ -114,20 +115,6 @@ struct run {
 	bool quirk_diverged;
 	unsigned long strict_indexed_steps;
 };
-
-static unsigned long ballast_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return SHR_SHRINK_EMPTY;
-}
-
-static unsigned long ballast_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 0;
-}
 
 /* ---- configurations ---- */
 
@@ -597,17 +584,15 @@ static void host_setup(struct run *r, struct dhost *h)
 	/* Ballast: memcg-aware shrinkers that never hold objects, so mounts get
 	 * ids across unit boundaries. */
 	for (int b = 0; b < r->m.nr_ballast; b++) {
-		struct shr_shrinker *s;
+		struct fake *f = fake_new(h->host, FAKE_FIXED,
+					  SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NUMA_AWARE |
+						  r->m.sb_flags,
+					  "ballast", false);
 
-		assert_int_equal(shr_shrinker_alloc(h->host,
-						    SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NUMA_AWARE |
-							    r->m.sb_flags,
-						    "ballast", &s),
-				 0);
-		s->count_objects = ballast_count;
-		s->scan_objects = ballast_scan;
-		assert_int_equal(shr_shrinker_register(s), 0);
-		h->ballast[b] = s;
+		f->count = SHR_SHRINK_EMPTY;
+		f->scan_ret = 0;
+		assert_int_equal(shr_shrinker_register(f->shrinker), 0);
+		h->ballast[b] = f;
 	}
 }
 
@@ -630,7 +615,7 @@ static void host_teardown(struct run *r, struct dhost *h)
 		}
 	}
 	for (int b = 0; b < r->m.nr_ballast; b++)
-		shr_shrinker_free(h->ballast[b]);
+		fake_delete(h->ballast[b]);
 	sb_fs_destroy(&h->fs);
 	assert_int_equal(shr_host_destroy(h->host), 0);
 }

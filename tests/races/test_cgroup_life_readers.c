@@ -24,6 +24,7 @@
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
 
+#include "fake_shrinker.h"
 #include "harness.h"
 
 #define NODES 2
@@ -34,24 +35,11 @@
 struct life {
 	struct shr_host *host;
 	struct shr_mem_cgroup *parent;
+	struct fake f;
 	struct shr_shrinker *s;
 	atomic_int done;
 	atomic_ulong reads;
 };
-
-static unsigned long busy_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 1000;
-}
-
-static unsigned long no_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 0; /* nothing freed: the work is deferred */
-}
 
 /*
  * Cgroup lives in batches, so that each cgroup spends a while in every state
@@ -131,11 +119,11 @@ static void readers_race_cgroup_life(enum shr_design design)
 	p.geometry_cpus = 2;
 	assert_int_equal(shr_host_create(&p, &l.host), 0);
 	l.parent = shr_test_mkcg(shr_host_root_mem_cgroup(l.host));
-	assert_int_equal(shr_shrinker_alloc(l.host, SHR_SHRINKER_MEMCG_AWARE |
-					    SHR_SHRINKER_NUMA_AWARE, "life", &l.s), 0);
-	l.s->count_objects = busy_count;
-	l.s->scan_objects = no_scan;
-	assert_int_equal(shr_shrinker_register(l.s), 0);
+	/* Counts 1000, frees nothing: the work is deferred. */
+	fake_init(&l.f, 1000);
+	l.f.scan_ret = 0;
+	l.s = fake_make(l.host, &l.f, SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NUMA_AWARE, "life",
+			true);
 
 	for (int i = 0; i < READERS; i++)
 		assert_int_equal(pthread_create(&rd[i], NULL, reader, &l), 0);

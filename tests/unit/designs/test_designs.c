@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The design table (shr_design_info_of()) is what the rest of the library,
+ * The design table (src/designs/designs.c, shr_design_info_of()) is what the rest of the library,
  * the tests and the lab go by, so check that it describes what the hosts do:
  * the names the build lists (argv: src/meson.build's shr_designs) are the
  * table's, each once; every parameter a row says a design takes is accepted
@@ -16,24 +16,11 @@
 #include <shrinker/rcu.h>
 #include <shrinker/shrinker.h>
 
+#include "fake_shrinker.h"
 #include "harness.h"
 
 static int build_argc;
 static char **build_argv;
-
-static unsigned long count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return 0;
-}
-
-static unsigned long scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	(void)s;
-	(void)sc;
-	return SHR_SHRINK_STOP;
-}
 
 /* The build's list of designs is the table's, each name once. */
 static void test_build_lists_every_design_of_the_table(void **state)
@@ -99,6 +86,7 @@ static void test_hosts_resolve_the_rows_defaults(void **state)
 		struct shr_host_params p, got;
 		struct shr_shrinker *s;
 		struct shr_host *host;
+		struct fake f;
 
 		shr_host_params_init(&p);
 		p.design = (enum shr_design)d;
@@ -110,10 +98,8 @@ static void test_hosts_resolve_the_rows_defaults(void **state)
 		assert_int_equal(got.lru_reparent, info->default_lru_reparent);
 		assert_int_equal(got.expand_batch, info->expand_batch);
 		assert_int_equal(shr_shrinker_nr_max(host), 0);
-		assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_MEMCG_AWARE, "t", &s), 0);
-		s->count_objects = count;
-		s->scan_objects = scan;
-		assert_int_equal(shr_shrinker_register(s), 0);
+		fake_init(&f, 0);
+		s = fake_make(host, &f, SHR_SHRINKER_MEMCG_AWARE, "t", true);
 		/* Id 0: one step, the expand_batch default rounded up to it. */
 		assert_int_equal(shr_shrinker_nr_max(host),
 				 (int)((info->expand_batch > info->id_step ? info->expand_batch
@@ -137,5 +123,5 @@ int main(int argc, char **argv)
 	build_argc = argc - 1;
 	build_argv = argv + 1;
 	shr_test_init(1, argv);
-	return SHR_RUN_TESTS("design_table", tests);
+	return SHR_RUN_TESTS("designs", tests);
 }

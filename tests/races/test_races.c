@@ -28,6 +28,7 @@
 #include <shrinker/reclaim.h>
 #include <shrinker/shrinker.h>
 
+#include "fake_shrinker.h"
 #include "harness.h"
 
 #define NR_ITEMS 4
@@ -46,52 +47,12 @@ struct race_cfg {
  * queue does.
  */
 struct cache {
-	struct shr_shrinker *s;
-	struct shr_list_lru *lru;
+	struct fake f; /* FAKE_LRU, or FAKE_OBJECTS for the NONSLAB user */
 	struct shr_mem_cgroup *memcg;
 	bool nonslab;
 	struct shr_list_head items[NR_ITEMS];
 	int nr_added;
-	long nonslab_objects; /* Sync: single-threaded test */
-	unsigned long count_calls;
 };
-
-static enum shr_lru_status isolate_remove(struct shr_list_head *item, struct shr_list_lru_one *list,
-					  void *arg)
-{
-	(void)arg;
-	shr_list_lru_isolate(list, item);
-	return SHR_LRU_REMOVED;
-}
-
-static unsigned long cache_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct cache *c = s->private_data;
-	unsigned long n;
-
-	c->count_calls++;
-	if (c->nonslab)
-		n = sc->memcg == c->memcg && sc->nid == 0 ? (unsigned long)c->nonslab_objects : 0;
-	else
-		n = shr_list_lru_shrink_count(c->lru, sc);
-	return n ? n : SHR_SHRINK_EMPTY;
-}
-
-static unsigned long cache_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct cache *c = s->private_data;
-	unsigned long take;
-
-	if (!c->nonslab)
-		return shr_list_lru_shrink_walk(c->lru, sc, isolate_remove, NULL);
-	if (sc->memcg != c->memcg || sc->nid != 0)
-		return 0;
-	take = (unsigned long)c->nonslab_objects;
-	if (take > sc->nr_to_scan)
-		take = sc->nr_to_scan;
-	c->nonslab_objects -= (long)take;
-	return take;
-}
 
 /* Allocate (not register) a cache's shrinker and list. */
 static void cache_alloc(struct cache *c, struct shr_host *host, struct shr_mem_cgroup *memcg,
@@ -102,14 +63,14 @@ static void cache_alloc(struct cache *c, struct shr_host *host, struct shr_mem_c
 	memset(c, 0, sizeof(*c));
 	c->memcg = memcg;
 	c->nonslab = nonslab;
-	if (nonslab)
-		flags |= SHR_SHRINKER_NONSLAB;
-	assert_int_equal(shr_shrinker_alloc(host, flags, "race", &c->s), 0);
-	c->s->count_objects = cache_count;
-	c->s->scan_objects = cache_scan;
-	c->s->private_data = c;
-	if (!nonslab)
-		assert_int_equal(shr_list_lru_init_memcg(host, c->s, &c->lru), 0);
+	if (nonslab) {
+		fake_init_objects(&c->f);
+		fake_make(host, &c->f, flags | SHR_SHRINKER_NONSLAB, "race", false);
+	} else {
+		fake_init_lru(&c->f);
+		fake_make(host, &c->f, flags, "race", false);
+		fake_bind_lru(host, &c->f);
+	}
 	for (int i = 0; i < NR_ITEMS; i++)
 		shr_list_head_init(&c->items[i]);
 }
@@ -119,10 +80,14 @@ static void cache_add(struct cache *c)
 {
 	assert_true(c->nr_added < NR_ITEMS);
 	if (c->nonslab) {
-		if (c->nonslab_objects++ == 0)
-			assert_int_equal(shr_set_shrinker_bit(c->memcg, 0, c->s), 0);
+		long n = fake_objects(&c->f, c->memcg, 0);
+
+		fake_set_objects(&c->f, c->memcg, 0, n + 1);
+		if (n == 0)
+			assert_int_equal(shr_set_shrinker_bit(c->memcg, 0, c->f.shrinker), 0);
 	} else {
-		assert_int_equal(shr_list_lru_add(c->lru, &c->items[c->nr_added], 0, c->memcg), 1);
+		assert_int_equal(shr_list_lru_add(c->f.lru, &c->items[c->nr_added], 0, c->memcg),
+				 1);
 	}
 	c->nr_added++;
 }
@@ -131,19 +96,19 @@ static void cache_add(struct cache *c)
 static unsigned long cache_left(struct cache *c)
 {
 	if (c->nonslab)
-		return (unsigned long)c->nonslab_objects;
-	return shr_list_lru_count_one(c->lru, 0, c->memcg);
+		return (unsigned long)fake_objects(&c->f, c->memcg, 0);
+	return shr_list_lru_count_one(c->f.lru, 0, c->memcg);
 }
 
 /* Free the shrinker (if @free_shrinker) and drop what the cache holds. */
 static void cache_destroy(struct cache *c, bool free_shrinker)
 {
 	if (free_shrinker)
-		shr_shrinker_free(c->s);
+		shr_shrinker_free(c->f.shrinker);
 	if (!c->nonslab) {
 		for (int i = 0; i < c->nr_added; i++)
-			(void)shr_list_lru_del(c->lru, &c->items[i], 0, c->memcg);
-		shr_list_lru_destroy(c->lru);
+			(void)shr_list_lru_del(c->f.lru, &c->items[i], 0, c->memcg);
+		shr_list_lru_destroy(c->f.lru);
 	}
 }
 
@@ -186,7 +151,7 @@ static void *freer_main(void *arg)
 	struct reuse *r = arg;
 
 	shr_thread_register();
-	shr_shrinker_free(r->old.s);
+	shr_shrinker_free(r->old.f.shrinker);
 	shr_thread_unregister();
 	return NULL;
 }
@@ -206,9 +171,9 @@ static void hook_walk_stale(enum shr_race_point p, void *arg)
 	if (r->mode == NEW_NONE)
 		return;
 	cache_alloc(&r->new, r->host, r->memcg, r->cfg->nonslab);
-	assert_int_equal(shr_shrinker_id(r->new.s), r->old_id);
+	assert_int_equal(shr_shrinker_id(r->new.f.shrinker), r->old_id);
 	if (r->mode == NEW_REGISTERED)
-		assert_int_equal(shr_shrinker_register(r->new.s), 0);
+		assert_int_equal(shr_shrinker_register(r->new.f.shrinker), 0);
 	cache_add(&r->new);
 }
 
@@ -252,9 +217,9 @@ static void run_reuse(struct reuse *r, const struct race_cfg *cfg, enum new_owne
 	r->host = race_host(cfg);
 	r->memcg = shr_test_mkcg(shr_host_root_mem_cgroup(r->host));
 	cache_alloc(&r->old, r->host, r->memcg, cfg->nonslab);
-	assert_int_equal(shr_shrinker_register(r->old.s), 0);
+	assert_int_equal(shr_shrinker_register(r->old.f.shrinker), 0);
 	cache_add(&r->old);
-	r->old_id = shr_shrinker_id(r->old.s);
+	r->old_id = shr_shrinker_id(r->old.f.shrinker);
 	assert_true(r->old_id >= 0);
 
 	sem_init(&r->freer_stopped, 0, 0);
@@ -308,7 +273,7 @@ static void test_id_reuse_keeps_new_owners_bit(void **state)
 		print_error("[%s] id %d reused during a walk: %lu object(s) of the new owner "
 			       "left after shrink_slab (freed %lu, count calls %lu): its bit was "
 			       "cleared by the walk that could not pin the old owner\n",
-			       cfg->name, r.old_id, left, freed, r.new.count_calls);
+			       cfg->name, r.old_id, left, freed, r.new.f.count_calls);
 	assert_int_equal(left, 0);
 	finish_reuse(&r);
 }
@@ -326,8 +291,8 @@ static void test_id_reuse_keeps_unregistered_owners_bit(void **state)
 		assert_true(r.hook_ran);
 	/* Not armed: a walk neither calls it nor drops its bit. */
 	(void)shrink(r.host, r.memcg);
-	assert_int_equal(r.new.count_calls, 0);
-	assert_int_equal(shr_shrinker_register(r.new.s), 0);
+	assert_int_equal(r.new.f.count_calls, 0);
+	assert_int_equal(shr_shrinker_register(r.new.f.shrinker), 0);
 	freed = shrink(r.host, r.memcg);
 	left = cache_left(&r.new);
 	if (left)
@@ -349,11 +314,11 @@ static void test_stale_bit_of_freed_shrinker_is_cleared(void **state)
 
 	run_reuse(&r, cfg, NEW_NONE);
 	cache_alloc(&later, r.host, r.memcg, cfg->nonslab);
-	assert_int_equal(shr_shrinker_id(later.s), r.old_id);
-	assert_int_equal(shr_shrinker_register(later.s), 0);
+	assert_int_equal(shr_shrinker_id(later.f.shrinker), r.old_id);
+	assert_int_equal(shr_shrinker_register(later.f.shrinker), 0);
 	assert_int_equal(shrink(r.host, r.memcg), 0);
 	/* nobitmap calls every memcg-aware shrinker: once, empty. */
-	assert_int_equal(later.count_calls, designs_keep_bits(cfg) ? 0 : 1);
+	assert_int_equal(later.f.count_calls, designs_keep_bits(cfg) ? 0 : 1);
 	cache_destroy(&later, true);
 	finish_reuse(&r);
 }

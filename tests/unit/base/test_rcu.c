@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * RCU (src/base/rcu.c): thread registration, call_rcu and the barrier.
+ *
  * Every thread that calls into the library registers first
  * (shr_thread_register()). A thread that forgets reads RCU-protected data
  * that no grace period waits for: nothing fails until a free lands under
@@ -9,8 +11,20 @@
  * and for a whole reclaim pass. Registering twice and unregistering a
  * thread that is not registered are reported in every build: debug builds
  * abort, the others ignore the call and the thread stays usable.
+ *
+ * The library's own call_rcu queue: a callback does not run while a reader
+ * that was inside its section when it was queued is still there; the
+ * callback thread runs callbacks without being asked; shr_rcu_barrier()
+ * runs everything queued, callbacks queued by callbacks included, and
+ * leaves nothing pending.
+ *
+ * Internal test (tests/meson.build): call_rcu, the read-side section and
+ * the pending count are src/base/rcu.h's.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #include <shrinker/host.h>
 #include <shrinker/memcg.h>
@@ -19,6 +33,7 @@
 #include <shrinker/xarray.h>
 
 #include "harness.h"
+#include "rcu.h"
 
 struct call {
 	struct shr_xarray *xa;
@@ -187,14 +202,113 @@ static void test_double_register_and_unregister_are_refused(void **state)
 	shr_xa_destroy(&xa);
 }
 
+/* ---- call_rcu and the barrier (internal: src/base/rcu.h) ---- */
+
+struct cb {
+	struct rcu_head head;
+	atomic_int *ran;
+	struct cb *then; /* queued from inside this callback, or NULL */
+};
+
+static void cb_run(struct rcu_head *head)
+{
+	struct cb *c = caa_container_of(head, struct cb, head);
+
+	shr_rcu_callback_enter(head);
+	if (c->then)
+		shr_call_rcu(&c->then->head, cb_run);
+	atomic_fetch_add(c->ran, 1);
+	shr_rcu_callback_exit();
+}
+
+struct holder {
+	atomic_int entered, release;
+};
+
+/* A reader that stays inside its read-side section until told. */
+static void *holding_reader(void *arg)
+{
+	struct holder *h = arg;
+
+	shr_thread_register();
+	shr_rcu_read_lock();
+	atomic_store(&h->entered, 1);
+	while (!atomic_load(&h->release))
+		sched_yield();
+	shr_rcu_read_unlock();
+	shr_thread_unregister();
+	return NULL;
+}
+
+/* A callback queued while a reader is inside its section does not run
+ * until that reader leaves (the callback thread is given every chance);
+ * the barrier then runs it. */
+static void test_callback_waits_for_a_reader_in_its_section(void **state)
+{
+	struct holder h = { 0, 0 };
+	atomic_int ran = 0;
+	struct cb c = { .ran = &ran };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, holding_reader, &h), 0);
+	while (!atomic_load(&h.entered))
+		sched_yield();
+	shr_call_rcu(&c.head, cb_run);
+	for (int i = 0; i < 50; i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&ran), 0);
+	atomic_store(&h.release, 1);
+	shr_rcu_barrier();
+	assert_int_equal(atomic_load(&ran), 1);
+	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+/* One barrier runs what was queued and what those callbacks queued in
+ * turn, and leaves nothing pending. */
+static void test_barrier_runs_chained_callbacks(void **state)
+{
+	atomic_int ran = 0;
+	struct cb third = { .ran = &ran }, second = { .ran = &ran, .then = &third };
+	struct cb first = { .ran = &ran, .then = &second }, other = { .ran = &ran };
+
+	(void)state;
+	shr_call_rcu(&first.head, cb_run);
+	shr_call_rcu(&other.head, cb_run);
+	shr_rcu_barrier();
+	assert_int_equal(atomic_load(&ran), 4);
+	assert_int_equal(atomic_load(&shr_rcu_pending), 0);
+}
+
+/* Without a barrier, the library's callback thread runs the callbacks
+ * (waited for by work: until they ran, with a generous cap). */
+static void test_callback_thread_runs_callbacks(void **state)
+{
+	atomic_int ran = 0;
+	struct cb c[8];
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		c[i] = (struct cb){ .ran = &ran };
+		shr_call_rcu(&c[i].head, cb_run);
+	}
+	for (int i = 0; i < 60000 && atomic_load(&ran) < 8; i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&ran), 8);
+	shr_rcu_barrier();
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registered_threads_pass_the_check),
 		cmocka_unit_test(test_unregistered_reader_aborts_in_debug_builds),
 		cmocka_unit_test(test_double_register_and_unregister_are_refused),
+		cmocka_unit_test(test_callback_waits_for_a_reader_in_its_section),
+		cmocka_unit_test(test_barrier_runs_chained_callbacks),
+		cmocka_unit_test(test_callback_thread_runs_callbacks),
 	};
 
 	shr_test_init(argc, argv);
-	return SHR_RUN_TESTS("thread_registration", tests);
+	return SHR_RUN_TESTS("rcu", tests);
 }

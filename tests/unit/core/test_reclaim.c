@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrink_slab's two walks, drop_caches, memory.reclaim, argument checks and
- * the debugfs text interface, with fake shrinkers on the default design.
+ * Reclaim (src/core/reclaim.c): shrink_slab's two walks, drop_caches,
+ * memory.reclaim and their argument checks, walks racing registration and
+ * free, with the tests' fake shrinker on the default design. The arithmetic
+ * of one do_shrink_slab() call is test_reclaim_arithmetic.c's; the debugfs
+ * files are test_debugfs.c's.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -12,7 +15,9 @@
 
 #include <shrinker/rcu.h>
 
-#include "reclaim_fake.h"
+#include "fake_shrinker.h"
+#include "fixtures.h"
+#include "harness.h"
 
 static unsigned long shrink(struct shr_host *host, int nid, struct shr_mem_cgroup *memcg,
 			    int prio)
@@ -27,7 +32,7 @@ static unsigned long shrink(struct shr_host *host, int nid, struct shr_mem_cgrou
  * sc->memcg = root; allocated-only ones are not called. */
 static void test_root_calls_every_registered(void **state)
 {
-	struct shr_host *host = fake_host(1, true);
+	struct shr_host *host = fix_host(1, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct fake a, b, c, u;
 	struct shr_shrinker *sa, *sb, *sc, *su;
@@ -62,7 +67,7 @@ static void test_root_calls_every_registered(void **state)
 /* sc->nid reaches non-NUMA shrinkers unchanged, on both paths. */
 static void test_nid_passed_unchanged(void **state)
 {
-	struct shr_host *host = fake_host(2, true);
+	struct shr_host *host = fix_host(2, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct fake a, b;
@@ -92,7 +97,7 @@ static void test_nid_passed_unchanged(void **state)
  * free nothing. */
 static void test_memcg_path_bits_and_offline(void **state)
 {
-	struct shr_host *host = fake_host(1, true);
+	struct shr_host *host = fix_host(1, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct fake a, b, c;
@@ -135,7 +140,7 @@ static void test_empty_protocol(void **state)
 		SHR_SHRINK_EMPTY, 50,               /* walk 2: recount re-sets */
 		0,                                  /* walk 3: skip, bit kept */
 	};
-	struct shr_host *host = fake_host(1, true);
+	struct shr_host *host = fix_host(1, true);
 	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake a;
 	struct shr_shrinker *sa;
@@ -168,7 +173,7 @@ static void test_empty_protocol(void **state)
 /* A bit left by a freed shrinker is dropped without a call. */
 static void test_stale_bit_after_free(void **state)
 {
-	struct shr_host *host = fake_host(1, true);
+	struct shr_host *host = fix_host(1, true);
 	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake a;
 	struct shr_shrinker *sa;
@@ -189,7 +194,7 @@ static void test_stale_bit_after_free(void **state)
  * still calls everything. */
 static void test_kmem_off_nonslab_only(void **state)
 {
-	struct shr_host *host = fake_host(1, false);
+	struct shr_host *host = fix_host(1, false);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct fake a, n;
@@ -233,7 +238,7 @@ static unsigned int expected_passes(unsigned long k)
 
 static void drop_caches_case(int nr_nodes, unsigned long k)
 {
-	struct shr_host *host = fake_host(nr_nodes, true);
+	struct shr_host *host = fix_host(nr_nodes, true);
 	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake b;
 	struct shr_shrinker *sb;
@@ -269,7 +274,7 @@ static void test_drop_caches_passes(void **state)
 /* drop_caches visits the root (global walk) and every cgroup (bit walk). */
 static void test_drop_caches_visits_cgroups(void **state)
 {
-	struct shr_host *host = fake_host(1, true);
+	struct shr_host *host = fix_host(1, true);
 	struct shr_mem_cgroup *child = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct fake a;
 	struct shr_shrinker *sa;
@@ -296,7 +301,7 @@ static void test_drop_caches_visits_cgroups(void **state)
  * since priority 9 makes total_scan 131): one call of 128. */
 static void test_reclaim_stops_at_target(void **state)
 {
-	struct shr_host *host = fake_host(1, true);
+	struct shr_host *host = fix_host(1, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *parent = shr_test_mkcg(root);
 	struct shr_mem_cgroup *child = shr_test_mkcg(parent);
@@ -324,7 +329,7 @@ static void test_reclaim_stops_at_target(void **state)
 
 static void test_reclaim_eagain_enoent_einval(void **state)
 {
-	struct shr_host *host = fake_host(2, true);
+	struct shr_host *host = fix_host(2, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *child = shr_test_mkcg(root);
 	struct shr_mem_cgroup *half = NULL;
@@ -364,8 +369,8 @@ static void test_reclaim_eagain_enoent_einval(void **state)
 
 static void test_shrink_slab_einval(void **state)
 {
-	struct shr_host *host = fake_host(2, true);
-	struct shr_host *other = fake_host(1, true);
+	struct shr_host *host = fix_host(2, true);
+	struct shr_host *other = fix_host(1, true);
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	unsigned long freed;
 
@@ -382,207 +387,6 @@ static void test_shrink_slab_einval(void **state)
 	assert_int_equal(freed, 0);
 	assert_int_equal(shr_drop_caches(NULL, &freed, NULL), -EINVAL);
 	assert_int_equal(shr_host_destroy(other), 0);
-	assert_int_equal(shr_host_destroy(host), 0);
-}
-
-/* ---- debugfs ---- */
-
-static struct {
-	struct shr_mem_cgroup *c2, *c3;
-	int max_nid; /* highest node counted */
-} dbg;
-
-/* root: 5/0; c2: EMPTY/7; c3: 9/9; others 0; NULL memcg: 3/4. */
-static unsigned long dbg_count(struct fake *f, struct shr_shrink_control *sc)
-{
-	static const unsigned long root_c[2] = { 5, 0 }, c2_c[2] = { SHR_SHRINK_EMPTY, 7 },
-				   c3_c[2] = { 9, 9 }, null_c[2] = { 3, 4 };
-
-	(void)f;
-	if (sc->nid > dbg.max_nid)
-		dbg.max_nid = sc->nid;
-	if (!sc->memcg)
-		return null_c[sc->nid];
-	if (shr_mem_cgroup_is_root(sc->memcg))
-		return root_c[sc->nid];
-	if (sc->memcg == dbg.c2)
-		return c2_c[sc->nid];
-	if (sc->memcg == dbg.c3)
-		return c3_c[sc->nid];
-	return 0;
-}
-
-static char *count_text(struct shr_shrinker *s, int *ret)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-
-	assert_non_null(out);
-	*ret = shr_shrinker_debugfs_count(s, out);
-	fclose(out);
-	return buf;
-}
-
-static void expect_count(struct shr_shrinker *s, const char *want)
-{
-	int ret;
-	char *text = count_text(s, &ret);
-
-	assert_int_equal(ret, 0);
-	assert_string_equal(text, want);
-	free(text);
-}
-
-static void test_debugfs_name(void **state)
-{
-	struct shr_host *host = fake_host(1, true);
-	struct fake a, b;
-	struct shr_shrinker *sa, *sb;
-	char buf[64];
-
-	(void)state;
-	fake_init(&a, 1);
-	fake_init(&b, 1);
-	sa = fake_make(host, &a, SHR_SHRINKER_MEMCG_AWARE, "sb-tmpfs", true);
-	sb = fake_make(host, &b, 0, "b", false);
-	assert_int_equal(shr_shrinker_debugfs_name(sa, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "sb-tmpfs-0");
-	assert_int_equal(shr_shrinker_debugfs_name(sb, buf, sizeof(buf)), -EINVAL);
-	assert_int_equal(shr_shrinker_register(sb), 0);
-	assert_int_equal(shr_shrinker_debugfs_name(sb, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "b-1");
-	assert_int_equal(shr_shrinker_debugfs_name(sa, buf, 5), -ENOSPC);
-	assert_int_equal(shr_shrinker_debugfs_name(NULL, buf, sizeof(buf)), -EINVAL);
-	shr_shrinker_free(sa);
-	shr_shrinker_free(sb);
-	assert_int_equal(shr_host_destroy(host), 0);
-}
-
-static void test_debugfs_count(void **state)
-{
-	struct shr_host *host = fake_host(2, true);
-	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *c1 = shr_test_mkcg(root);
-	struct fake numa, plain, global, zero, unreg;
-	struct shr_shrinker *sn, *sp, *sg, *sz, *su;
-	char want[128];
-	int ret;
-
-	(void)state;
-	dbg.c2 = shr_test_mkcg(root);
-	dbg.c3 = shr_test_mkcg(c1);
-	shr_mem_cgroup_get(dbg.c3);
-	assert_int_equal(shr_mem_cgroup_offline(dbg.c3), 0); /* dying: skipped */
-
-	fake_init(&numa, 0);
-	fake_init(&plain, 0);
-	fake_init(&global, 0);
-	fake_init(&zero, 0);
-	fake_init(&unreg, 0);
-	numa.count_fn = plain.count_fn = global.count_fn = dbg_count;
-	sn = fake_make(host, &numa, SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NUMA_AWARE, "n", true);
-	sp = fake_make(host, &plain, SHR_SHRINKER_MEMCG_AWARE, "p", true);
-	sg = fake_make(host, &global, SHR_SHRINKER_NUMA_AWARE, "g", true);
-	sz = fake_make(host, &zero, SHR_SHRINKER_MEMCG_AWARE, "z", true);
-	su = fake_make(host, &unreg, SHR_SHRINKER_MEMCG_AWARE, "u", false);
-
-	snprintf(want, sizeof(want), "1 5 0\n%lu 0 7\n", shr_mem_cgroup_ino(dbg.c2));
-	dbg.max_nid = -1;
-	expect_count(sn, want);
-	assert_int_equal(dbg.max_nid, 1);
-
-	dbg.max_nid = -1;
-	expect_count(sp, "1 5 0\n"); /* node 1 not counted: c2 totals 0 */
-	assert_int_equal(dbg.max_nid, 0);
-
-	expect_count(sg, "1 3 4\n");
-	assert_null(global.last_memcg);
-
-	expect_count(sz, "");
-	char *text = count_text(su, &ret);
-	assert_int_equal(ret, -EINVAL);
-	free(text);
-	assert_int_equal(shr_shrinker_debugfs_count(sn, NULL), -EINVAL);
-
-	shr_mem_cgroup_put(dbg.c3);
-	dbg.c3 = NULL;
-	shr_shrinker_free(sn);
-	shr_shrinker_free(sp);
-	shr_shrinker_free(sg);
-	shr_shrinker_free(sz);
-	shr_shrinker_free(su);
-	assert_int_equal(shr_mem_cgroup_offline(dbg.c2), 0);
-	assert_int_equal(shr_mem_cgroup_offline(c1), 0);
-	assert_int_equal(shr_host_destroy(host), 0);
-}
-
-static void test_debugfs_scan(void **state)
-{
-	static const char *const bad[] = {
-		"", " ", "1", "1 0", "1 0 ", "1 0 10 x", "1 0 10x", "1 0 10\n\n", "x 0 10",
-		"-1 0 10", "1 -1 10", "1 0 -10", "+1 0 10", "1 0 0x10",
-		"1 0 99999999999999999999999", "1 4294967296 1", "1 2147483648 1", "1 2 10",
-		"1,0,10",
-	};
-	struct shr_host *host = fake_host(2, true);
-	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct shr_mem_cgroup *child = shr_test_mkcg(root);
-	struct shr_mem_cgroup *dead = shr_test_mkcg(root);
-	struct fake a, g, u;
-	struct shr_shrinker *sa, *sg, *su;
-	char in[64];
-
-	(void)state;
-	fake_init(&a, 1);
-	fake_init(&g, 1);
-	fake_init(&u, 1);
-	sa = fake_make(host, &a, SHR_SHRINKER_MEMCG_AWARE, "a", true);
-	sg = fake_make(host, &g, 0, "g", true);
-	su = fake_make(host, &u, SHR_SHRINKER_MEMCG_AWARE, "u", false);
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (shr_shrinker_debugfs_scan(sa, bad[i]) != -EINVAL)
-			fail_msg("accepted \"%s\"", bad[i]);
-	}
-	assert_int_equal(a.scan_calls, 0);
-
-	assert_int_equal(shr_shrinker_debugfs_scan(sa, "1 0 10"), 0);
-	assert_int_equal(a.scan_calls, 1);
-	assert_int_equal(a.scan_nr[0], 10);
-	assert_ptr_equal(a.last_scan_memcg, root);
-	assert_int_equal(a.count_calls, 0); /* no count, no batching */
-
-	snprintf(in, sizeof(in), "%lu 1 1000\n", shr_mem_cgroup_ino(child));
-	assert_int_equal(shr_shrinker_debugfs_scan(sa, in), 0);
-	assert_int_equal(a.scan_calls, 2);
-	assert_int_equal(a.scan_nr[1], 1000);
-	assert_int_equal(a.last_scan_nid, 1);
-	assert_ptr_equal(a.last_scan_memcg, child);
-	assert_int_equal(shr_shrinker_nr_deferred(sa, child, 0), 0);
-
-	assert_int_equal(shr_shrinker_debugfs_scan(sa, "  1\t0  0 "), 0); /* nr 0: no call */
-	assert_int_equal(a.scan_calls, 2);
-	assert_int_equal(shr_shrinker_debugfs_scan(sa, "999999 0 1"), -ENOENT);
-	snprintf(in, sizeof(in), "%lu 0 1", shr_mem_cgroup_ino(dead));
-	assert_int_equal(shr_mem_cgroup_offline(dead), 0);
-	assert_int_equal(shr_shrinker_debugfs_scan(sa, in), -ENOENT);
-	assert_int_equal(a.scan_calls, 2);
-
-	assert_int_equal(shr_shrinker_debugfs_scan(sg, "0 1 5"), 0);
-	assert_int_equal(g.scan_calls, 1);
-	assert_null(g.last_scan_memcg);
-	assert_int_equal(shr_shrinker_debugfs_scan(sg, "1 0 5"), -EINVAL);
-
-	assert_int_equal(shr_shrinker_debugfs_scan(su, "1 0 5"), -EINVAL);
-	assert_int_equal(shr_shrinker_debugfs_scan(sa, NULL), -EINVAL);
-	assert_int_equal(shr_shrinker_debugfs_scan(NULL, "1 0 5"), -EINVAL);
-	assert_int_equal(u.scan_calls, 0);
-
-	shr_shrinker_free(sa);
-	shr_shrinker_free(sg);
-	shr_shrinker_free(su);
-	assert_int_equal(shr_mem_cgroup_offline(child), 0);
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
@@ -632,7 +436,7 @@ static void *race_reclaimer(void *arg)
 static void test_walks_race_register_free(void **state)
 {
 	enum { ROUNDS = 200, SLOTS = 4 };
-	struct race r = { .host = fake_host(1, true) };
+	struct race r = { .host = fix_host(1, true) };
 	atomic_ulong calls[SLOTS];
 	struct shr_shrinker *s[SLOTS] = { 0 };
 	pthread_t th[2];
@@ -685,9 +489,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reclaim_stops_at_target),
 		cmocka_unit_test(test_reclaim_eagain_enoent_einval),
 		cmocka_unit_test(test_shrink_slab_einval),
-		cmocka_unit_test(test_debugfs_name),
-		cmocka_unit_test(test_debugfs_count),
-		cmocka_unit_test(test_debugfs_scan),
 		cmocka_unit_test(test_walks_race_register_free),
 	};
 

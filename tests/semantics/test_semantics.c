@@ -18,82 +18,9 @@
 #include <shrinker/shrinker.h>
 #include <shrinker/slab.h>
 
+#include "fake_shrinker.h"
 #include "harness.h"
 #include "superblock.h"
-
-#define MAX_INO 256
-
-/* A shrinker whose objects are plain counters per (cgroup ino, node). */
-struct fake {
-	struct shr_shrinker *s;
-	long objects[MAX_INO][4];
-	int count_calls;
-	int scan_calls;
-	int last_nid;
-	unsigned long last_ino;
-	bool zero_means_zero;   /* count 0 instead of SHRINK_EMPTY */
-	int empty_first_counts; /* return SHRINK_EMPTY this many times first */
-	pthread_mutex_t lock;
-};
-
-static unsigned long fake_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct fake *f = s->private_data;
-	unsigned long ino = shr_mem_cgroup_ino(sc->memcg);
-	long n;
-
-	pthread_mutex_lock(&f->lock);
-	f->count_calls++;
-	f->last_nid = sc->nid;
-	f->last_ino = ino;
-	n = f->objects[ino][sc->nid];
-	if (f->empty_first_counts > 0) {
-		f->empty_first_counts--;
-		n = 0;
-	}
-	pthread_mutex_unlock(&f->lock);
-	if (n)
-		return (unsigned long)n;
-	return f->zero_means_zero ? 0 : SHR_SHRINK_EMPTY;
-}
-
-static unsigned long fake_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct fake *f = s->private_data;
-	unsigned long ino = shr_mem_cgroup_ino(sc->memcg);
-	long take;
-
-	pthread_mutex_lock(&f->lock);
-	f->scan_calls++;
-	take = f->objects[ino][sc->nid];
-	if ((unsigned long)take > sc->nr_to_scan)
-		take = (long)sc->nr_to_scan;
-	f->objects[ino][sc->nid] -= take;
-	pthread_mutex_unlock(&f->lock);
-	return (unsigned long)take;
-}
-
-static struct fake *fake_new(struct shr_host *host, unsigned int flags, bool do_register)
-{
-	struct fake *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	pthread_mutex_init(&f->lock, NULL);
-	assert_int_equal(shr_shrinker_alloc(host, flags, "fake", &f->s), 0);
-	f->s->count_objects = fake_count;
-	f->s->scan_objects = fake_scan;
-	f->s->private_data = f;
-	if (do_register)
-		assert_int_equal(shr_shrinker_register(f->s), 0);
-	return f;
-}
-
-static void fake_free(struct fake *f)
-{
-	shr_shrinker_free(f->s);
-	pthread_mutex_destroy(&f->lock);
-	free(f);
-}
 
 #define MEMCG_NUMA (SHR_SHRINKER_MEMCG_AWARE | SHR_SHRINKER_NUMA_AWARE)
 
@@ -154,21 +81,21 @@ static void test_ids_lowest_free_at_alloc_and_reused(void **state)
 
 	(void)state;
 	for (int i = 0; i < 5; i++) {
-		f[i] = fake_new(host, MEMCG_NUMA, i % 2 == 0);
-		assert_int_equal(shr_shrinker_id(f[i]->s), i);
+		f[i] = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", i % 2 == 0);
+		assert_int_equal(shr_shrinker_id(f[i]->shrinker), i);
 	}
-	fake_free(f[1]);
-	fake_free(f[3]);
-	f[1] = fake_new(host, MEMCG_NUMA, false);
-	assert_int_equal(shr_shrinker_id(f[1]->s), 1);
-	f[3] = fake_new(host, MEMCG_NUMA, true);
-	assert_int_equal(shr_shrinker_id(f[3]->s), 3);
+	fake_delete(f[1]);
+	fake_delete(f[3]);
+	f[1] = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", false);
+	assert_int_equal(shr_shrinker_id(f[1]->shrinker), 1);
+	f[3] = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", true);
+	assert_int_equal(shr_shrinker_id(f[3]->shrinker), 3);
 	/* Not memcg-aware: no id. */
-	struct fake *plain = fake_new(host, 0, true);
-	assert_int_equal(shr_shrinker_id(plain->s), -1);
-	fake_free(plain);
+	struct fake *plain = fake_new(host, FAKE_OBJECTS, 0, "fake", true);
+	assert_int_equal(shr_shrinker_id(plain->shrinker), -1);
+	fake_delete(plain);
 	for (int i = 0; i < 5; i++)
-		fake_free(f[i]);
+		fake_delete(f[i]);
 	host_done(host);
 }
 
@@ -188,11 +115,11 @@ static void test_nr_max_is_a_high_water_mark(void **state)
 	step = (step + id_step - 1) / id_step * id_step;
 	assert_int_equal(shr_shrinker_nr_max(host), 0);
 	for (int i = 0; i < 70; i++) {
-		f[i] = fake_new(host, MEMCG_NUMA, false);
+		f[i] = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", false);
 		assert_int_equal(shr_shrinker_nr_max(host), (i / step + 1) * step);
 	}
 	for (int i = 0; i < 70; i++)
-		fake_free(f[i]);
+		fake_delete(f[i]);
 	/* Never shrinks. */
 	assert_int_equal(shr_shrinker_nr_max(host), (69 / step + 1) * step);
 	host_done(host);
@@ -204,9 +131,9 @@ static void test_root_global_walk_calls_every_registered_shrinker(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct fake *aware = fake_new(host, MEMCG_NUMA, true);
-	struct fake *plain = fake_new(host, 0, true);
-	struct fake *unreg = fake_new(host, MEMCG_NUMA, false);
+	struct fake *aware = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", true);
+	struct fake *plain = fake_new(host, FAKE_OBJECTS, 0, "fake", true);
+	struct fake *unreg = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", false);
 	unsigned long rino = shr_mem_cgroup_ino(root);
 
 	(void)state;
@@ -217,9 +144,9 @@ static void test_root_global_walk_calls_every_registered_shrinker(void **state)
 	assert_int_equal(aware->last_ino, rino);
 	assert_int_equal(plain->last_nid, 1); /* nid passed unchanged */
 	assert_int_equal(unreg->count_calls, 0);
-	fake_free(aware);
-	fake_free(plain);
-	fake_free(unreg);
+	fake_delete(aware);
+	fake_delete(plain);
+	fake_delete(unreg);
 	host_done(host);
 }
 
@@ -241,15 +168,15 @@ static void test_root_bits_shrinker_is_called_only_where_the_root_holds_objects(
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct fake *f = fake_new(host, MEMCG_NUMA | SHR_SHRINKER_ROOT_BITS, true);
-	struct fake *aware = fake_new(host, MEMCG_NUMA, true);
+	struct fake *f = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA | SHR_SHRINKER_ROOT_BITS, "fake", true);
+	struct fake *aware = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", true);
 	unsigned long rino = shr_mem_cgroup_ino(root);
 	bool bits = has_root_bits(host);
 	int calls;
 
 	(void)state;
 	f->objects[rino][1] = 10;
-	assert_int_equal(shr_set_shrinker_bit(root, 1, f->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(root, 1, f->shrinker), 0);
 	/* Node 0 holds nothing: called only without root bits. */
 	assert_int_equal(shrink(host, 0, NULL, 0), 0);
 	assert_int_equal(f->count_calls, bits ? 0 : 1);
@@ -267,11 +194,11 @@ static void test_root_bits_shrinker_is_called_only_where_the_root_holds_objects(
 	assert_int_equal(f->count_calls, calls + (bits ? 0 : 1));
 	/* Deferred work at the root is where it always is. */
 	f->objects[rino][0] = 1000000;
-	assert_int_equal(shr_set_shrinker_bit(root, 0, f->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(root, 0, f->shrinker), 0);
 	shrink(host, 0, root, 12);
-	assert_int_equal(shr_shrinker_nr_deferred(f->s, root, 0), 104);
-	fake_free(f);
-	fake_free(aware);
+	assert_int_equal(shr_shrinker_nr_deferred(f->shrinker, root, 0), 104);
+	fake_delete(f);
+	fake_delete(aware);
 	host_done(host);
 }
 
@@ -325,8 +252,8 @@ static void test_global_reclaim_defers_into_root_slots(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
-	struct fake *aware = fake_new(host, MEMCG_NUMA, true);
-	struct fake *plain = fake_new(host, 0, true);
+	struct fake *aware = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", true);
+	struct fake *plain = fake_new(host, FAKE_OBJECTS, 0, "fake", true);
 	unsigned long rino = shr_mem_cgroup_ino(root);
 
 	(void)state;
@@ -335,12 +262,12 @@ static void test_global_reclaim_defers_into_root_slots(void **state)
 	plain->objects[rino][1] = 1000000;
 	shrink(host, 0, root, 12);
 	shrink(host, 1, root, 12);
-	assert_int_equal(shr_shrinker_nr_deferred(aware->s, root, 0), 104);
-	assert_int_equal(shr_shrinker_nr_deferred(aware->s, root, 1), 0);
+	assert_int_equal(shr_shrinker_nr_deferred(aware->shrinker, root, 0), 104);
+	assert_int_equal(shr_shrinker_nr_deferred(aware->shrinker, root, 1), 0);
 	/* Not NUMA-aware: slot 0 whatever the node. */
-	assert_int_equal(shr_shrinker_nr_deferred(plain->s, NULL, 0), 104);
-	fake_free(aware);
-	fake_free(plain);
+	assert_int_equal(shr_shrinker_nr_deferred(plain->shrinker, NULL, 0), 104);
+	fake_delete(aware);
+	fake_delete(plain);
 	host_done(host);
 }
 
@@ -349,9 +276,9 @@ static void test_nonroot_walk_calls_only_shrinkers_with_bits(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
-	struct fake *b = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
-	struct fake *plain = fake_new(host, 0, true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
+	struct fake *b = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
+	struct fake *plain = fake_new(host, FAKE_OBJECTS, 0, "fake", true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 	struct shr_host_params p;
 
@@ -360,14 +287,14 @@ static void test_nonroot_walk_calls_only_shrinkers_with_bits(void **state)
 	a->objects[ino][0] = 5;
 	b->objects[ino][0] = 7;
 	plain->objects[ino][0] = 9;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->shrinker), 0);
 	assert_int_equal(shrink(host, 0, cg, 0), shr_design_info_of(p.design)->bits ? 5 : 12);
 	assert_int_equal(plain->count_calls, 0); /* plain shrinkers: root only */
 	if (shr_design_info_of(p.design)->bits)
 		assert_int_equal(b->count_calls, 0);
-	fake_free(a);
-	fake_free(b);
-	fake_free(plain);
+	fake_delete(a);
+	fake_delete(b);
+	fake_delete(plain);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -377,19 +304,19 @@ static void test_offline_cgroup_frees_nothing(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 
 	(void)state;
 	a->objects[ino][0] = 5;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->shrinker), 0);
 	shr_mem_cgroup_get(cg);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	assert_false(shr_mem_cgroup_is_online(cg));
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	assert_int_equal(a->count_calls, 0);
 	shr_mem_cgroup_put(cg);
-	fake_free(a);
+	fake_delete(a);
 	host_done(host);
 }
 
@@ -401,80 +328,26 @@ static void test_bit_of_unarmed_shrinker_is_kept(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), false);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", false);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 	struct shr_bookkeeping_stats st0, st1;
 
 	(void)state;
 	a->objects[ino][0] = 5;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->shrinker), 0);
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	assert_int_equal(a->count_calls, 0);
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	assert_int_equal(a->count_calls, 0);
 	/* Registered now: the bit is still there, so it is called. */
-	assert_int_equal(shr_shrinker_register(a->s), 0);
+	assert_int_equal(shr_shrinker_register(a->shrinker), 0);
 	shr_host_bookkeeping_stats(host, &st0);
 	assert_int_equal(shrink(host, 0, cg, 0), 5);
 	shr_host_bookkeeping_stats(host, &st1);
 	assert_int_equal(st1.walks, st0.walks + 1);
-	fake_free(a);
+	fake_delete(a);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
-}
-
-/* A shrinker over one list_lru, objects added before it is registered. */
-struct early {
-	struct shr_shrinker *s;
-	struct shr_list_lru *lru;
-	struct shr_list_head items[4];
-	int count_calls;
-};
-
-static enum shr_lru_status early_isolate(struct shr_list_head *item,
-					 struct shr_list_lru_one *list, void *arg)
-{
-	(void)arg;
-	shr_list_lru_isolate(list, item);
-	return SHR_LRU_REMOVED;
-}
-
-static unsigned long early_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct early *e = s->private_data;
-	unsigned long n = shr_list_lru_shrink_count(e->lru, sc);
-
-	e->count_calls++;
-	return n ? n : SHR_SHRINK_EMPTY;
-}
-
-static unsigned long early_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct early *e = s->private_data;
-
-	return shr_list_lru_shrink_walk(e->lru, sc, early_isolate, NULL);
-}
-
-/* Allocated and bound to its list_lru, not registered (as a superblock
- * between alloc_super() and the end of sget()). */
-static void early_init(struct early *e, struct shr_host *host, unsigned int flags)
-{
-	memset(e, 0, sizeof(*e));
-	for (int i = 0; i < 4; i++)
-		shr_list_head_init(&e->items[i]);
-	assert_int_equal(shr_shrinker_alloc(host, flags, "early", &e->s), 0);
-	e->s->count_objects = early_count;
-	e->s->scan_objects = early_scan;
-	e->s->private_data = e;
-	assert_int_equal(shr_list_lru_init_memcg(host, e->s, &e->lru), 0);
-}
-
-static void early_done(struct early *e)
-{
-	shr_shrinker_free(e->s);
-	while (shr_list_lru_count(e->lru))
-		shr_list_lru_walk(e->lru, early_isolate, NULL, ~0UL);
-	assert_int_equal(shr_list_lru_destroy(e->lru), 0);
 }
 
 /*
@@ -494,24 +367,30 @@ static void test_objects_added_before_register(void **state)
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *parent = shr_test_mkcg(root);
 	struct shr_mem_cgroup *quiet = shr_test_mkcg(parent), *reclaimed = shr_test_mkcg(parent);
-	struct early e, r;
+	struct shr_list_head ei[3], ri[1];
+	struct fake *e, *r;
 
 	(void)state;
-	early_init(&e, host, MEMCG_NUMA);
-	early_init(&r, host, MEMCG_NUMA | SHR_SHRINKER_ROOT_BITS);
-	assert_int_equal(shr_list_lru_add(e.lru, &e.items[0], 0, quiet), 1);
-	assert_int_equal(shr_list_lru_add(e.lru, &e.items[1], 1, reclaimed), 1);
-	assert_int_equal(shr_list_lru_add(e.lru, &e.items[2], 0, NULL), 1);
-	assert_int_equal(shr_list_lru_add(r.lru, &r.items[0], 1, NULL), 1);
+	/* Allocated and bound to its list_lru, not registered (as a
+	 * superblock between alloc_super() and the end of sget()). */
+	e = fake_new(host, FAKE_LRU, MEMCG_NUMA, "early", false);
+	r = fake_new(host, FAKE_LRU, MEMCG_NUMA | SHR_SHRINKER_ROOT_BITS, "early", false);
+	for (int i = 0; i < 3; i++)
+		shr_list_head_init(&ei[i]);
+	shr_list_head_init(&ri[0]);
+	assert_int_equal(shr_list_lru_add(e->lru, &ei[0], 0, quiet), 1);
+	assert_int_equal(shr_list_lru_add(e->lru, &ei[1], 1, reclaimed), 1);
+	assert_int_equal(shr_list_lru_add(e->lru, &ei[2], 0, NULL), 1);
+	assert_int_equal(shr_list_lru_add(r->lru, &ri[0], 1, NULL), 1);
 
 	/* Before registration: never called, anywhere. */
 	assert_int_equal(shrink(host, 1, reclaimed, 0), 0);
 	assert_int_equal(shrink(host, 0, NULL, 0), 0);
 	assert_int_equal(shrink(host, 1, NULL, 0), 0);
-	assert_int_equal(e.count_calls + r.count_calls, 0);
+	assert_int_equal(e->count_calls + r->count_calls, 0);
 
-	assert_int_equal(shr_shrinker_register(e.s), 0);
-	assert_int_equal(shr_shrinker_register(r.s), 0);
+	assert_int_equal(shr_shrinker_register(e->shrinker), 0);
+	assert_int_equal(shr_shrinker_register(r->shrinker), 0);
 	/* No reclaim of `quiet` ran: its bit is there. */
 	assert_int_equal(shrink(host, 0, quiet, 0), 1);
 	/* `reclaimed`'s bit survived the walk that could not pin e. */
@@ -519,10 +398,10 @@ static void test_objects_added_before_register(void **state)
 	/* Root objects: global reclaim, with or without root bits. */
 	assert_int_equal(shrink(host, 0, NULL, 0), 1);
 	assert_int_equal(shrink(host, 1, NULL, 0), 1);
-	assert_int_equal(shr_list_lru_count(e.lru) + shr_list_lru_count(r.lru), 0);
+	assert_int_equal(shr_list_lru_count(e->lru) + shr_list_lru_count(r->lru), 0);
 
-	early_done(&e);
-	early_done(&r);
+	fake_delete(e);
+	fake_delete(r);
 	assert_int_equal(shr_mem_cgroup_offline(reclaimed), 0);
 	assert_int_equal(shr_mem_cgroup_offline(quiet), 0);
 	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
@@ -535,22 +414,22 @@ static void test_bit_of_freed_shrinker_is_cleared(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 	struct fake *b;
-	int id = shr_shrinker_id(a->s);
+	int id = shr_shrinker_id(a->shrinker);
 
 	(void)state;
 	a->objects[ino][0] = 5;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
-	fake_free(a);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->shrinker), 0);
+	fake_delete(a);
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
-	b = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
-	assert_int_equal(shr_shrinker_id(b->s), id);
+	b = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
+	assert_int_equal(shr_shrinker_id(b->shrinker), id);
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	/* nobitmap has no bits: it calls every memcg-aware shrinker. */
 	assert_int_equal(b->count_calls, shr_design_info_of(shr_host_design(host))->bits ? 0 : 1);
-	fake_free(b);
+	fake_delete(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -561,12 +440,12 @@ static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 	bool bits = shr_design_info_of(shr_host_design(host))->bits;
 
 	(void)state;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->shrinker), 0);
 	/* First count EMPTY, recount finds 3: freed by the second call. With
 	 * no bits there is no recount; the next walk calls the shrinker anyway
 	 * and frees them. */
@@ -585,7 +464,7 @@ static void test_shrink_empty_clears_bit_and_recheck_sets_it_again(void **state)
 	a->count_calls = 0;
 	assert_int_equal(shrink(host, 0, cg, 0), 0);
 	assert_int_equal(a->count_calls, bits ? 0 : 1);
-	fake_free(a);
+	fake_delete(a);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -595,15 +474,15 @@ static void test_count_zero_keeps_the_bit(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
 
 	(void)state;
 	a->zero_means_zero = true;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->shrinker), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(shrink(host, 0, cg, 0), 0);
 	assert_int_equal(a->count_calls, 3);
-	fake_free(a);
+	fake_delete(a);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -613,17 +492,17 @@ static void test_nid_unchanged_and_non_numa_defers_to_slot_zero(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, SHR_SHRINKER_MEMCG_AWARE), true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, SHR_SHRINKER_MEMCG_AWARE), "fake", true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 
 	(void)state;
 	a->objects[ino][1] = 1000000;
-	assert_int_equal(shr_set_shrinker_bit(cg, 1, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 1, a->shrinker), 0);
 	shrink(host, 1, cg, 12);
 	assert_int_equal(a->last_nid, 1);
-	assert_int_equal(shr_shrinker_nr_deferred(a->s, cg, 1), 104);
-	assert_int_equal(shr_shrinker_nr_deferred(a->s, cg, 0), 104); /* same slot 0 */
-	fake_free(a);
+	assert_int_equal(shr_shrinker_nr_deferred(a->shrinker, cg, 1), 104);
+	assert_int_equal(shr_shrinker_nr_deferred(a->shrinker, cg, 0), 104); /* same slot 0 */
+	fake_delete(a);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -672,7 +551,7 @@ static void *freer(void *arg)
 	struct blocker *b = arg;
 
 	shr_thread_register();
-	shr_shrinker_free(b->f->s);
+	shr_shrinker_free(b->f->shrinker);
 	pthread_mutex_lock(&b->lock);
 	b->freed_done = 1;
 	pthread_mutex_unlock(&b->lock);
@@ -692,10 +571,10 @@ static void test_free_waits_for_calls_in_flight(void **state)
 	pthread_mutex_init(&b.lock, NULL);
 	pthread_cond_init(&b.cond, NULL);
 	the_blocker = &b;
-	b.f = fake_new(b.host, MEMCG_NUMA, false);
-	b.f->s->scan_objects = blocking_scan;
+	b.f = fake_new(b.host, FAKE_OBJECTS, MEMCG_NUMA, "fake", false);
+	b.f->shrinker->scan_objects = blocking_scan;
 	b.f->objects[1][0] = 10;
-	assert_int_equal(shr_shrinker_register(b.f->s), 0);
+	assert_int_equal(shr_shrinker_register(b.f->shrinker), 0);
 	pthread_create(&t1, NULL, reclaimer, &b);
 	pthread_mutex_lock(&b.lock);
 	while (!b.in_scan)
@@ -713,8 +592,7 @@ static void test_free_waits_for_calls_in_flight(void **state)
 	pthread_join(t2, NULL);
 	shr_test_widen_end();
 	assert_int_equal(b.freed_done, 1);
-	pthread_mutex_destroy(&b.f->lock);
-	free(b.f);
+	free(b.f); /* its shrinker is freed already (the freer) */
 	host_done(b.host);
 }
 
@@ -724,22 +602,22 @@ static void test_id_reuse_inherits_deferred_work(void **state)
 {
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
-	int id = shr_shrinker_id(a->s);
+	int id = shr_shrinker_id(a->shrinker);
 	struct fake *b;
 
 	(void)state;
 	a->objects[ino][0] = 1000000;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, a->shrinker), 0);
 	shrink(host, 0, cg, 12);
-	assert_int_equal(shr_shrinker_nr_deferred(a->s, cg, 0), 104);
-	fake_free(a);
-	b = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
-	assert_int_equal(shr_shrinker_id(b->s), id);
-	assert_int_equal(shr_shrinker_nr_deferred(b->s, cg, 0),
+	assert_int_equal(shr_shrinker_nr_deferred(a->shrinker, cg, 0), 104);
+	fake_delete(a);
+	b = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
+	assert_int_equal(shr_shrinker_id(b->shrinker), id);
+	assert_int_equal(shr_shrinker_nr_deferred(b->shrinker, cg, 0),
 			 shr_design_info_of(shr_host_design(host))->scrubs_reused_ids ? 0 : 104);
-	fake_free(b);
+	fake_delete(b);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -753,35 +631,35 @@ static void test_get_stats_counts_deferred_work_once_while_a_cgroup_dies(void **
 	struct shr_host *host = host_new();
 	struct shr_mem_cgroup *parent = shr_test_mkcg(shr_host_root_mem_cgroup(host));
 	struct shr_mem_cgroup *child = shr_test_mkcg(parent), *unborn;
-	struct fake *a = fake_new(host, cg_flags(host, MEMCG_NUMA), true);
+	struct fake *a = fake_new(host, FAKE_OBJECTS, cg_flags(host, MEMCG_NUMA), "fake", true);
 	struct shr_shrinker_stats st;
 	long held;
 
 	(void)state;
 	a->objects[shr_mem_cgroup_ino(child)][0] = 1000000;
-	assert_int_equal(shr_set_shrinker_bit(child, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(child, 0, a->shrinker), 0);
 	/* The parent has the shrinker's bookkeeping too (as a list_lru's
 	 * ancestors-first rule would give it), so the work has a home. */
-	assert_int_equal(shr_set_shrinker_bit(parent, 0, a->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(parent, 0, a->shrinker), 0);
 	shrink(host, 0, child, 12);
-	held = shr_shrinker_nr_deferred(a->s, child, 0);
+	held = shr_shrinker_nr_deferred(a->shrinker, child, 0);
 	assert_int_equal(held, 104);
-	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(shr_shrinker_get_stats(a->shrinker, &st), 0);
 	assert_int_equal(st.deferred, held);
 	assert_int_equal(shr_mem_cgroup_alloc(parent, &unborn), 0);
-	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(shr_shrinker_get_stats(a->shrinker, &st), 0);
 	assert_int_equal(st.deferred, held);
 	assert_int_equal(shr_mem_cgroup_offline(unborn), 0);
 	shr_mem_cgroup_get(child);
 	assert_int_equal(shr_mem_cgroup_offline(child), 0);
-	assert_int_equal(shr_shrinker_nr_deferred(a->s, parent, 0), held);
-	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(shr_shrinker_nr_deferred(a->shrinker, parent, 0), held);
+	assert_int_equal(shr_shrinker_get_stats(a->shrinker, &st), 0);
 	assert_int_equal(st.deferred, held);
 	shr_mem_cgroup_put(child);
 	shr_rcu_barrier();
-	assert_int_equal(shr_shrinker_get_stats(a->s, &st), 0);
+	assert_int_equal(shr_shrinker_get_stats(a->shrinker, &st), 0);
 	assert_int_equal(st.deferred, held);
-	fake_free(a);
+	fake_delete(a);
 	assert_int_equal(shr_mem_cgroup_offline(parent), 0);
 	host_done(host);
 }
@@ -829,20 +707,20 @@ static void test_kmem_off_calls_only_nonslab_for_children(void **state)
 {
 	struct shr_host *host = host_new_kmem(false);
 	struct shr_mem_cgroup *cg = shr_test_mkcg(shr_host_root_mem_cgroup(host));
-	struct fake *slab = fake_new(host, MEMCG_NUMA, true);
-	struct fake *nonslab = fake_new(host, MEMCG_NUMA | SHR_SHRINKER_NONSLAB, true);
+	struct fake *slab = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", true);
+	struct fake *nonslab = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA | SHR_SHRINKER_NONSLAB, "fake", true);
 	unsigned long ino = shr_mem_cgroup_ino(cg);
 
 	(void)state;
 	slab->objects[ino][0] = 4;
 	nonslab->objects[ino][0] = 6;
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, slab->s), 0);
-	assert_int_equal(shr_set_shrinker_bit(cg, 0, nonslab->s), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, slab->shrinker), 0);
+	assert_int_equal(shr_set_shrinker_bit(cg, 0, nonslab->shrinker), 0);
 	assert_int_equal(shrink(host, 0, cg, 0), 6);
 	assert_int_equal(slab->count_calls, 0);
 	/* The gate also dropped its reference: free does not hang. */
-	fake_free(slab);
-	fake_free(nonslab);
+	fake_delete(slab);
+	fake_delete(nonslab);
 	assert_int_equal(shr_mem_cgroup_offline(cg), 0);
 	host_done(host);
 }
@@ -970,7 +848,7 @@ static void test_registration_visits_only_the_root(void **state)
 	shr_host_bookkeeping_stats(host, &st0);
 	held0 = shr_host_registration_hold_ns(host, NULL, 0);
 	for (int i = 0; i < 130; i++)
-		f[i] = fake_new(host, MEMCG_NUMA, true);
+		f[i] = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", true);
 	shr_host_bookkeeping_stats(host, &st1);
 	assert_int_equal(st1.registrations - st0.registrations, 130);
 	/* One registry hold time per registration, copied out in full. */
@@ -988,7 +866,7 @@ static void test_registration_visits_only_the_root(void **state)
 		assert_int_equal(st1.cgroups_visited_by_registration,
 				 st0.cgroups_visited_by_registration);
 	for (int i = 0; i < 130; i++)
-		fake_free(f[i]);
+		fake_delete(f[i]);
 	for (int i = 0; i < 50; i++)
 		assert_int_equal(shr_mem_cgroup_offline(cgs[i]), 0);
 	host_done(host);
@@ -1023,7 +901,7 @@ static void test_api_misuse_returns_errno(void **state)
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
 	struct shr_mem_cgroup *cg, *child, *out;
 	struct shr_shrinker *s;
-	struct fake *f = fake_new(host, MEMCG_NUMA, true);
+	struct fake *f = fake_new(host, FAKE_OBJECTS, MEMCG_NUMA, "fake", true);
 	unsigned long freed;
 	struct shr_host_params p;
 
@@ -1045,14 +923,14 @@ static void test_api_misuse_returns_errno(void **state)
 	assert_int_equal(shr_shrinker_alloc(host, 1u << 9, NULL, &s), -EINVAL);
 	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_NONSLAB, NULL, &s), -EINVAL);
 	assert_int_equal(shr_shrinker_alloc(host, SHR_SHRINKER_ROOT_BITS, NULL, &s), -EINVAL);
-	assert_int_equal(shr_shrinker_register(f->s), -EBUSY); /* double register */
+	assert_int_equal(shr_shrinker_register(f->shrinker), -EBUSY); /* double register */
 	assert_int_equal(shr_shrinker_register(NULL), -EINVAL);
 	assert_int_equal(shr_shrink_slab(host, shr_host_nr_nodes(host), NULL, 0, &freed), -EINVAL);
 	assert_int_equal(shr_shrink_slab(host, -1, NULL, 0, &freed), -EINVAL);
 	assert_int_equal(shr_shrink_slab(host, 0, NULL, 13, &freed), -EINVAL);
 	assert_int_equal(shr_shrink_slab(other, 0, cg, 0, &freed), -EINVAL); /* foreign */
-	assert_int_equal(shr_set_shrinker_bit(cg, 99, f->s), -EINVAL);
-	assert_int_equal(shr_set_shrinker_bit(shr_host_root_mem_cgroup(other), 0, f->s), -EINVAL);
+	assert_int_equal(shr_set_shrinker_bit(cg, 99, f->shrinker), -EINVAL);
+	assert_int_equal(shr_set_shrinker_bit(shr_host_root_mem_cgroup(other), 0, f->shrinker), -EINVAL);
 	assert_int_equal(shr_mem_cgroup_reclaim(NULL, 1, &freed), -EINVAL);
 	assert_int_equal(shr_mem_cgroup_reclaim(cg, 0, &freed), -EINVAL);
 	/* A host in use cannot be destroyed. */
@@ -1063,7 +941,7 @@ static void test_api_misuse_returns_errno(void **state)
 	assert_int_equal(shr_mem_cgroup_offline(cg), -EINVAL); /* twice */
 	assert_int_equal(shr_mem_cgroup_reclaim(cg, 1, &freed), -ENOENT); /* offline */
 	shr_mem_cgroup_put(cg);
-	fake_free(f);
+	fake_delete(f);
 	host_done(host);
 	host_done(other);
 }
