@@ -9,9 +9,11 @@ Checks, and prints one line per difference:
   - per experiment the same hosts (design labels, availability, geometry)
     and the same rows: (design, metric) pairs in the same order, with the
     same unit, timed flag, availability and geometry (note included);
-  - untimed rows (memory, counts): value, min, max, n and samples equal to
-    the last digit (they are readings of the slab allocator, not clocks);
-  - timed rows: the same number of samples (their values are clocks and
+  - untimed rows (memory in B, counts): value, min, max, n and samples
+    equal to the last digit (they are readings of the slab allocator, not
+    clocks);
+  - timed rows (every row in ns, sampled or derived from samples, such as
+    a slope): the same number of samples (their values are clocks and
     differ from run to run; their medians are printed side by side with
     --timed);
   - the same verdicts (metric, design, base, claim), and the same kind for
@@ -63,7 +65,7 @@ def main():
             for field in ('unit', 'timed', 'unavailable', 'geometry'):
                 if r.get(field) != s.get(field):
                     differ(where, field, r.get(field), s.get(field))
-            if r.get('timed'):
+            if r.get('timed') or r.get('unit') == 'ns':
                 timed += 1
                 if r.get('n') != s.get('n') or len(r.get('samples') or []) != len(
                         s.get('samples') or []):
@@ -75,7 +77,8 @@ def main():
             for field in ('value', 'min', 'max', 'n', 'samples'):
                 if r.get(field) != s.get(field):
                     differ(where, field, r.get(field), s.get(field))
-        timed_metrics = {r['metric'] for r in x['results'] if r.get('timed')}
+        timed_metrics = {r['metric'] for r in x['results']
+                         if r.get('timed') or r.get('unit') == 'ns'}
         va = [(v['metric'], v['design'], v.get('base'), v['claim'], v['verdict'])
               for v in x.get('verdicts', [])]
         vb = [(v['metric'], v['design'], v.get('base'), v['claim'], v['verdict'])

@@ -1,39 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab report: one table per experiment (ours next to the seed's, each
- * relative to the experiment's base design, the seed's figure only where we
- * measured at the seed's geometry), the hosts' geometry, and a closing
- * section with one verdict per seed claim (verdict.c).
+ * Reports (report.h): one table per experiment (ours next to the seed's,
+ * each relative to the experiment's base design, the seed's figure only
+ * where we measured at the seed's geometry), the hosts' geometry, a closing
+ * section with one verdict per seed claim (verdict.c), and plain tables of
+ * rows without seeds (shrinklab kernel).
  */
 #include <string.h>
 
-#include "lab.h"
-#include "shrinklab.h"
-
-void lab_fmt_value(char *buf, size_t len, double v, const char *unit)
-{
-	if (!strcmp(unit, "B")) {
-		if (v >= 1073741824.0)
-			snprintf(buf, len, "%.2f GiB", v / 1073741824.0);
-		else if (v >= 1048576)
-			snprintf(buf, len, "%.2f MiB", v / 1048576);
-		else if (v >= 1024)
-			snprintf(buf, len, "%.1f KiB", v / 1024);
-		else
-			snprintf(buf, len, "%.0f B", v);
-	} else if (!strcmp(unit, "ns")) {
-		if (v >= 1e9)
-			snprintf(buf, len, "%.3f s", v / 1e9);
-		else if (v >= 1e6)
-			snprintf(buf, len, "%.2f ms", v / 1e6);
-		else if (v >= 1e3)
-			snprintf(buf, len, "%.2f us", v / 1e3);
-		else
-			snprintf(buf, len, "%.0f ns", v);
-	} else {
-		snprintf(buf, len, "%.0f", v);
-	}
-}
+#include "report.h"
+#include "rows.h"
+#include "scale.h"
+#include "units.h"
+#include "verdict.h"
+#include "version.h"
 
 static void fmt_ratio(char *buf, size_t len, bool ok, double num, double den)
 {
@@ -237,4 +217,28 @@ void lab_report_claims(FILE *out, const struct lab_run *runs, size_t n)
 	fprintf(out, "(%zu agree, %zu disagree, %zu inconclusive, %zu not compared, %zu not "
 		     "measured)\n", count[LAB_V_AGREES], count[LAB_V_DISAGREES],
 		count[LAB_V_INCONCLUSIVE], count[LAB_V_NOT_COMPARED], count[LAB_V_NOT_MEASURED]);
+}
+
+void lab_report_rows(FILE *out, const struct lab_run *run, const char *side)
+{
+	fprintf(out, "\n== %s (%s, %.1f s)\n", run->exp->id, side, (double)run->elapsed_ns / 1e9);
+	for (size_t i = 0; i < run->nr_rows; i++) {
+		const struct lab_result *r = &run->rows[i];
+		char v[32], lo[32], hi[32];
+
+		if (r->unavailable) {
+			fprintf(out, "   %-36s %-50s unavailable: %s\n", r->design, r->metric,
+				r->scale.note);
+			continue;
+		}
+		lab_fmt_value(v, sizeof(v), r->value, r->unit);
+		fprintf(out, "   %-36s %-50s %12s", r->design, r->metric, v);
+		if (r->n > 1) {
+			lab_fmt_value(lo, sizeof(lo), r->min, r->unit);
+			lab_fmt_value(hi, sizeof(hi), r->max, r->unit);
+			fprintf(out, "  n=%zu [%s..%s]", r->n, lo, hi);
+		}
+		fprintf(out, "  at %lu mounts, %lu cgroups, %ld units\n", r->scale.mounts,
+			r->scale.cgroups, r->scale.units);
+	}
 }

@@ -1,33 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab experiments: the table of the seeds' experiments (fixed ids,
- * seed scale, default scale, design lists, metric names with the geometry
- * each depends on) and one runner per experiment built from shared phases:
+ * The seeds' experiments (experiments.h): their table (fixed ids, seed
+ * scale, default scale, design lists, metric names with the geometry each
+ * depends on) and one runner per experiment, built on the lockstep sampler
+ * (lockstep.h): the benches of every design open side by side, are brought
+ * up together and sampled round by round.
  *
- *   open_benches()   one host per design, side by side, each with the host's
- *                    own memcg-aware shrinkers (empty mounts that keep the
- *                    lowest ids, so that N mounts give the seeds'
- *                    shrinker_nr_max); unavailable designs get rows marked
- *                    unavailable for every metric.
- *   populate()       mounts on every bench, then a pilot of cgroups whose
- *                    measured cost decides (lab_fit_cgroups) how many
- *                    cgroups each bench can afford, then the rest.
- *   sample_all()     one warm-up, then opt->samples rounds; each round takes
- *                    one sample of every bench in turn, so designs share
- *                    the machine's noise and a round's samples can be
- *                    compared as pairs (verdict.c). Each sample starts after
- *                    an RCU barrier: no bench's deferred frees (call_rcu
- *                    callbacks of an earlier sample, e.g. prealloc's
- *                    replaced arrays) run on the other core during another
- *                    bench's sample.
- *
- * Every row records the geometry it was measured at (lab_bench_geometry()
- * when its phase starts). Every figure comes from the clock or the slab
- * allocator. Runners never fill a row of a bench that could not run.
+ * The benches' own memcg-aware shrinkers (empty mounts that keep the lowest
+ * ids) make N mounts give the seeds' shrinker_nr_max. Every row records the
+ * geometry it was measured at (lab_lockstep_geometry() when its phase
+ * starts). Every figure comes from the clock or the slab allocator. Runners
+ * never fill a row of a bench that could not run.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,335 +24,18 @@
 #include <shrinker/shrinker.h>
 #include <shrinker/slab.h>
 
-#include "lab.h"
+#include "bench.h"
+#include "experiments.h"
+#include "lockstep.h"
+#include "rows.h"
+#include "stats.h"
 
 #define MAX_BENCHES LAB_MAX_DESIGNS
-#define MAX_SAMPLES LAB_MAX_SAMPLES
-#define PILOT_CGROUPS 20
 /* memcg-aware shrinkers the seeds' hosts had besides their tmpfs mounts:
  * seed 000 reports shrinker_nr_max 20096 for 20000 mounts and 50112 for
  * 50000, so 49..96 others; 64 gives both. */
 #define SEED_HOST_SHRINKERS 64
 #define POD_MOUNTS 4
-
-/* Sample values of one metric: [bench][round]. */
-typedef double lab_samples_t[MAX_BENCHES][MAX_SAMPLES];
-
-const char *lab_geo_name(enum lab_geo_key k)
-{
-	static const char *const names[LAB_NR_GEO] = { "mounts", "units", "cgroups", "nodes",
-						       "cpus" };
-
-	return (unsigned int)k < LAB_NR_GEO ? names[k] : "?";
-}
-
-unsigned long lab_scale_geo(const struct lab_scale *s, enum lab_geo_key k)
-{
-	switch (k) {
-	case LAB_GEO_MOUNTS:
-		return s->mounts;
-	case LAB_GEO_UNITS:
-		return s->units < 0 ? 0 : (unsigned long)s->units;
-	case LAB_GEO_CGROUPS:
-		return s->cgroups;
-	case LAB_GEO_NODES:
-		return (unsigned long)s->nodes;
-	case LAB_GEO_CPUS:
-		return s->cpus;
-	default:
-		return 0;
-	}
-}
-
-/* ---- rows ---- */
-
-const struct lab_metric *lab_metric_find(const struct lab_experiment *exp, const char *name)
-{
-	for (size_t i = 0; i < exp->nr_metrics; i++)
-		if (!strcmp(exp->metrics[i].name, name))
-			return &exp->metrics[i];
-	return NULL;
-}
-
-struct lab_result *lab_run_add(struct lab_run *run, const char *design, const char *metric)
-{
-	const struct lab_metric *m = lab_metric_find(run->exp, metric);
-	struct lab_result *r;
-
-	if (!m) {
-		fprintf(stderr, "shrinklab: BUG: metric %s not in %s's table\n", metric,
-			run->exp->id);
-		abort();
-	}
-	if (run->nr_rows == run->cap_rows) {
-		size_t cap = run->cap_rows ? run->cap_rows * 2 : 32;
-		struct lab_result *nv = realloc(run->rows, cap * sizeof(*nv));
-
-		if (!nv)
-			abort();
-		run->rows = nv;
-		run->cap_rows = cap;
-	}
-	r = &run->rows[run->nr_rows++];
-	memset(r, 0, sizeof(*r));
-	snprintf(r->design, sizeof(r->design), "%s", design);
-	r->metric = m->name;
-	r->unit = m->unit;
-	r->geo_mask = m->geo;
-	return r;
-}
-
-void lab_run_free(struct lab_run *run)
-{
-	for (size_t i = 0; i < run->nr_rows; i++)
-		free(run->rows[i].raw);
-	free(run->rows);
-	free(run->verdicts);
-	run->rows = NULL;
-	run->verdicts = NULL;
-	run->nr_rows = run->cap_rows = run->nr_verdicts = 0;
-}
-
-void lab_run_add_value(struct lab_run *run, const struct lab_bench *b, const char *metric,
-		       double value, const struct lab_scale *geo)
-{
-	struct lab_result *r = lab_run_add(run, b->label, metric);
-
-	r->value = r->min = r->max = value;
-	r->n = 1;
-	r->raw = malloc(sizeof(*r->raw));
-	if (!r->raw)
-		abort();
-	r->raw[0] = value;
-	r->scale = *geo;
-}
-
-void lab_run_add_samples(struct lab_run *run, const struct lab_bench *b, const char *metric,
-			 const double *v, size_t n, const struct lab_scale *geo)
-{
-	struct lab_result *r = lab_run_add(run, b->label, metric);
-	struct lab_stats st;
-
-	lab_stats_of(v, n, &st);
-	r->timed = true;
-	r->value = st.median;
-	r->min = st.min;
-	r->max = st.max;
-	r->n = st.n;
-	r->raw = malloc(n * sizeof(*r->raw));
-	if (!r->raw)
-		abort();
-	memcpy(r->raw, v, n * sizeof(*v));
-	r->scale = *geo;
-}
-
-static size_t design_index(const struct lab_run *run, const char *label)
-{
-	char l[LAB_LABEL_LEN];
-
-	for (size_t i = 0; i < run->nr_designs; i++) {
-		lab_design_label(&run->designs[i], l, sizeof(l));
-		if (!strcmp(l, label))
-			return i;
-	}
-	return run->nr_designs;
-}
-
-static size_t metric_index(const struct lab_run *run, const char *metric)
-{
-	for (size_t i = 0; i < run->exp->nr_metrics; i++)
-		if (!strcmp(run->exp->metrics[i].name, metric))
-			return i;
-	return run->exp->nr_metrics;
-}
-
-void lab_run_sort(struct lab_run *run)
-{
-	/* Insertion sort: a few dozen rows, and it keeps equal keys in order. */
-	for (size_t i = 1; i < run->nr_rows; i++) {
-		struct lab_result r = run->rows[i];
-		size_t kd = design_index(run, r.design), km = metric_index(run, r.metric);
-		size_t j = i;
-
-		while (j > 0) {
-			const struct lab_result *p = &run->rows[j - 1];
-			size_t pd = design_index(run, p->design), pm = metric_index(run, p->metric);
-
-			if (pd < kd || (pd == kd && pm <= km))
-				break;
-			run->rows[j] = run->rows[j - 1];
-			j--;
-		}
-		run->rows[j] = r;
-	}
-}
-
-const struct lab_result *lab_run_base_row(const struct lab_run *run, const char *metric)
-{
-	char label[LAB_LABEL_LEN];
-
-	lab_design_label(&run->designs[0], label, sizeof(label));
-	for (size_t i = 0; i < run->nr_rows; i++)
-		if (!strcmp(run->rows[i].design, label) && !strcmp(run->rows[i].metric, metric))
-			return &run->rows[i];
-	return NULL;
-}
-
-/* ---- shared phases ---- */
-
-/* Open every design's bench; rows of unavailable ones are filled here (once
- * per run: @rows false when an experiment reopens its benches). */
-static void open_benches(struct lab_run *run, struct lab_bench *b, const struct lab_scale *s,
-			 bool rows)
-{
-	for (size_t i = 0; i < run->nr_designs; i++) {
-		if (!lab_bench_open(&b[i], &run->designs[i], s))
-			continue;
-		if (!b[i].why)
-			b[i].why = "could not be created";
-		for (size_t m = 0; m < run->exp->nr_metrics && rows; m++) {
-			struct lab_result *r = lab_run_add(run, b[i].label,
-							   run->exp->metrics[m].name);
-			r->unavailable = true;
-			r->scale = *s;
-			r->scale.units = r->scale.shrinker_nr_max = -1;
-			snprintf(r->scale.note, sizeof(r->scale.note), "unavailable: %s", b[i].why);
-		}
-		if (rows) {
-			snprintf(run->hosts[i].label, sizeof(run->hosts[i].label), "%s", b[i].label);
-			run->hosts[i].why = b[i].why;
-		}
-		lab_bench_close(&b[i]);
-	}
-}
-
-static void close_benches(struct lab_bench *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		lab_bench_close(&b[i]);
-}
-
-/* The geometry of every bench now. */
-static void snapshot(const struct lab_bench *b, size_t n, struct lab_scale *geo)
-{
-	for (size_t i = 0; i < n; i++)
-		if (lab_bench_ok(&b[i]))
-			lab_bench_geometry(&b[i], &geo[i]);
-}
-
-/* What the run's hosts looked like after their main phase. */
-static void record_hosts(struct lab_run *run, const struct lab_bench *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct lab_host_info *h = &run->hosts[i];
-
-		if (!lab_bench_ok(&b[i]))
-			continue;
-		snprintf(h->label, sizeof(h->label), "%s", b[i].label);
-		h->available = true;
-		h->why = NULL;
-		lab_bench_geometry(&b[i], &h->geo);
-	}
-}
-
-/*
- * Mount @s->mounts on every bench, then bring up cgroups: a pilot of
- * PILOT_CGROUPS measures what one cgroup costs this design on this host, the
- * budget decides how many each bench gets, the rest follow. @before receives
- * SUnreclaim before the first cgroup. The budget covers the whole experiment:
- * when the mounts (and pilots) alone exceed it, nothing is cut: the run
- * fails with a message.
- */
-static int populate(struct lab_run *run, struct lab_bench *b, size_t n,
-		    const struct lab_scale *s, const struct lab_options *opt,
-		    unsigned long *before)
-{
-	double per_cg[MAX_BENCHES] = { 0 };
-	unsigned long pilot = s->cgroups < PILOT_CGROUPS ? s->cgroups : PILOT_CGROUPS;
-	unsigned long long used = 0;
-	int ret;
-
-	for (size_t i = 0; i < n; i++) {
-		struct shr_slab_totals t;
-
-		if (!lab_bench_ok(&b[i]))
-			continue;
-		lab_progress("%s: %lu mounts", b[i].label, s->mounts);
-		ret = lab_bench_mount(&b[i], s->mounts);
-		if (ret)
-			return ret;
-		before[i] = lab_bench_sunreclaim(&b[i]);
-		ret = lab_bench_mkcg(&b[i], pilot);
-		if (ret)
-			return ret;
-		per_cg[i] = pilot ? (double)(lab_bench_sunreclaim(&b[i]) - before[i]) / pilot : 0;
-		shr_slab_totals(shr_host_slab(b[i].host), &t);
-		used += t.sunreclaim_bytes + t.sreclaimable_bytes + t.vmalloc_bytes;
-	}
-	if (used > opt->mem_budget) {
-		char took[32], have[32];
-
-		lab_fmt_value(took, sizeof(took), (double)used, "B");
-		lab_fmt_value(have, sizeof(have), (double)opt->mem_budget, "B");
-		snprintf(run->error, sizeof(run->error),
-			 "the %lu mounts and %lu pilot cgroups alone take %s on %zu host(s), more "
-			 "than the memory budget (%s): raise --mem-budget or lower --scale",
-			 s->mounts, pilot, took, n, have);
-		return -ENOSPC;
-	}
-	lab_fit_cgroups(b, n, per_cg, s->cgroups, pilot, opt->mem_budget - used);
-	for (size_t i = 0; i < n; i++) {
-		if (!lab_bench_ok(&b[i]))
-			continue;
-		if (b[i].cgroups_target < b[i].nr_cgs) {
-			ret = lab_bench_rmcg(&b[i], b[i].nr_cgs - b[i].cgroups_target);
-			if (ret)
-				return ret;
-			continue;
-		}
-		lab_progress("%s: %lu cgroups", b[i].label, b[i].cgroups_target);
-		ret = lab_bench_mkcg(&b[i], b[i].cgroups_target - b[i].nr_cgs);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* A sampler takes one sample of a bench: one value per metric it feeds. */
-typedef int (*sample_fn)(struct lab_bench *b, void *ctx, double *values);
-
-/* One warm-up round, then opt->samples rounds, benches interleaved; value k
- * of round s of bench i lands in v[k][i][s]. */
-static int sample_all(struct lab_bench *b, size_t n, const struct lab_options *opt,
-		      const char *what, sample_fn fn, void *ctx, size_t nv, lab_samples_t *v)
-{
-	for (unsigned int s = 0; s <= opt->samples; s++) {
-		for (size_t i = 0; i < n; i++) {
-			double x[4];
-			int ret;
-
-			if (!lab_bench_ok(&b[i]))
-				continue;
-			lab_progress("%s: %s sample %u/%u", b[i].label, what, s, opt->samples);
-			shr_rcu_barrier();
-			ret = fn(&b[i], ctx, x);
-			if (ret)
-				return ret;
-			for (size_t k = 0; k < nv && s; k++)
-				v[k][i][s - 1] = x[k];
-		}
-	}
-	return 0;
-}
-
-static void add_all_samples(struct lab_run *run, struct lab_bench *b, size_t n,
-			    const struct lab_options *opt, const char *metric,
-			    lab_samples_t v, const struct lab_scale *geo)
-{
-	for (size_t i = 0; i < n; i++)
-		if (lab_bench_ok(&b[i]))
-			lab_run_add_samples(run, &b[i], metric, v[i], opt->samples, &geo[i]);
-}
 
 static void add_slab_per_cgroup(struct lab_run *run, struct lab_bench *b, size_t n,
 				const unsigned long *before, const struct lab_scale *geo)
@@ -377,25 +46,6 @@ static void add_slab_per_cgroup(struct lab_run *run, struct lab_bench *b, size_t
 		lab_run_add_value(run, &b[i], "slab_bytes_per_empty_cgroup",
 			  (double)(lab_bench_sunreclaim(&b[i]) - before[i]) / (double)b[i].nr_cgs,
 			  &geo[i]);
-	}
-}
-
-/* Append @fmt to the note of every bench's geometry in @geo. */
-static void note_all(struct lab_scale *geo, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void note_all(struct lab_scale *geo, size_t n, const char *fmt, ...)
-{
-	char add[LAB_NOTE_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(add, sizeof(add), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < n; i++) {
-		size_t used = strlen(geo[i].note);
-
-		snprintf(geo[i].note + used, sizeof(geo[i].note) - used, "%s%s", used ? "; " : "",
-			 add);
 	}
 }
 
@@ -413,77 +63,20 @@ static int sample_walk(struct lab_bench *b, void *ctx, double *value)
 	return ret;
 }
 
-static int sample_drop_caches(struct lab_bench *b, void *ctx, double *value)
-{
-	uint64_t t0 = lab_now_ns();
-	int ret = shr_drop_caches(b->host, NULL, NULL);
-
-	(void)ctx;
-	*value = (double)(lab_now_ns() - t0);
-	return ret;
-}
-
-/* Register *(unsigned long *)ctx mounts; value: total ns. */
-static int sample_mounts(struct lab_bench *b, void *ctx, double *value)
-{
-	unsigned long n = *(const unsigned long *)ctx;
-	uint64_t t0 = lab_now_ns();
-	int ret = lab_bench_mount(b, n);
-
-	*value = (double)(lab_now_ns() - t0);
-	return ret;
-}
-
 static int sample_mounts_per_mount(struct lab_bench *b, void *ctx, double *value)
 {
-	int ret = sample_mounts(b, ctx, value);
+	int ret = lab_sample_mounts(b, ctx, value);
 
 	*value /= (double)*(const unsigned long *)ctx;
 	return ret;
 }
 
-static double cpu_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/*
- * mkdir then rmdir *(unsigned long *)ctx cgroups, then wait for their
- * release. Values, each per cgroup: [0] mkdir+rmdir wall time, [1] mkdir,
- * [2] rmdir (offline, reparenting, the last reference), [3] release: the CPU
- * time the RCU callback thread spent on the deferred frees (cgroups and
- * their bookkeeping), i.e. the process's CPU time from the mkdirs to the end
- * of the barrier minus this thread's own. Its wall time would be one round
- * of liburcu's callback thread, whatever the work.
- */
-static int sample_churn(struct lab_bench *b, void *ctx, double *v)
-{
-	unsigned long n = *(const unsigned long *)ctx;
-	double p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID), th0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t t0 = lab_now_ns(), t1, t2;
-	int ret = lab_bench_mkcg(b, n);
-
-	t1 = lab_now_ns();
-	if (!ret)
-		ret = lab_bench_rmcg(b, n);
-	t2 = lab_now_ns();
-	shr_rcu_barrier();
-	v[0] = (double)(t2 - t0) / (double)n;
-	v[1] = (double)(t1 - t0) / (double)n;
-	v[2] = (double)(t2 - t1) / (double)n;
-	v[3] = ((cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) - (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - th0)) /
-	       (double)n;
-	if (v[3] < 0)
-		v[3] = 0;
-	return ret;
-}
-
+/* The churn rows, by the value of lab_lab_sample_churn() each takes. */
 static const char *const churn_metrics[4] = {
-	"mkdir_rmdir_ns_per_cgroup", "mkdir_ns_per_cgroup", "rmdir_ns_per_cgroup",
-	"release_cpu_ns_per_cgroup",
+	[LAB_CHURN_MKDIR_RMDIR] = "mkdir_rmdir_ns_per_cgroup",
+	[LAB_CHURN_MKDIR] = "mkdir_ns_per_cgroup",
+	[LAB_CHURN_RMDIR] = "rmdir_ns_per_cgroup",
+	[LAB_CHURN_RELEASE_CPU] = "release_cpu_ns_per_cgroup",
 };
 
 /* ---- seed000-vm ---- */
@@ -503,25 +96,25 @@ static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
 			      (opt->samples + 1);
 	int ret;
 
-	open_benches(run, b, s, true);
-	ret = populate(run, b, n, s, opt, before);
+	lab_lockstep_open_run(run, b, s);
+	ret = lab_lockstep_populate(run, b, n, s, opt, before);
 	if (ret)
 		goto out;
-	record_hosts(run, b, n);
-	snapshot(b, n, geo);
+	lab_lockstep_record_hosts(run, b, n);
+	lab_lockstep_geometry(b, n, geo);
 	add_slab_per_cgroup(run, b, n, before, geo);
 
-	ret = sample_all(b, n, opt, "empty walk", sample_walk, &prio, 1, v);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "empty walk", sample_walk, &prio, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "walk_ns_empty_cgroup", v[0], geo);
+	lab_lockstep_add_samples(run, b, n, "walk_ns_empty_cgroup", v[0], opt->samples, geo);
 
-	note_all(geo, n, "%lu cgroups made and removed per sample", churn);
-	ret = sample_all(b, n, opt, "mkdir/rmdir", sample_churn, &churn, 4, v);
+	lab_lockstep_note(geo, n, "%lu cgroups made and removed per sample", churn);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "mkdir/rmdir", lab_sample_churn, &churn, 4, v);
 	if (ret)
 		goto out;
 	for (size_t k = 0; k < 4; k++)
-		add_all_samples(run, b, n, opt, churn_metrics[k], v[k], geo);
+		lab_lockstep_add_samples(run, b, n, churn_metrics[k], v[k], opt->samples, geo);
 
 	/* Objects on 100 mounts spread over the id range, in every cgroup; the
 	 * walk is measured before the registration rounds add mounts, at the
@@ -539,21 +132,24 @@ static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
 	}
 	if (ret)
 		goto out;
-	snapshot(b, n, geo);
-	ret = sample_all(b, n, opt, "walk with objects", sample_walk, &prio, 1, v);
+	lab_lockstep_geometry(b, n, geo);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "walk with objects", sample_walk, &prio, 1,
+				  v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "walk_ns_cgroup_objects_100", v[0], geo);
+	lab_lockstep_add_samples(run, b, n, "walk_ns_cgroup_objects_100", v[0], opt->samples, geo);
 
 	extra = extra ? extra : 1;
-	snapshot(b, n, geo);
-	note_all(geo, n, "%lu mounts per sample, from %lu mounts on", extra, s->mounts);
-	ret = sample_all(b, n, opt, "register", sample_mounts_per_mount, &extra, 1, v);
+	lab_lockstep_geometry(b, n, geo);
+	lab_lockstep_note(geo, n, "%lu mounts per sample, from %lu mounts on", extra, s->mounts);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "register", sample_mounts_per_mount,
+				  &extra, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "register_ns_per_mount_cgroups_alive", v[0], geo);
+	lab_lockstep_add_samples(run, b, n, "register_ns_per_mount_cgroups_alive", v[0],
+				 opt->samples, geo);
 out:
-	close_benches(b, n);
+	lab_lockstep_close(b, n);
 	return ret;
 }
 
@@ -630,9 +226,12 @@ static int after_umount(struct lab_run *run, struct lab_bench *b, size_t n,
 	}
 	if (ret)
 		return ret;
-	ret = sample_all(b, n, opt, "mkdir/rmdir after umount", sample_churn, &churn, 2, v);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "mkdir/rmdir after umount", lab_sample_churn,
+				  &churn, 2, v);
 	if (!ret)
-		add_all_samples(run, b, n, opt, "mkdir_ns_per_cgroup_after_umount", v[1], geo);
+		lab_lockstep_add_samples(run, b, n, "mkdir_ns_per_cgroup_after_umount",
+					 v[LAB_CHURN_MKDIR],
+					 opt->samples, geo);
 	return ret;
 }
 
@@ -645,7 +244,7 @@ static int no_cgroups(struct lab_run *run, struct lab_bench *b, size_t n,
 	const struct lab_scale *s = &run->scale;
 	int ret = 0;
 
-	open_benches(run, b, s, false);
+	lab_lockstep_open(b, run->designs, n, s);
 	for (size_t i = 0; i < n && !ret; i++) {
 		if (!lab_bench_ok(&b[i]))
 			continue;
@@ -654,20 +253,23 @@ static int no_cgroups(struct lab_run *run, struct lab_bench *b, size_t n,
 	}
 	if (ret)
 		goto out;
-	snapshot(b, n, geo);
-	note_all(geo, n, "a fresh host with no cgroups");
-	ret = sample_all(b, n, opt, "drop_caches, no cgroups", sample_drop_caches, NULL, 1, v);
+	lab_lockstep_geometry(b, n, geo);
+	lab_lockstep_note(geo, n, "a fresh host with no cgroups");
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "drop_caches, no cgroups",
+				  lab_sample_drop_caches, NULL, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "drop_caches_ns_no_cgroups", v[0], geo);
-	note_all(geo, n, "sample k registers mounts %lu+%lu*k.. as with cgroups", s->mounts,
-		 batch);
-	ret = sample_all(b, n, opt, "640 mounts, no cgroups", sample_mounts, &batch, 1, v);
+	lab_lockstep_add_samples(run, b, n, "drop_caches_ns_no_cgroups", v[0], opt->samples, geo);
+	lab_lockstep_note(geo, n, "sample k registers mounts %lu+%lu*k.. as with cgroups",
+			  s->mounts, batch);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "640 mounts, no cgroups",
+				  lab_sample_mounts, &batch, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "register_640_mounts_ns_no_cgroups", v[0], geo);
+	lab_lockstep_add_samples(run, b, n, "register_640_mounts_ns_no_cgroups", v[0], opt->samples,
+				 geo);
 out:
-	close_benches(b, n);
+	lab_lockstep_close(b, n);
 	return ret;
 }
 
@@ -684,18 +286,21 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 	unsigned long churn = s->cgroups / 100 ? s->cgroups / 100 : 1;
 	int ret;
 
-	open_benches(run, b, s, true);
+	lab_lockstep_open_run(run, b, s);
 	/* Issue 6 of 6's baselines: cgroup churn before any mount exists. */
-	snapshot(b, n, geo);
-	ret = sample_all(b, n, opt, "mkdir/rmdir, no mounts", sample_churn, &churn, 1, v);
+	lab_lockstep_geometry(b, n, geo);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "mkdir/rmdir, no mounts", lab_sample_churn,
+				  &churn, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "mkdir_rmdir_ns_per_cgroup_no_mounts", v[0], geo);
-	ret = populate(run, b, n, s, opt, before);
+	lab_lockstep_add_samples(run, b, n, "mkdir_rmdir_ns_per_cgroup_no_mounts",
+				 v[LAB_CHURN_MKDIR_RMDIR],
+				 opt->samples, geo);
+	ret = lab_lockstep_populate(run, b, n, s, opt, before);
 	if (ret)
 		goto out;
-	record_hosts(run, b, n);
-	snapshot(b, n, geo);
+	lab_lockstep_record_hosts(run, b, n);
+	lab_lockstep_geometry(b, n, geo);
 	add_slab_per_cgroup(run, b, n, before, geo);
 	for (size_t i = 0; i < n; i++) {
 		if (!lab_bench_ok(&b[i]))
@@ -704,43 +309,47 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 		add_bookkeeping_per_cgroup(run, &b[i], "bookkeeping_bytes_per_empty_cgroup", &geo[i]);
 	}
 
-	ret = sample_all(b, n, opt, "drop_caches", sample_drop_caches, NULL, 1, v);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "drop_caches", lab_sample_drop_caches,
+				  NULL, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "drop_caches_ns", v[0], geo);
+	lab_lockstep_add_samples(run, b, n, "drop_caches_ns", v[0], opt->samples, geo);
 
-	ret = sample_all(b, n, opt, "walk", sample_walk, &prio, 1, v);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "walk", sample_walk, &prio, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "walk_ns_per_cgroup_node", v[0], geo);
+	lab_lockstep_add_samples(run, b, n, "walk_ns_per_cgroup_node", v[0], opt->samples, geo);
 
 	{
 		struct lab_scale cg[MAX_BENCHES];
 
 		memcpy(cg, geo, sizeof(cg));
-		note_all(cg, n, "%lu cgroups made and removed per sample", churn);
-		ret = sample_all(b, n, opt, "mkdir/rmdir", sample_churn, &churn, 4, v);
+		lab_lockstep_note(cg, n, "%lu cgroups made and removed per sample", churn);
+		ret = lab_lockstep_rounds(b, n, 1, opt->samples, "mkdir/rmdir", lab_sample_churn,
+					  &churn, 4, v);
 		if (ret)
 			goto out;
 		for (size_t k = 0; k < 4; k++)
-			add_all_samples(run, b, n, opt, churn_metrics[k], v[k], cg);
+			lab_lockstep_add_samples(run, b, n, churn_metrics[k], v[k], opt->samples,
+						 cg);
 	}
 
 	/* Each sample crosses ten fresh unit boundaries, so each starts where
 	 * the last one ended (the kernel never lowers shrinker_nr_max). */
-	note_all(geo, n, "sample k registers mounts %lu+%lu*k..", s->mounts, batch);
-	ret = sample_all(b, n, opt, "640 mounts", sample_mounts, &batch, 1, v);
+	lab_lockstep_note(geo, n, "sample k registers mounts %lu+%lu*k..", s->mounts, batch);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "640 mounts", lab_sample_mounts, &batch, 1, v);
 	if (ret)
 		goto out;
-	add_all_samples(run, b, n, opt, "register_640_mounts_ns_cgroups_alive", v[0], geo);
+	lab_lockstep_add_samples(run, b, n, "register_640_mounts_ns_cgroups_alive", v[0],
+				 opt->samples, geo);
 
 	ret = after_umount(run, b, n, opt, churn);
 	if (ret)
 		goto out;
-	close_benches(b, n);
+	lab_lockstep_close(b, n);
 	return no_cgroups(run, b, n, opt, batch);
 out:
-	close_benches(b, n);
+	lab_lockstep_close(b, n);
 	return ret;
 }
 
@@ -817,17 +426,17 @@ static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 	size_t n = run->nr_designs;
 	int ret;
 
-	open_benches(run, b, s, true);
+	lab_lockstep_open_run(run, b, s);
 	for (size_t i = 0; i < n; i++) {
 		snap[i].n = 0;
 		if (lab_bench_ok(&b[i]))
 			shr_slab_for_each_cache(shr_host_slab(b[i].host), snapshot_one, &snap[i]);
 	}
-	ret = populate(run, b, n, s, opt, before);
+	ret = lab_lockstep_populate(run, b, n, s, opt, before);
 	if (ret)
 		goto out;
-	record_hosts(run, b, n);
-	snapshot(b, n, geo);
+	lab_lockstep_record_hosts(run, b, n);
+	lab_lockstep_geometry(b, n, geo);
 	add_slab_per_cgroup(run, b, n, before, geo);
 	for (size_t i = 0; i < n; i++) {
 		struct shr_kmem_cache *src;
@@ -847,7 +456,7 @@ static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
 		lab_run_add_value(run, &b[i], "units_per_slab", g.objects_per_slab, &at);
 	}
 out:
-	close_benches(b, n);
+	lab_lockstep_close(b, n);
 	return ret;
 }
 
@@ -914,7 +523,7 @@ static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 
 		memset(b, 0, sizeof(b));
 		if (rep == 0)
-			open_benches(run, b, &run->scale, true);
+			lab_lockstep_open_run(run, b, &run->scale);
 		else
 			for (size_t i = 0; i < n; i++)
 				(void)lab_bench_open(&b[i], &run->designs[i], &run->scale);
@@ -926,16 +535,20 @@ static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 			ret = round_holds(&b[i], &v[1][i][rep - 1], &v[2][i][rep - 1]);
 		}
 		if (rep == opt->samples && !ret) {
-			record_hosts(run, b, n);
-			snapshot(b, n, geo);
-			note_all(geo, n, "%lu pods of a cgroup and %u mounts, made one after another",
-				 run->scale.cgroups, run->exp->mounts_per_cgroup);
-			add_all_samples(run, b, n, opt, "pod_create_ns_total", v[0], geo);
-			note_all(geo, n, "per round: the longest and the median hold");
-			add_all_samples(run, b, n, opt, "registry_mutex_hold_ns_max", v[1], geo);
-			add_all_samples(run, b, n, opt, "registry_mutex_hold_ns_median", v[2], geo);
+			lab_lockstep_record_hosts(run, b, n);
+			lab_lockstep_geometry(b, n, geo);
+			lab_lockstep_note(geo, n,
+					  "%lu pods of a cgroup and %u mounts, made one after another",
+					  run->scale.cgroups, run->exp->mounts_per_cgroup);
+			lab_lockstep_add_samples(run, b, n, "pod_create_ns_total", v[0],
+						 opt->samples, geo);
+			lab_lockstep_note(geo, n, "per round: the longest and the median hold");
+			lab_lockstep_add_samples(run, b, n, "registry_mutex_hold_ns_max", v[1],
+						 opt->samples, geo);
+			lab_lockstep_add_samples(run, b, n, "registry_mutex_hold_ns_median", v[2],
+						 opt->samples, geo);
 		}
-		close_benches(b, n);
+		lab_lockstep_close(b, n);
 	}
 	return ret;
 }
@@ -961,7 +574,7 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 	size_t n = run->nr_designs;
 	int ret = 0;
 
-	open_benches(run, b, s, true);
+	lab_lockstep_open_run(run, b, s);
 	for (size_t i = 0; i < n && !ret; i++) {
 		if (!lab_bench_ok(&b[i]))
 			continue;
@@ -971,8 +584,8 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 			ret = lab_bench_mkcg(&b[i], s->cgroups);
 	}
 	if (!ret) {
-		record_hosts(run, b, n);
-		snapshot(b, n, geo);
+		lab_lockstep_record_hosts(run, b, n);
+		lab_lockstep_geometry(b, n, geo);
 	}
 	/* Round 0 warms up; each round refills the files, then five calls. */
 	for (unsigned int rep = 0; rep <= opt->samples && !ret; rep++) {
@@ -985,7 +598,7 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 			ret = one_file_each(&b[i]);
 			shr_rcu_barrier(); /* as in sample_all() */
 			for (int k = 0; k < 5 && !ret; k++)
-				ret = sample_drop_caches(&b[i], NULL, &calls[k]);
+				ret = lab_sample_drop_caches(&b[i], NULL, &calls[k]);
 			if (rep && !ret) {
 				struct lab_stats st;
 
@@ -996,14 +609,16 @@ static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt
 		}
 	}
 	if (!ret) {
-		note_all(geo, n, "first of 5 calls after a file in every cgroup");
-		add_all_samples(run, b, n, opt, "drop_caches_ns_first", first, geo);
+		lab_lockstep_note(geo, n, "first of 5 calls after a file in every cgroup");
+		lab_lockstep_add_samples(run, b, n, "drop_caches_ns_first", first, opt->samples,
+					 geo);
 		for (size_t i = 0; i < n; i++)
 			geo[i].note[0] = '\0';
-		note_all(geo, n, "median of the next 4 calls");
-		add_all_samples(run, b, n, opt, "drop_caches_ns_repeat", repeat, geo);
+		lab_lockstep_note(geo, n, "median of the next 4 calls");
+		lab_lockstep_add_samples(run, b, n, "drop_caches_ns_repeat", repeat, opt->samples,
+					 geo);
 	}
-	close_benches(b, n);
+	lab_lockstep_close(b, n);
 	return ret;
 }
 
@@ -1164,71 +779,3 @@ const struct lab_experiment *lab_experiment_find(const char *id)
 	return NULL;
 }
 
-static unsigned long scaled(unsigned long seed, double factor, unsigned long floor)
-{
-	double x = round((double)seed * factor);
-
-	return x < (double)floor ? floor : (unsigned long)x;
-}
-
-void lab_experiment_scale(const struct lab_experiment *exp, const struct lab_options *opt,
-			  struct lab_scale *out)
-{
-	const struct lab_scale *seed = &exp->seed_scale;
-
-	*out = *seed;
-	out->note[0] = '\0';
-	if (opt->scale_kind == LAB_SCALE_DEFAULT) {
-		out->cgroups = exp->default_cgroups;
-		out->mounts = exp->default_mounts;
-	} else {
-		out->cgroups = scaled(seed->cgroups, opt->factor, 4);
-		out->mounts = scaled(seed->mounts, opt->factor, 128);
-	}
-	if (opt->cgroups)
-		out->cgroups = opt->cgroups;
-	if (opt->mounts)
-		out->mounts = opt->mounts;
-	if (exp->mounts_per_cgroup)
-		out->mounts = out->cgroups * exp->mounts_per_cgroup;
-	if (opt->nodes)
-		out->nodes = opt->nodes;
-	if (opt->cpus)
-		out->cpus = opt->cpus;
-	if (opt->kmem >= 0)
-		out->kmem = opt->kmem;
-}
-
-void lab_scale_describe(const struct lab_experiment *exp, const struct lab_scale *s, char *buf,
-			size_t len)
-{
-	const struct lab_scale *seed = &exp->seed_scale;
-	bool same_host = s->nodes == seed->nodes && s->cpus == seed->cpus && s->kmem == seed->kmem;
-	double fm = (double)s->mounts / (double)seed->mounts;
-	double fc = (double)s->cgroups / (double)seed->cgroups;
-	int n;
-
-	if (same_host && s->mounts == seed->mounts && s->cgroups == seed->cgroups)
-		n = snprintf(buf, len, "the seed's scale");
-	else if (fabs(fm - fc) < 1e-9)
-		n = snprintf(buf, len, "x%.3g of the seed's mounts and cgroups", fm);
-	else
-		n = snprintf(buf, len, "%lu of the seed's %lu mounts, %lu of its %lu cgroups",
-			     s->mounts, seed->mounts, s->cgroups, seed->cgroups);
-	if (!same_host && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "; %d node(s), %u CPUs, kmem %s where the "
-			 "seed had %d, %u, %s", s->nodes, s->cpus, s->kmem ? "on" : "off",
-			 seed->nodes, seed->cpus, seed->kmem ? "on" : "off");
-}
-
-unsigned long long lab_scale_floor_bytes(const struct lab_scale *s, size_t designs)
-{
-	/* Admission only: a mount is at least a shrinker and two list_lrus
-	 * (about 1 KiB), a pilot cgroup at least its structure per node
-	 * (1 KiB); cgroups beyond the pilot are cut to the budget. */
-	unsigned long pilot = s->cgroups < PILOT_CGROUPS ? s->cgroups : PILOT_CGROUPS;
-
-	return (unsigned long long)designs *
-	       ((unsigned long long)(s->mounts + s->host_shrinkers) * 1024ull +
-		(unsigned long long)pilot * (unsigned long long)s->nodes * 1024ull);
-}

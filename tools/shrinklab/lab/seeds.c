@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab seed figures: the numbers the seed threads published, read at
+ * Seed figures (seeds.h): the numbers the seed threads published, read at
  * run time from one tab-separated file (data/seed_figures.tsv in the source
  * tree; --data overrides). Columns:
  *
@@ -26,7 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lab.h"
+#include "scale.h"
+#include "seeds.h"
 
 /* The build sets these (tools/shrinklab/meson.build). */
 #ifndef SHRINKLAB_DATA_DIR

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab verdicts: for each seed claim, does our measurement say the
+ * Verdicts (verdict.h): for each seed claim, does our measurement say the
  * same, judged on the measured spread rather than on the median alone.
  *
  * The seed's claims are ratios to its base design (the experiment's first),
@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab.h"
+#include "rows.h"
+#include "seeds.h"
+#include "verdict.h"
 
 #define SAME_LO 0.8
 #define SAME_HI 1.25

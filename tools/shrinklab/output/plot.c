@@ -21,8 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lab.h"
-#include "shrinklab.h"
+#include "design_label.h"
+#include "plot.h"
+#include "version.h"
 
 extern char **environ;
 

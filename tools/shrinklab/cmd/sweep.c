@@ -4,7 +4,8 @@
  *   slab.csv      slab bytes per empty cgroup against mounts
  *   walk.csv      walk ns per empty cgroup against mounts
  *   register.csv  ns to register 640 mounts against cgroups alive
- * Every point is a fresh host measured like the experiments do. Each CSV
+ * Every point is a fresh host measured like the experiments do (its timed
+ * points through the lockstep sampler, on one bench). Each CSV
  * gets a gnuplot script beside it (NAME.gp, re-render with
  * "cd DIR && gnuplot NAME.gp") and its PNG, unless --no-plots.
  */
@@ -14,8 +15,15 @@
 
 #include <shrinker/shrinker.h>
 
-#include "lab.h"
-#include "shrinklab.h"
+#include "bench.h"
+#include "commands.h"
+#include "conventions.h"
+#include "lockstep.h"
+#include "outputs.h"
+#include "plot.h"
+#include "scale.h"
+#include "stats.h"
+#include "version.h"
 
 #define NR_POINTS 5
 #define SWEEP_CGROUPS 200
@@ -72,45 +80,57 @@ static void usage(FILE *out)
 	shrinklab_print_exit_codes(out);
 }
 
+/* The samplers of the timed series: a walk of every cgroup (ns per cgroup),
+ * a batch of SWEEP_BATCH registrations (ns). */
+static int sample_walk(struct lab_bench *b, void *ctx, double *v)
+{
+	uint64_t ns = 0;
+	int ret = lab_bench_walk(b, SHR_DEF_PRIORITY, &ns);
+
+	(void)ctx;
+	v[0] = (double)(ns / b->nr_cgs);
+	return ret;
+}
+
+static int sample_register(struct lab_bench *b, void *ctx, double *v)
+{
+	uint64_t t0 = lab_now_ns();
+	int ret = lab_bench_mount(b, SWEEP_BATCH);
+
+	(void)ctx;
+	v[0] = (double)(lab_now_ns() - t0);
+	return ret;
+}
+
 /* 0 and *value, 1 when the bench could not be opened (the design is
- * unavailable at this point: lab_bench_open()'s why), or -errno. */
+ * unavailable at this point: lab_bench_open()'s why), or -errno. Timed
+ * points are the median of the lockstep sampler's rounds on this bench. */
 static int measure_point(const struct lab_design *d, const struct series *sr, unsigned long x,
 			 const struct lab_options *opt, double *value)
 {
+	static lab_samples_t v[1];
 	struct lab_scale s = { .nodes = 1, .cpus = 4, .kmem = true };
 	struct lab_bench b;
-	double v[LAB_MAX_SAMPLES];
 	unsigned long before;
 	int ret;
 
-	ret = lab_bench_open(&b, d, &s);
-	if (ret)
-		return b.why ? 1 : ret;
+	lab_lockstep_open(&b, d, 1, &s);
+	if (!lab_bench_ok(&b))
+		return 1;
 	ret = lab_bench_mount(&b, sr->x_is_cgroups ? SWEEP_MOUNTS : x);
 	before = lab_bench_sunreclaim(&b);
 	if (!ret)
 		ret = lab_bench_mkcg(&b, sr->x_is_cgroups ? x : SWEEP_CGROUPS);
-	for (unsigned int i = 0; !ret && i <= opt->samples; i++) {
-		uint64_t t0 = lab_now_ns(), ns = 0;
-
-		lab_progress("sweep %s: %s at %lu, sample %u", sr->file, b.label, x, i);
-		if (!strcmp(sr->file, "slab")) {
-			*value = (double)(lab_bench_sunreclaim(&b) - before) / (double)b.nr_cgs;
-			break;
-		} else if (!strcmp(sr->file, "walk")) {
-			ret = lab_bench_walk(&b, SHR_DEF_PRIORITY, &ns);
-			ns /= b.nr_cgs;
-		} else {
-			ret = lab_bench_mount(&b, SWEEP_BATCH);
-			ns = lab_now_ns() - t0;
-		}
-		if (i)
-			v[i - 1] = (double)ns;
-	}
-	if (!ret && strcmp(sr->file, "slab")) {
+	lab_progress("sweep %s: %s at %lu", sr->file, b.label, x);
+	if (!ret && !strcmp(sr->file, "slab")) {
+		*value = (double)(lab_bench_sunreclaim(&b) - before) / (double)b.nr_cgs;
+	} else if (!ret) {
 		struct lab_stats st;
 
-		lab_stats_of(v, opt->samples, &st);
+		ret = lab_lockstep_rounds(&b, 1, 1, opt->samples, sr->file,
+					  !strcmp(sr->file, "walk") ? sample_walk : sample_register,
+					  NULL, 1, v);
+		lab_stats_of(v[0][0], opt->samples, &st);
 		*value = st.median;
 	}
 	lab_bench_close(&b);
@@ -247,17 +267,9 @@ int shrinklab_sweep(int argc, char **argv)
 	lab_options_init(&opt);
 	opt.scale_kind = LAB_SCALE_FACTOR;
 	opt.factor = 1.0;
-	shrinklab_getopt_init(&g, "sweep", ":h", longopts, repeatable);
-	while ((c = shrinklab_getopt_next(&g, argc, argv)) != -1) {
+	shrinklab_getopt_init(&g, "sweep", ":h", longopts, repeatable, usage);
+	while ((c = shrinklab_getopt_next(&g, argc, argv)) >= 0) {
 		switch (c) {
-		case -2:
-			return SHRINKLAB_EXIT_USAGE;
-		case SHRINKLAB_OPT_HELP:
-			usage(stdout);
-			return SHRINKLAB_EXIT_OK;
-		case SHRINKLAB_OPT_VERSION:
-			shrinklab_print_version(stdout);
-			return SHRINKLAB_EXIT_OK;
 		case OPT_QUIET:
 			opt.quiet = true;
 			break;
@@ -288,17 +300,17 @@ int shrinklab_sweep(int argc, char **argv)
 			}
 			break;
 		case OPT_SAMPLES:
-			if (lab_parse_ulong(optarg, 5, LAB_MAX_SAMPLES, &n)) {
-				shrinklab_bad_value("sweep", "--samples", optarg,
-						    "expected a whole number 5..64");
+			if (shrinklab_count_value("sweep", "--samples", optarg, 5, LAB_MAX_SAMPLES,
+						  NULL, &n))
 				return SHRINKLAB_EXIT_USAGE;
-			}
 			opt.samples = (unsigned int)n;
 			break;
 		default:
 			return SHRINKLAB_EXIT_USAGE;
 		}
 	}
+	if (c != SHRINKLAB_GETOPT_DONE)
+		return shrinklab_getopt_status(c);
 	if (optind < argc) {
 		shrinklab_error("sweep", "unexpected argument '%s' (see 'shrinklab sweep --help')",
 				argv[optind]);

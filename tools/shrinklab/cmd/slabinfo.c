@@ -17,7 +17,9 @@
 
 #include <shrinker/slab.h>
 
-#include "shrinklab.h"
+#include "commands.h"
+#include "conventions.h"
+#include "units.h"
 
 #define MAX_SIZE (SHR_PAGE_SIZE << SHR_MAX_PAGE_ORDER)
 #define MAX_CPUS 65536UL
@@ -36,22 +38,6 @@ static void usage(FILE *out)
 		"  --help     show this help\n",
 		MAX_SIZE, MAX_CPUS);
 	shrinklab_print_exit_codes(out);
-}
-
-/* Parse a decimal number in [1, max]; 0 on success, -EINVAL otherwise. */
-static int parse_count(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < 1 || v > max)
-		return -EINVAL;
-	*out = (unsigned long)v;
-	return 0;
 }
 
 static void print_row(const char *req, const char *name, const struct shr_slab_geometry *g)
@@ -115,29 +101,21 @@ static int parse_args(int argc, char **argv, struct shr_slab_params *params, siz
 	unsigned long v;
 	int c;
 
-	shrinklab_getopt_init(&g, "slabinfo", ":h", longopts, NULL);
-	while ((c = shrinklab_getopt_next(&g, argc, argv)) != -1) {
-		switch (c) {
-		case -2:
+	shrinklab_getopt_init(&g, "slabinfo", ":h", longopts, NULL, usage);
+	while ((c = shrinklab_getopt_next(&g, argc, argv)) >= 0) {
+		if (c != OPT_CPUS)
 			return -1;
-		case SHRINKLAB_OPT_HELP:
-			usage(stdout);
-			return 1;
-		case SHRINKLAB_OPT_VERSION:
-			shrinklab_print_version(stdout);
-			return 1;
-		case OPT_CPUS:
-			if (parse_count(optarg, MAX_CPUS, &v))
-				return shrinklab_bad_value("slabinfo", "--cpus", optarg,
-							   "expected a CPU count 1..65536");
-			params->geometry_cpus = (unsigned int)v;
-			break;
-		default:
-			return -1;
-		}
+		if (lab_parse_ulong(optarg, 1, MAX_CPUS, &v))
+			return shrinklab_bad_value("slabinfo", "--cpus", optarg,
+						   "expected a CPU count 1..65536");
+		params->geometry_cpus = (unsigned int)v;
 	}
+	if (c == SHRINKLAB_GETOPT_EXIT)
+		return 1;
+	if (c != SHRINKLAB_GETOPT_DONE)
+		return -1;
 	for (int i = optind; i < argc; i++) {
-		if (parse_count(argv[i], MAX_SIZE, &v)) {
+		if (lab_parse_ulong(argv[i], 1, MAX_SIZE, &v)) {
 			shrinklab_error("slabinfo", "size '%s': expected a byte count 1..%lu", argv[i],
 					(unsigned long)MAX_SIZE);
 			return -1;

@@ -38,7 +38,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "lab.h"
+#include "outputs.h"
 
 struct pseudo_fs {
 	unsigned long magic;

@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lab.h"
-#include "shrinklab.h"
+#include "json.h"
+#include "machine.h"
+#include "scale.h"
+#include "version.h"
 
 static void json_string(FILE *f, const char *s)
 {

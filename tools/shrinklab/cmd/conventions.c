@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab's command-line conventions (shrinklab.h): one error style, the
- * version, and getopt_long() with repeated options caught.
+ * shrinklab's command-line conventions (conventions.h): one error style,
+ * the exit codes' text, and getopt_long() with repeated options caught and
+ * --help and --version answered for every subcommand alike.
  */
 #include <stdarg.h>
 #include <string.h>
 
-#include "shrinklab.h"
-#include "shrinklab_version.h"
-
-#ifndef SHRINKLAB_VERSION
-#define SHRINKLAB_VERSION "unknown"
-#endif
+#include "conventions.h"
+#include "units.h"
+#include "version.h"
 
 void shrinklab_error(const char *sub, const char *fmt, ...)
 {
@@ -25,39 +23,6 @@ void shrinklab_error(const char *sub, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-static int command_argc;
-static char **command_argv;
-
-void shrinklab_set_command(int argc, char **argv)
-{
-	command_argc = argc;
-	command_argv = argv;
-}
-
-int shrinklab_command(char ***argv)
-{
-	*argv = command_argv;
-	return command_argc;
-}
-
-const char *shrinklab_version(void)
-{
-	return SHRINKLAB_VERSION;
-}
-
-const char *shrinklab_git_revision(void)
-{
-	return SHRINKLAB_GIT_REVISION;
-}
-
-void shrinklab_print_version(FILE *out)
-{
-	if (shrinklab_git_revision()[0])
-		fprintf(out, "shrinklab %s (git %s)\n", shrinklab_version(), shrinklab_git_revision());
-	else
-		fprintf(out, "shrinklab %s\n", shrinklab_version());
 }
 
 void shrinklab_print_exit_codes(FILE *out)
@@ -74,11 +39,25 @@ int shrinklab_bad_value(const char *sub, const char *opt, const char *value, con
 	return -1;
 }
 
+int shrinklab_count_value(const char *sub, const char *opt, const char *value,
+			  unsigned long min, unsigned long max, const char *hint, unsigned long *out)
+{
+	char what[96];
+
+	if (!lab_parse_ulong(value, min, max, out))
+		return 0;
+	snprintf(what, sizeof(what), "expected a whole number %lu..%lu%s", min, max,
+		 hint ? hint : "");
+	return shrinklab_bad_value(sub, opt, value, what);
+}
+
 void shrinklab_getopt_init(struct shrinklab_getopt *g, const char *sub, const char *shortopts,
-			   const struct option *longopts, const int *repeatable)
+			   const struct option *longopts, const int *repeatable,
+			   void (*usage)(FILE *out))
 {
 	memset(g, 0, sizeof(*g));
 	g->sub = sub;
+	g->usage = usage;
 	g->shortopts = shortopts;
 	g->longopts = longopts;
 	g->repeatable = repeatable;
@@ -115,13 +94,21 @@ int shrinklab_getopt_next(struct shrinklab_getopt *g, int argc, char **argv)
 	char hint[64];
 
 	if (c == -1)
-		return -1;
+		return SHRINKLAB_GETOPT_DONE;
+	if (c == SHRINKLAB_OPT_HELP && g->usage) {
+		g->usage(stdout);
+		return SHRINKLAB_GETOPT_EXIT;
+	}
+	if (c == SHRINKLAB_OPT_VERSION) {
+		shrinklab_print_version(stdout);
+		return SHRINKLAB_GETOPT_EXIT;
+	}
 	snprintf(hint, sizeof(hint), "see 'shrinklab%s%s --help'", g->sub ? " " : "",
 		 g->sub ? g->sub : "");
 	if (c == ':') {
 		o = find_by_val(g, optopt, &idx);
 		shrinklab_error(g->sub, "--%s needs a value (%s)", o ? o->name : "?", hint);
-		return -2;
+		return SHRINKLAB_GETOPT_USAGE;
 	}
 	if (c == '?') {
 		const char *what = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
@@ -134,12 +121,17 @@ int shrinklab_getopt_next(struct shrinklab_getopt *g, int argc, char **argv)
 			shrinklab_error(g->sub, "unknown option '-%c' (%s)", optopt, hint);
 		else
 			shrinklab_error(g->sub, "unknown or ambiguous option '%s' (%s)", what, hint);
-		return -2;
+		return SHRINKLAB_GETOPT_USAGE;
 	}
 	o = find_by_val(g, c, &idx);
 	if (o && idx < sizeof(g->seen) && g->seen[idx]++ && !repeatable(g, c)) {
 		shrinklab_error(g->sub, "--%s given more than once", o->name);
-		return -2;
+		return SHRINKLAB_GETOPT_USAGE;
 	}
 	return c;
+}
+
+int shrinklab_getopt_status(int c)
+{
+	return c == SHRINKLAB_GETOPT_EXIT ? SHRINKLAB_EXIT_OK : SHRINKLAB_EXIT_USAGE;
 }
