@@ -70,7 +70,7 @@ TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_rcu test_complet
 	test_shrinker_info_grow test_shrinker_info_indexed test_cgroup_life_readers test_races \
 	'test_semantics[xarray]' \
 	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
-	example_tenant_cache_cxx
+	example_tenant_cache_cxx test_page_counter test_reclaimer
 
 # The TSan build has race points: torture and the threaded tests run with
 # window widening (docs/RACES.md), and -d all checks every point was hit.

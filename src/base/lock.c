@@ -36,6 +36,7 @@ static const char *const class_names[SHR_NR_LOCK_CLASSES] = {
 	[SHR_LOCK_COMPLETION] = "completion lock",
 	[SHR_LOCK_SLAB_FAULT] = "slab fault_lock",
 	[SHR_LOCK_SLAB_VM] = "slab vm_lock",
+	[SHR_LOCK_RECLAIMER] = "reclaimer->lock",
 };
 
 /* Name of @cls, as the checker's messages print it. */

@@ -55,6 +55,7 @@ enum shr_lock_class {
 	SHR_LOCK_COMPLETION,  /* a completion's mutex */
 	SHR_LOCK_SLAB_FAULT,  /* slab: fault injection rules */
 	SHR_LOCK_SLAB_VM,     /* slab: kvmalloc's vmalloc record */
+	SHR_LOCK_RECLAIMER,   /* pressure/reclaimer.c: a reclaimer's sources and statistics */
 	SHR_NR_LOCK_CLASSES,
 };
 

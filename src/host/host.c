@@ -147,6 +147,8 @@ int shr_host_create(const struct shr_host_params *params, struct shr_host **out)
 	shr_rcu_list_init(&host->root_walk_list);
 	shr_rcu_list_init(&host->list_lrus);
 	host->next_ino = 1;
+	atomic_init(&host->high_eventfd, -1);
+	atomic_init(&host->high_pending, false);
 	host->info_node_size = (host->info_ops->memcg_node_size + 15) & ~(size_t)15;
 	host->params.slab = params->slab;
 	ret = host_create_slab(host);
@@ -187,6 +189,7 @@ int shr_host_destroy(struct shr_host *host)
 	shr_rcu_barrier();
 	shr_mutex_lock(&host->shrinker_mutex);
 	if (host->nr_shrinkers ||
+	    atomic_load_explicit(&host->high_eventfd, memory_order_relaxed) >= 0 ||
 	    atomic_load_explicit(&host->nr_list_lrus, memory_order_relaxed) ||
 	    atomic_load_explicit(&host->nr_memcgs, memory_order_relaxed) != 1) {
 		shr_mutex_unlock(&host->shrinker_mutex);
