@@ -47,6 +47,7 @@
  * (shr_call_count()/shr_call_scan()), so that free from a shrinker's own
  * callback, which would wait for itself, is reported instead of hanging.
  */
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -429,6 +430,27 @@ static long read_deferred(struct shr_shrinker_impl *s, struct shr_mem_cgroup *me
 	return atomic_load(&s->nr_deferred[slot]);
 }
 
+/*
+ * A slot as the API reports it. The kernel's arithmetic (do_shrink_slab(),
+ * kept to the integer in reclaim.c) leaves a negative value in a slot when
+ * count_objects() returned more than LONG_MAX / 2: the cap 2 * freeable
+ * wraps below zero and min() picks it. No work is deferred then (the next
+ * call on the slot with a sane count scans nothing and puts back
+ * max(nr + delta - 0, 0) = 0), so it reads as 0; the slot itself keeps the
+ * kernel's value.
+ */
+static long reported_deferred(long slot)
+{
+	return slot < 0 ? 0 : slot;
+}
+
+/* @sum + @v for @v >= 0, saturating at LONG_MAX (slots of up to 2 *
+ * freeable each can sum past it). */
+static long sum_deferred(long sum, long v)
+{
+	return v > LONG_MAX - sum ? LONG_MAX : sum + v;
+}
+
 long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
 			      int nid)
 {
@@ -439,7 +461,7 @@ long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgro
 	s = to_impl(shrinker);
 	if (nid < 0 || nid >= s->host->nr_nodes || (memcg && memcg->host != s->host))
 		return -EINVAL;
-	return read_deferred(s, memcg ? memcg : s->host->root, nid);
+	return reported_deferred(read_deferred(s, memcg ? memcg : s->host->root, nid));
 }
 
 static long total_deferred(struct shr_shrinker_impl *s)
@@ -451,7 +473,7 @@ static long total_deferred(struct shr_shrinker_impl *s)
 
 	if (!(s->flags & SHR_SHRINKER_MEMCG_AWARE)) {
 		for (int n = 0; n < slots; n++)
-			sum += atomic_load(&s->nr_deferred[n]);
+			sum = sum_deferred(sum, reported_deferred(atomic_load(&s->nr_deferred[n])));
 		return sum;
 	}
 	/*
@@ -464,7 +486,8 @@ static long total_deferred(struct shr_shrinker_impl *s)
 		if (!shr_memcg_online(memcg))
 			continue;
 		for (int n = 0; n < slots; n++)
-			sum += shr_info_read_deferred(host->info_ops, memcg, n, s);
+			sum = sum_deferred(sum, reported_deferred(shr_info_read_deferred(host->info_ops,
+											  memcg, n, s)));
 	}
 	return sum;
 }

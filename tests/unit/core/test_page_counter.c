@@ -15,6 +15,7 @@
 #include <shrinker/memcg.h>
 #include <shrinker/rcu.h>
 #include <shrinker/reclaimer.h>
+#include <shrinker/slab.h>
 
 #include "harness.h"
 
@@ -213,6 +214,40 @@ static void test_over_high_notifies_the_reclaimer(void **state)
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
+/* An allocation failure of the counters leaves everything as it was:
+ * nothing charged, no boundary set; the next call succeeds. */
+static void test_enomem_changes_nothing(void **state)
+{
+	(void)state;
+	/* A first charge of a1 installs three counters (root, a, a1): fail
+	 * each in turn, on a fresh host. */
+	for (unsigned long nth = 1; nth <= 3; nth++) {
+		struct shr_host *host = make_host();
+		struct shr_slab_allocator *sa = shr_host_slab(host);
+		struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+		struct shr_mem_cgroup *a = shr_test_mkcg(root), *a1 = shr_test_mkcg(a);
+		struct shr_mem_cgroup *b = shr_test_mkcg(root);
+
+		shr_slab_fail_nth(sa, nth, false);
+		assert_int_equal(shr_mem_cgroup_charge(a1, 100), -ENOMEM);
+		shr_slab_fault_clear(sa);
+		assert_int_equal(shr_mem_cgroup_usage(a1), 0);
+		assert_int_equal(shr_mem_cgroup_usage(a), 0);
+		assert_int_equal(shr_mem_cgroup_usage(root), 0);
+		shr_slab_fail_nth(sa, 1, true);
+		assert_int_equal(shr_mem_cgroup_set_high(b, 10), -ENOMEM);
+		shr_slab_fault_clear(sa);
+		assert_int_equal(stat_of(b).high, SHR_PAGE_COUNTER_MAX);
+		assert_int_equal(shr_mem_cgroup_charge(a1, 100), 0);
+		assert_int_equal(shr_mem_cgroup_usage(root), 100);
+		assert_int_equal(shr_mem_cgroup_uncharge(a1, 100), 0);
+		assert_int_equal(shr_mem_cgroup_offline(a1), 0);
+		assert_int_equal(shr_mem_cgroup_offline(a), 0);
+		assert_int_equal(shr_mem_cgroup_offline(b), 0);
+		assert_int_equal(shr_host_destroy(host), 0);
+	}
+}
+
 struct charger {
 	struct shr_mem_cgroup *memcg;
 	int rounds;
@@ -297,6 +332,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_high_events_per_level),
 		cmocka_unit_test(test_dying_cgroup_keeps_charges),
 		cmocka_unit_test(test_over_high_notifies_the_reclaimer),
+		cmocka_unit_test(test_enomem_changes_nothing),
 		cmocka_unit_test(test_concurrent_charges_balance),
 #if SHR_DEBUG_CHECKS
 		cmocka_unit_test(test_free_with_charges_is_misuse),

@@ -548,13 +548,16 @@ static void test_sources_drive_rounds(void **state)
 	assert_int_equal(write(peer, "p", 1), 1);
 	assert_int_equal(shr_reclaimer_dispatch(r, WAIT_MS, &rep), 1);
 	assert_int_equal(rep.reasons, SHR_RECLAIM_PRESSURE);
+	assert_int_equal(rep.sources, 1u << SHR_PRESSURE_STREAM);
 	assert_int_equal(rep.target, usage - (usage >> 3));
 	assert_true(rep.usage_after <= rep.target);
+	assert_int_equal(rep.trimmed_ns, rep.done_ns); /* no trim asked for */
 
 	usage = shr_mem_cgroup_usage(root);
 	write_file("memory.events", "low 0\nhigh 5\nmax 0\n");
 	assert_int_equal(shr_reclaimer_dispatch(r, WAIT_MS, &rep), 1);
 	assert_int_equal(rep.reasons, SHR_RECLAIM_PRESSURE);
+	assert_int_equal(rep.sources, 1u << SHR_PRESSURE_MEMORY_EVENTS);
 	assert_int_equal(rep.target, usage - (usage >> 3) - 1000000);
 	assert_true(rep.usage_after <= rep.target);
 
@@ -565,6 +568,9 @@ static void test_sources_drive_rounds(void **state)
 	assert_int_equal(shr_reclaimer_get_stats(r, &st), 0);
 	assert_int_equal(st.sources, 2);
 	assert_int_equal(st.wakes_pressure, 2);
+	assert_int_equal(st.wakes_stream, 1);
+	assert_int_equal(st.wakes_memory_events, 1);
+	assert_int_equal(st.wakes_psi, 0);
 
 	/* A source that reports it is gone (a socket whose peer closed) is
 	 * dropped and closed, and runs no round. */
@@ -644,6 +650,7 @@ static void test_trim_after_a_freeing_round(void **state)
 	assert_int_equal(shr_reclaimer_reclaim(r, 0, &rep), 0);
 	assert_true(rep.freed_bytes >= 2000000); /* shift 1: half */
 	assert_int_equal(atomic_load(&trims), 1);
+	assert_true(rep.trimmed_ns >= rep.done_ns);
 	assert_int_equal(shr_reclaimer_get_stats(r, &st), 0);
 	assert_int_equal(st.trims, 1);
 	assert_int_equal(st.rounds, 2);
