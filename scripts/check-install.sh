@@ -3,11 +3,13 @@
 # directory: `meson install --destdir` into a staging directory inside it,
 # then, against that installed copy only:
 #   - the installed libraries export exactly the public API
-#     (tests/api/public_api.py), with the soname libshrinker.so.0;
-#   - the examples, C and C++, compiled with `pkg-config --cflags --libs
-#     libshrinker` (shared library) and `-static` with `pkg-config --static`,
-#     and run: each must print its "ok" line and exit 0; the dynamic ones
-#     must load the staged libshrinker.so.0, the static ones none;
+#     (tests/api/public_api.py) and the committed ABI list
+#     (src/libshrinker.symbols), with the soname libshrinker.so.1;
+#   - the examples (the tenant cache in C and C++, the pressure cache in
+#     C), compiled with `pkg-config --cflags --libs libshrinker` (shared
+#     library) and `-static` with `pkg-config --static`, and run: each must
+#     print its "ok" line and exit 0; the dynamic ones must load the staged
+#     libshrinker.so.1, the static ones none;
 #   - a C++ program that takes the address of every public function links
 #     (every header has extern "C");
 #   - the installed shrinklab finds its installed seed figures.
@@ -48,9 +50,12 @@ say "installed under $prefix"
 
 say "the installed libraries export exactly the public API"
 soname=$(readelf -d "$libdir/libshrinker.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-[ "$soname" = libshrinker.so.0 ] || fail "soname '$soname', expected libshrinker.so.0"
+[ "$soname" = libshrinker.so.1 ] || fail "soname '$soname', expected libshrinker.so.1"
 run python3 "$src/tests/api/public_api.py" exports "$includedir" \
 	"$libdir/libshrinker.so" "$libdir/libshrinker.a" --cc "$CC"
+say "the installed libraries export the ABI as committed (src/libshrinker.symbols)"
+run python3 "$src/tests/api/public_api.py" abi-list "$src/src/libshrinker.symbols" \
+	"$libdir/libshrinker.so" "$libdir/libshrinker.a"
 
 cflags=$(pkg-config --cflags libshrinker)
 libs=$(pkg-config --libs libshrinker)
@@ -72,8 +77,8 @@ build_one() {
 		# shellcheck disable=SC2086
 		run "$compiler" -std="$std" "${warn[@]}" "$source" -o "$out/$name" $cflags $libs
 		case $(LD_LIBRARY_PATH=$libdir ldd "$out/$name") in
-		*"libshrinker.so.0 => $libdir/libshrinker.so.0 "*) ;;
-		*) fail "$name: does not load libshrinker.so.0 from $libdir" ;;
+		*"libshrinker.so.1 => $libdir/libshrinker.so.1 "*) ;;
+		*) fail "$name: does not load libshrinker.so.1 from $libdir" ;;
 		esac
 	fi
 }
@@ -95,6 +100,8 @@ for kind in shared static; do
 	run_one "tenant_cache_$kind" "tenant_cache: ok"
 	build_one "tenant_cache_cxx_$kind" "$CXX" c++11 "$src/examples/tenant_cache.cc" "$kind"
 	run_one "tenant_cache_cxx_$kind" "tenant_cache.cc: ok"
+	build_one "pressure_cache_$kind" "$CC" c11 "$src/examples/pressure_cache.c" "$kind"
+	run_one "pressure_cache_$kind" "pressure_cache: ok"
 done
 
 say "C++ links every public function (extern \"C\" in every header)"

@@ -129,7 +129,8 @@ SHR_API int shr_host_params_check(const struct shr_host_params *params, const ch
  * Waits for deferred frees. A host-owned allocator is destroyed too.
  *
  * Context: Registered thread; no other thread uses @host. Blocks.
- * Return: 0, -EINVAL (NULL), -EBUSY (still in use).
+ * Return: 0, -EINVAL (NULL), -EBUSY (still in use, or a reclaimer
+ *         (<shrinker/reclaimer.h>) still runs on it).
  */
 SHR_API int shr_host_destroy(struct shr_host *host);
 

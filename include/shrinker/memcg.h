@@ -21,6 +21,8 @@
 #ifndef SHRINKER_MEMCG_H
 #define SHRINKER_MEMCG_H
 
+#include <limits.h>
+
 #include <shrinker/common.h>
 
 #ifdef __cplusplus
@@ -185,6 +187,111 @@ struct shr_memcg_bookkeeping {
  */
 SHR_API int shr_mem_cgroup_bookkeeping(struct shr_mem_cgroup *memcg, int nid,
 				       struct shr_memcg_bookkeeping *out);
+
+/*
+ * Byte charges: the in-process memory.current and memory.high.
+ *
+ * A cache that wants the library to know how much memory each tenant
+ * holds charges every object's bytes to the tenant's cgroup when it
+ * caches the object and uncharges them when it drops it. Charges are
+ * hierarchical, like the kernel's memcg: a charge counts in the cgroup and
+ * in every ancestor up to the root, so the root's usage is everything the
+ * host's caches hold. Each cgroup has a high boundary (no boundary by
+ * default); the root's is the host's budget. A charge always succeeds (there
+ * is no max): when it leaves a cgroup over its high, the cgroup's "high"
+ * event counter rises and the host's reclaimer (<shrinker/reclaimer.h>), if
+ * one runs, is woken to bring it back under, as the kernel's memory.high
+ * routes the charging task into reclaim, but without making the caller wait.
+ *
+ * The charging path is a few relaxed atomics per level (and, on a crossing,
+ * one eventfd write while the reclaimer has not yet answered an earlier
+ * one); a cgroup's counters are allocated on its first charge or
+ * shr_mem_cgroup_set_high(), so hosts and tenants that never charge pay
+ * nothing.
+ *
+ * Contract: uncharge exactly what was charged, to the same cgroup, while
+ * holding a reference on it (a cached object that pins its owner, as in
+ * examples/tenant_cache.c, does). Uncharge an object's bytes in the scan
+ * callback that drops it (not later, e.g. after a grace period): reclaim
+ * counts what it freed by the uncharges made by its own thread.
+ */
+
+/* "No boundary": the high of a cgroup that has none (memory.high "max"). */
+#define SHR_PAGE_COUNTER_MAX ((unsigned long)LONG_MAX)
+
+/**
+ * shr_mem_cgroup_charge() - charge @bytes to @memcg and its ancestors.
+ * @memcg: a cgroup of the host, pinned by the caller (any state: a dying
+ *         cgroup's charges still count in its ancestors).
+ * @bytes: 1..SHR_PAGE_COUNTER_MAX.
+ *
+ * Context: Registered thread. Does not wait for reclaim (the first charge
+ *          of a cgroup allocates its counters from the host's slab
+ *          allocator).
+ * Return: 0 (charged, no cgroup on the path is over its high), 1 (charged,
+ *         and @memcg or an ancestor is over its high: the reclaimer was
+ *         notified), -EINVAL (NULL, @bytes 0 or too large), -ENOMEM
+ *         (nothing charged).
+ */
+SHR_API SHR_MUST_CHECK int shr_mem_cgroup_charge(struct shr_mem_cgroup *memcg,
+						 unsigned long bytes);
+
+/**
+ * shr_mem_cgroup_uncharge() - give back @bytes charged to @memcg.
+ *
+ * Bytes uncharged by a thread while it reclaims (the reclaimer's rounds)
+ * count as reclaimed, in @memcg's and its ancestors' statistics and in the
+ * round's progress.
+ *
+ * Context: Any thread; does not wait.
+ * Return: 0, -EINVAL (NULL, @bytes 0, or more than @memcg holds: nothing
+ *         changed).
+ */
+SHR_API int shr_mem_cgroup_uncharge(struct shr_mem_cgroup *memcg, unsigned long bytes);
+
+/**
+ * shr_mem_cgroup_set_high() - set @memcg's high boundary (memory.high), in
+ * bytes; SHR_PAGE_COUNTER_MAX removes it. On the root it is the host's
+ * budget. A boundary below the current usage notifies the reclaimer.
+ *
+ * Context: Registered thread.
+ * Return: 0, -EINVAL (NULL, @high above SHR_PAGE_COUNTER_MAX), -ENOMEM
+ *         (the counters could not be allocated; nothing changed).
+ */
+SHR_API int shr_mem_cgroup_set_high(struct shr_mem_cgroup *memcg, unsigned long high);
+
+/**
+ * shr_mem_cgroup_usage() - bytes charged to @memcg and its descendants
+ * (memory.current); 0 for NULL or a cgroup that never had a charge.
+ * Context: Any.
+ */
+SHR_API unsigned long shr_mem_cgroup_usage(struct shr_mem_cgroup *memcg);
+
+/**
+ * struct shr_memcg_memory_stat - a cgroup's charges (all in bytes but the
+ * event count; each counts @memcg and its descendants).
+ * @usage:       memory.current.
+ * @high:        memory.high (SHR_PAGE_COUNTER_MAX: none).
+ * @peak:        memory.peak: the highest usage a charge left.
+ * @events_high: memory.events "high": charges that left @memcg over its
+ *               high.
+ * @reclaimed:   bytes uncharged by reclaim (the reclaimer's rounds).
+ */
+struct shr_memcg_memory_stat {
+	unsigned long usage;
+	unsigned long high;
+	unsigned long peak;
+	unsigned long events_high;
+	unsigned long reclaimed;
+};
+
+/**
+ * shr_mem_cgroup_memory_stat() - read @memcg's charges.
+ * Context: Any; @memcg pinned.
+ * Return: 0, -EINVAL (NULL).
+ */
+SHR_API int shr_mem_cgroup_memory_stat(struct shr_mem_cgroup *memcg,
+				       struct shr_memcg_memory_stat *out);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,18 @@ SHR_API void shr_thread_register(void);
 /**
  * shr_thread_unregister() - undo shr_thread_register().
  *
+ * Every registered thread must call it before it exits. A thread that exits
+ * registered would leave its reader state in liburcu's registry, and a
+ * later grace period in another thread (any library call that waits for
+ * one: freeing a shrinker or a cgroup, shr_synchronize_rcu(),
+ * shr_rcu_barrier()) would hang or crash, far from the cause. The library
+ * catches it when such a thread exits (through pthread_exit() or by
+ * returning from its start routine): it prints "libshrinker: API misuse: a
+ * thread exited without calling shr_thread_unregister() ..."; builds with
+ * -Ddebug_checks=true then abort, the others unregister the thread on its
+ * behalf and go on. (The main thread returning from main() ends the
+ * process: nothing is left to hang.)
+ *
  * A thread that is not registered is reported as misuse (debug builds
  * abort; the others ignore the call).
  *

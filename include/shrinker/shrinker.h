@@ -196,7 +196,9 @@ SHR_API unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker);
  * @freed:    objects freed (sum of scan_objects results).
  * @deferred: deferred work now held for it (all nodes of the root and of
  *            every online cgroup: a dying cgroup's work was added to its
- *            parent's at offline, and one not yet online holds none).
+ *            parent's at offline, and one not yet online holds none): the
+ *            sum of what shr_shrinker_nr_deferred() reports for each, >= 0,
+ *            LONG_MAX if it would pass LONG_MAX.
  */
 struct shr_shrinker_stats {
 	unsigned long calls;
@@ -220,9 +222,19 @@ SHR_API int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shr
  * shr_shrinker_nr_deferred() - deferred work held for (@memcg, @nid): the
  * memcg slot for memcg-aware shrinkers, the node slot (or slot 0 when not
  * NUMA-aware) otherwise; @memcg NULL means the root.
+ *
+ * Counts above LONG_MAX / 2: reclaim keeps the kernel's arithmetic to the
+ * integer, whose cap on deferred work (2 * freeable, a long) wraps below
+ * zero for them, so the slot is left negative. No work is deferred then
+ * (the next reclaim of the slot with a count below LONG_MAX / 2 scans
+ * nothing in that call and leaves 0), and it is reported as 0: a count,
+ * never to be mistaken for an error. The value
+ * is clamped rather than returned through an out-parameter because a
+ * negative slot has no other reading, and callers keep one signature.
+ *
  * Context: Registered thread; @memcg pinned.
- * Return: the count (>= 0), or -EINVAL (NULL or freed shrinker, @nid out of
- *         range, @memcg of another host).
+ * Return: the count (0..LONG_MAX), or -EINVAL (NULL or freed shrinker, @nid
+ *         out of range, @memcg of another host).
  */
 SHR_API long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
 				      int nid);

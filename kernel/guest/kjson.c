@@ -115,8 +115,8 @@ static void num(FILE *f, double v)
 static void geometry(FILE *f, const struct kscale *s)
 {
 	fprintf(f, "{\"mounts\":%lu,\"host_shrinkers\":%lu,\"cgroups\":%lu,\"nodes\":%d,"
-		"\"cpus\":%u,\"kmem\":true,\"shrinker_nr_max\":null,\"units\":", s->mounts,
-		s->host_shrinkers, s->cgroups, s->nodes, s->cpus);
+		"\"cpus\":%u,\"kmem\":%s,\"shrinker_nr_max\":null,\"units\":", s->mounts,
+		s->host_shrinkers, s->cgroups, s->nodes, s->cpus, s->nokmem ? "false" : "true");
 	if (s->units < 0)
 		fputs("null", f);
 	else

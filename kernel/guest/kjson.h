@@ -23,6 +23,7 @@ struct kscale {
 	long units;                   /* units per node the ids span; -1 unknown */
 	int nodes;
 	unsigned int cpus;
+	bool nokmem;                  /* cgroup.memory=nokmem (geometry kmem false) */
 	char note[512];
 };
 

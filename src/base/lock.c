@@ -9,7 +9,7 @@
  * nested (and no two of that class are held yet), or any held leaf, is an
  * order violation; so is taking a lock this thread already holds. The
  * report names both locks and aborts, so a test can expect it
- * (tests/unit/test_lock_order.c) and an inversion never gets to deadlock.
+ * (tests/unit/base/test_lock.c) and an inversion never gets to deadlock.
  * Release removes the entry wherever it is (locks need not be released in
  * reverse order).
  */
@@ -17,6 +17,8 @@
 #include <stdlib.h>
 
 #include "lock.h"
+
+#if SHR_DEBUG_CHECKS
 
 static const char *const class_names[SHR_NR_LOCK_CLASSES] = {
 	[SHR_LOCK_RCU_RUNNER] = "rcu callback runner lock",
@@ -34,16 +36,16 @@ static const char *const class_names[SHR_NR_LOCK_CLASSES] = {
 	[SHR_LOCK_COMPLETION] = "completion lock",
 	[SHR_LOCK_SLAB_FAULT] = "slab fault_lock",
 	[SHR_LOCK_SLAB_VM] = "slab vm_lock",
+	[SHR_LOCK_RECLAIMER] = "reclaimer->lock",
 };
 
-const char *shr_lock_class_name(enum shr_lock_class cls)
+/* Name of @cls, as the checker's messages print it. */
+static const char *lock_class_name(enum shr_lock_class cls)
 {
 	if ((unsigned int)cls >= SHR_NR_LOCK_CLASSES)
 		return "?";
 	return class_names[cls];
 }
-
-#if SHR_DEBUG_CHECKS
 
 struct held_lock {
 	const void *lock;
@@ -60,7 +62,7 @@ static void order_violation(const char *what, enum shr_lock_class taking,
 	fprintf(stderr,
 		"libshrinker BUG: lock order violation: taking %s (class %d) while holding %s "
 		"(class %d): %s\n",
-		shr_lock_class_name(taking), (int)taking, shr_lock_class_name(h->class),
+		lock_class_name(taking), (int)taking, lock_class_name(h->class),
 		(int)h->class, what);
 	fflush(stderr);
 	abort();

@@ -55,6 +55,7 @@ enum shr_lock_class {
 	SHR_LOCK_COMPLETION,  /* a completion's mutex */
 	SHR_LOCK_SLAB_FAULT,  /* slab: fault injection rules */
 	SHR_LOCK_SLAB_VM,     /* slab: kvmalloc's vmalloc record */
+	SHR_LOCK_RECLAIMER,   /* pressure/reclaimer.c: a reclaimer's sources and statistics */
 	SHR_NR_LOCK_CLASSES,
 };
 
@@ -120,9 +121,6 @@ static inline void shr_lockdep_release(const void *lock)
 	(void)lock;
 }
 #endif
-
-/* Name of @cls, as the checker's messages print it. */
-const char *shr_lock_class_name(enum shr_lock_class cls);
 
 /*
  * shr_lock_held() - whether this thread holds @lock (a struct shr_mutex,

@@ -98,6 +98,51 @@ static _Thread_local bool cb_running;
 _Thread_local bool shr_rcu_thread_registered;
 
 /*
+ * Thread exit. liburcu links each registered thread's reader state (its
+ * TLS variable urcu_memb_reader) into a registry that every grace period
+ * walks. A thread that exits registered leaves its node there: its TLS
+ * block goes back to glibc's stack cache, a later thread reuses it and
+ * registers the same node again (a cycle: synchronize_rcu() loops forever)
+ * or the memory is unmapped (a crash). Either shows in another thread, far
+ * from the cause. So registration also sets a pthread key whose destructor
+ * runs at the thread's exit: if the thread is still registered, that is
+ * reported as misuse (debug builds abort there, naming the cause) and, in
+ * the other builds, the thread is unregistered on its behalf.
+ *
+ * The destructor runs in the exiting thread before glibc frees its static
+ * TLS, so urcu_memb_reader (a real __thread variable in Debian's liburcu,
+ * not a pthread-key emulation whose own destructor could have run first)
+ * and shr_rcu_thread_registered are still valid there. Key destructors run
+ * only for threads that end through pthread_exit() or by returning from
+ * their start routine: the main thread returning from main() ends the
+ * process, whose registry goes with it. shr_thread_unregister() clears the
+ * key, so a thread that unregisters runs no destructor. Under TSan the
+ * destructor is the exiting thread's own code, before TSan's thread-finish
+ * (itself a key destructor it re-arms to run last); the registry's
+ * accesses are inside liburcu (tests/tsan.supp).
+ */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit_check(void *marker)
+{
+	(void)marker;
+	if (!shr_rcu_thread_registered)
+		return;
+	SHR_MISUSE("a thread exited without calling shr_thread_unregister(): its RCU reader "
+		   "state would stay in liburcu's registry and hang or crash a later grace "
+		   "period in another thread; unregistered now");
+	urcu_memb_unregister_thread();
+	shr_rcu_thread_registered = false;
+}
+
+static void exit_key_create(void)
+{
+	if (pthread_key_create(&exit_key, thread_exit_check))
+		SHR_BUG("pthread_key_create for the thread-exit check");
+}
+
+/*
  * Registering twice, or unregistering a thread that is not registered,
  * trips liburcu's assertions (an abort naming urcu.c and a TLS field). Say
  * which call was wrong instead; debug builds then abort, the others ignore
@@ -111,6 +156,10 @@ void shr_thread_register(void)
 	}
 	urcu_memb_register_thread();
 	shr_rcu_thread_registered = true;
+	pthread_once(&exit_key_once, exit_key_create);
+	/* Any non-NULL value: glibc calls the destructor only for those. */
+	if (pthread_setspecific(exit_key, &exit_key))
+		SHR_BUG("pthread_setspecific for the thread-exit check");
 }
 
 void shr_thread_unregister(void)
@@ -121,6 +170,7 @@ void shr_thread_unregister(void)
 	}
 	urcu_memb_unregister_thread();
 	shr_rcu_thread_registered = false;
+	(void)pthread_setspecific(exit_key, NULL);
 }
 
 void shr_rcu_unregistered_reader(const char *func)

@@ -87,6 +87,15 @@ struct shr_host {
 	struct shr_shrinker_impl *quarantine[SHR_SHRINKER_QUARANTINE];
 	unsigned int quarantine_next;
 
+	/* Charges (memcg.c): the reclaimer's eventfd, -1 when none; written
+	 * by a charge that leaves a cgroup over its high. Sync: set and
+	 * cleared by the reclaimer (install/remove); chargers read it inside
+	 * an RCU read-side section, and remove waits a grace period before the
+	 * fd may be closed. high_pending: a notification is outstanding.
+	 * Sync: atomic exchange by chargers, cleared by the reclaimer. */
+	atomic_int high_eventfd;
+	atomic_bool high_pending;
+
 	/* list_lrus. */
 	struct shr_mutex list_lrus_mutex;
 	struct shr_rcu_list list_lrus;     /* memcg-aware ones. Sync: list_lrus_mutex */

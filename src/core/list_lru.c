@@ -329,28 +329,6 @@ static void lru_node_total_add(struct shr_list_lru *lru, int nid, long delta)
  * Init and destroy.
  */
 
-/* The shrinker's id, whether a list_lru bound to it is memcg-aware, and
- * whether its root lists set root bits. */
-static int lru_shrinker_params(struct shr_host *host, struct shr_shrinker *shrinker,
-			       int *id, bool *memcg_aware, bool *root_bits)
-{
-	struct shr_shrinker_impl *impl;
-
-	*id = -1;
-	*memcg_aware = false;
-	*root_bits = false;
-	if (!shrinker)
-		return 0;
-	impl = to_impl(shrinker);
-	if (impl->magic != SHR_SHRINKER_MAGIC || impl->host != host)
-		return -EINVAL;
-	*id = impl->id;
-	*memcg_aware = (impl->flags & SHR_SHRINKER_MEMCG_AWARE) && shr_host_kmem(host) &&
-		       impl->id >= 0;
-	*root_bits = shr_shrinker_root_indexed(impl) && impl->id >= 0;
-	return 0;
-}
-
 static void lru_free_now(struct shr_list_lru *lru)
 {
 	struct shr_host *host = lru->host;
@@ -372,7 +350,7 @@ int shr_list_lru_init_memcg(struct shr_host *host, struct shr_shrinker *shrinker
 
 	if (!host || !out)
 		return -EINVAL;
-	err = lru_shrinker_params(host, shrinker, &id, &memcg_aware, &root_bits);
+	err = shr_shrinker_lru_binding(host, shrinker, &id, &memcg_aware, &root_bits);
 	if (err)
 		return err;
 

@@ -27,8 +27,30 @@
  *
  * Locking: cgroup_mutex serialises tree shape and state transitions;
  * readers walk children lists under RCU. Lock order in host_state.h.
+ *
+ * Charges (memory.current / memory.high in bytes)
+ *  - A cgroup's counters (struct shr_memcg_memory) exist from its first
+ *    charge or set_high, or its first descendant's, on: they are installed
+ *    top-down (the highest ancestor lacking them first, each with a release
+ *    compare-exchange, a loser freeing its copy), so a cgroup that has them
+ *    has an ancestor chain that has them, and each counter's parent is the
+ *    parent cgroup's counter. They are freed with the cgroup; a cgroup freed
+ *    with bytes still charged is the caller's misuse (reported).
+ *  - A charge adds at every level, then, for each level over its high,
+ *    counts a "high" event there (the kernel's memcg_memory_event(HIGH) per
+ *    charge over high) and notifies the host's reclaimer: one eventfd write
+ *    while host->high_pending is clear (exchange), so a burst of charges
+ *    costs one write until the reclaimer acks. The fd is read inside an RCU
+ *    read-side section; shr_memcg_high_notify_remove() clears it and waits
+ *    a grace period, after which no charger can still be writing it.
+ *  - An uncharge by a thread with a reclaim state installed (a reclaimer's
+ *    round, shr_set_reclaim_state()) adds the bytes to that state and to the
+ *    "reclaimed" statistic of the cgroup and its ancestors: the kernel's
+ *    current->reclaim_state, which is how reclaim learns what the shrinkers
+ *    it called have freed.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "debug.h"
 #include "list_lru_internal.h"
@@ -53,8 +75,7 @@ static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
 	shr_rcu_list_init(&memcg->lru_lists);
 	/* The design's areas are valid (empty) before anyone can find the
 	 * cgroup: iterators and id lookups see it from alloc on, not online. */
-	if (host->info_ops->memcg_init)
-		host->info_ops->memcg_init(host, memcg);
+	shr_info_memcg_init(host->info_ops, host, memcg);
 	return memcg;
 }
 
@@ -63,7 +84,22 @@ static struct shr_mem_cgroup *memcg_alloc_struct(struct shr_host *host)
 static int memcg_info_online(struct shr_host *host, struct shr_mem_cgroup *memcg)
 {
 	shr_lock_assert_held(&host->shrinker_mutex);
-	return host->info_ops->memcg_online ? host->info_ops->memcg_online(host, memcg) : 0;
+	return shr_info_memcg_online(host->info_ops, host, memcg);
+}
+
+/* Free @memcg's charges (it is being freed); report bytes left charged. */
+static void memcg_memory_free(struct shr_mem_cgroup *memcg)
+{
+	struct shr_memcg_memory *mem = shr_memcg_memory(memcg);
+	unsigned long left;
+
+	if (!mem)
+		return;
+	left = shr_page_counter_read(&mem->memory);
+	if (left)
+		SHR_MISUSE("cgroup %lu freed with %lu bytes still charged to it (uncharge "
+			   "before the last reference goes)", memcg->ino, left);
+	shr_kfree(memcg->host->slab, mem);
 }
 
 int shr_memcg_create_root(struct shr_host *host)
@@ -100,6 +136,7 @@ void shr_memcg_destroy_root(struct shr_host *host)
 	struct shr_mem_cgroup *root = host->root;
 
 	host->info_ops->memcg_free(host, root);
+	memcg_memory_free(root);
 	shr_idr_remove(&host->memcg_idr, (unsigned long)root->id);
 	shr_kfree(host->slab, root);
 	host->root = NULL;
@@ -288,6 +325,7 @@ static void memcg_free_rcu(struct rcu_head *head)
 	shr_rcu_callback_enter(head);
 	/* css_free: nobody can reach the cgroup any more. */
 	host->info_ops->memcg_free(host, memcg);
+	memcg_memory_free(memcg);
 	shr_kfree(host->slab, memcg);
 	atomic_fetch_sub_explicit(&host->nr_memcgs, 1, memory_order_relaxed);
 	shr_rcu_callback_exit();
@@ -369,11 +407,11 @@ static struct shr_mem_cgroup *next_pre_pruned(struct shr_mem_cgroup *pos,
 					      struct shr_mem_cgroup *root, int nid,
 					      const struct shr_info_ops *ops)
 {
-	if (ops && ops->below_empty && ops->below_empty(pos, nid))
+	if (ops && shr_info_below_empty(ops, pos, nid))
 		pos = next_after_subtree(pos, root);
 	else
 		pos = next_pre(pos, root);
-	while (pos && ops && ops->subtree_empty && ops->subtree_empty(pos, nid))
+	while (pos && ops && shr_info_subtree_empty(ops, pos, nid))
 		pos = next_after_subtree(pos, root);
 	return pos;
 }
@@ -514,4 +552,206 @@ int shr_mem_cgroup_bookkeeping(struct shr_mem_cgroup *memcg, int nid,
 		host->info_ops->bytes(memcg, n, out);
 	}
 	return 0;
+}
+
+/* Charges. */
+
+/* This thread's reclaim state (shr_set_reclaim_state()). */
+static _Thread_local struct shr_reclaim_state *current_reclaim_state;
+
+struct shr_reclaim_state *shr_set_reclaim_state(struct shr_reclaim_state *rs)
+{
+	struct shr_reclaim_state *old = current_reclaim_state;
+
+	current_reclaim_state = rs;
+	return old;
+}
+
+/*
+ * Install counters on @memcg, whose parent has them (or which is the root).
+ * Context: Registered thread. Return: the cgroup's counters (ours or a
+ * racing installer's), or NULL on allocation failure.
+ */
+static struct shr_memcg_memory *memcg_memory_install(struct shr_mem_cgroup *memcg)
+{
+	struct shr_memcg_memory *parent_mem = memcg->parent ? shr_memcg_memory(memcg->parent) : NULL;
+	struct shr_memcg_memory *mem, *expected = NULL;
+
+	mem = shr_kzalloc_node(memcg->host->slab, sizeof(*mem), SHR_GFP_KERNEL, SHR_NUMA_NO_NODE);
+	if (!mem)
+		return NULL;
+	shr_page_counter_init(&mem->memory, parent_mem ? &parent_mem->memory : NULL);
+	atomic_init(&mem->events_high, 0);
+	atomic_init(&mem->reclaimed, 0);
+	/* Release: a reader that finds the pointer sees it initialised. */
+	if (!atomic_compare_exchange_strong_explicit(&memcg->memory, &expected, mem,
+						     memory_order_acq_rel, memory_order_acquire)) {
+		shr_kfree(memcg->host->slab, mem);
+		return expected;
+	}
+	return mem;
+}
+
+/*
+ * @memcg's counters, installed top-down with its ancestors' where missing.
+ * Context: Registered thread; @memcg pinned (so are its ancestors).
+ * Return: the counters, or NULL (-ENOMEM; what was installed stays, empty).
+ */
+static struct shr_memcg_memory *memcg_memory_get(struct shr_mem_cgroup *memcg)
+{
+	struct shr_memcg_memory *mem;
+
+	while (!(mem = shr_memcg_memory(memcg))) {
+		struct shr_mem_cgroup *top = memcg;
+
+		/* The highest ancestor without counters. */
+		while (top->parent && !shr_memcg_memory(top->parent))
+			top = top->parent;
+		if (!memcg_memory_install(top))
+			return NULL;
+	}
+	return mem;
+}
+
+/*
+ * Tell the host's reclaimer a cgroup went over its high: one eventfd write
+ * unless one is pending already. Context: Registered thread.
+ */
+static void memcg_notify_high(struct shr_host *host)
+{
+	static const uint64_t one = 1;
+	int fd;
+
+	if (atomic_exchange_explicit(&host->high_pending, true, memory_order_acq_rel))
+		return;
+	shr_rcu_read_lock();
+	fd = atomic_load_explicit(&host->high_eventfd, memory_order_acquire);
+	if (fd >= 0) {
+		ssize_t n = write(fd, &one, sizeof(one));
+
+		/* Non-blocking eventfd: EAGAIN (a full counter) is a pending wake. */
+		(void)n;
+	}
+	shr_rcu_read_unlock();
+}
+
+/*
+ * Count a "high" event in every cgroup from @memcg up that is over its
+ * high. Context: Any. Return: whether any was.
+ */
+static bool memcg_count_high_events(struct shr_mem_cgroup *memcg)
+{
+	bool over = false;
+
+	for (; memcg; memcg = memcg->parent) {
+		struct shr_memcg_memory *mem = shr_memcg_memory(memcg);
+
+		if (shr_page_counter_over_high(&mem->memory)) {
+			atomic_fetch_add_explicit(&mem->events_high, 1, memory_order_relaxed);
+			over = true;
+		}
+	}
+	return over;
+}
+
+int shr_mem_cgroup_charge(struct shr_mem_cgroup *memcg, unsigned long bytes)
+{
+	struct shr_memcg_memory *mem;
+
+	if (!memcg_valid(memcg) || !bytes || bytes > SHR_PAGE_COUNTER_MAX)
+		return -EINVAL;
+	mem = memcg_memory_get(memcg);
+	if (!mem)
+		return -ENOMEM;
+	shr_page_counter_charge(&mem->memory, (long)bytes);
+	if (!memcg_count_high_events(memcg))
+		return 0;
+	memcg_notify_high(memcg->host);
+	return 1;
+}
+
+int shr_mem_cgroup_uncharge(struct shr_mem_cgroup *memcg, unsigned long bytes)
+{
+	struct shr_memcg_memory *mem;
+	struct shr_reclaim_state *rs = current_reclaim_state;
+
+	if (!memcg_valid(memcg) || !bytes || bytes > SHR_PAGE_COUNTER_MAX)
+		return -EINVAL;
+	mem = shr_memcg_memory(memcg);
+	if (!mem || !shr_page_counter_uncharge(&mem->memory, (long)bytes))
+		return -EINVAL;
+	if (!rs)
+		return 0;
+	rs->reclaimed += bytes;
+	for (; memcg; memcg = memcg->parent)
+		atomic_fetch_add_explicit(&shr_memcg_memory(memcg)->reclaimed, bytes,
+					  memory_order_relaxed);
+	return 0;
+}
+
+int shr_mem_cgroup_set_high(struct shr_mem_cgroup *memcg, unsigned long high)
+{
+	struct shr_memcg_memory *mem;
+
+	if (!memcg_valid(memcg) || high > SHR_PAGE_COUNTER_MAX)
+		return -EINVAL;
+	mem = memcg_memory_get(memcg);
+	if (!mem)
+		return -ENOMEM;
+	shr_page_counter_set_high(&mem->memory, (long)high);
+	if (shr_page_counter_over_high(&mem->memory))
+		memcg_notify_high(memcg->host);
+	return 0;
+}
+
+unsigned long shr_mem_cgroup_usage(struct shr_mem_cgroup *memcg)
+{
+	struct shr_memcg_memory *mem = memcg ? shr_memcg_memory(memcg) : NULL;
+
+	return mem ? shr_page_counter_read(&mem->memory) : 0;
+}
+
+int shr_mem_cgroup_memory_stat(struct shr_mem_cgroup *memcg, struct shr_memcg_memory_stat *out)
+{
+	struct shr_memcg_memory *mem;
+
+	if (!memcg_valid(memcg) || !out)
+		return -EINVAL;
+	mem = shr_memcg_memory(memcg);
+	memset(out, 0, sizeof(*out));
+	out->high = SHR_PAGE_COUNTER_MAX;
+	if (!mem)
+		return 0;
+	out->usage = shr_page_counter_read(&mem->memory);
+	out->high = shr_page_counter_high(&mem->memory);
+	out->peak = shr_page_counter_watermark(&mem->memory);
+	out->events_high = atomic_load_explicit(&mem->events_high, memory_order_relaxed);
+	out->reclaimed = atomic_load_explicit(&mem->reclaimed, memory_order_relaxed);
+	return 0;
+}
+
+int shr_memcg_high_notify_install(struct shr_host *host, int fd)
+{
+	int none = -1;
+
+	atomic_store_explicit(&host->high_pending, false, memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(&host->high_eventfd, &none, fd,
+						     memory_order_release, memory_order_relaxed))
+		return -EBUSY;
+	return 0;
+}
+
+void shr_memcg_high_notify_remove(struct shr_host *host)
+{
+	atomic_store_explicit(&host->high_eventfd, -1, memory_order_release);
+	/* Chargers that read the old fd did so inside a read-side section. */
+	shr_synchronize_rcu();
+}
+
+void shr_memcg_high_notify_ack(struct shr_host *host)
+{
+	/* An exchange, not a store: it reads the last charger's exchange, so
+	 * that charger's charge happens before the caller's reads of the
+	 * counters (reclaimer.c, "Ordering"). */
+	(void)atomic_exchange_explicit(&host->high_pending, false, memory_order_acq_rel);
 }

@@ -99,7 +99,7 @@ static long deferred_xchg(struct shr_shrinker_impl *s, const struct shr_shrink_c
 	int idx = shr_deferred_nid(s, sc->nid);
 
 	if ((s->flags & SHR_SHRINKER_MEMCG_AWARE) && sc->memcg)
-		return shr_info_xchg_deferred(sc->memcg, idx, s);
+		return shr_info_xchg_deferred(s->host->info_ops, sc->memcg, idx, s);
 	return atomic_exchange_explicit(&s->nr_deferred[idx], 0, memory_order_relaxed);
 }
 
@@ -118,7 +118,7 @@ static long deferred_add(struct shr_shrinker_impl *s, const struct shr_shrink_co
 	int idx = shr_deferred_nid(s, sc->nid);
 
 	if ((s->flags & SHR_SHRINKER_MEMCG_AWARE) && sc->memcg)
-		return shr_info_add_deferred(sc->memcg, idx, s, nr);
+		return shr_info_add_deferred(s->host->info_ops, sc->memcg, idx, s, nr);
 	return atomic_fetch_add_explicit(&s->nr_deferred[idx], nr, memory_order_relaxed) + nr;
 }
 

@@ -47,6 +47,7 @@
  * (shr_call_count()/shr_call_scan()), so that free from a shrinker's own
  * callback, which would wait for itself, is reported instead of hanging.
  */
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -372,8 +373,7 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	if (s->debugfs_id >= 0)
 		(void)shr_ida_free(&host->debugfs_ida, (unsigned int)s->debugfs_id);
 	if (s->flags & SHR_SHRINKER_MEMCG_AWARE) {
-		if (host->info_ops->shrinker_remove)
-			host->info_ops->shrinker_remove(host, s);
+		shr_info_shrinker_remove(host->info_ops, host, s);
 		shr_idr_remove(&host->shrinker_idr, (unsigned long)s->id);
 	}
 	host->nr_shrinkers--;
@@ -384,6 +384,27 @@ void shr_shrinker_free(struct shr_shrinker *shrinker)
 	 * now covers any reader that could still hold it. */
 	if (evicted)
 		shr_call_rcu(&evicted->rcu, shrinker_free_rcu);
+}
+
+int shr_shrinker_lru_binding(struct shr_host *host, struct shr_shrinker *shrinker, int *id,
+			     bool *memcg_aware, bool *root_bits)
+{
+	struct shr_shrinker_impl *s;
+
+	*id = -1;
+	*memcg_aware = false;
+	*root_bits = false;
+	if (!shrinker)
+		return 0;
+	if (!shrinker_alive(shrinker))
+		return -EINVAL;
+	s = to_impl(shrinker);
+	if (s->host != host)
+		return -EINVAL;
+	*id = s->id;
+	*memcg_aware = (s->flags & SHR_SHRINKER_MEMCG_AWARE) && shr_host_kmem(host) && s->id >= 0;
+	*root_bits = shr_shrinker_root_indexed(s) && s->id >= 0;
+	return 0;
 }
 
 int shr_shrinker_id(const struct shr_shrinker *shrinker)
@@ -400,58 +421,34 @@ unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker)
 	return shr_container_of(shrinker, const struct shr_shrinker_impl, pub)->flags;
 }
 
-/* The deferred-work counters of the design, reached through its ops. */
-
-long shr_info_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_exchange(c, 0);
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-long shr_info_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
-			   long nr)
-{
-	const struct shr_info_ops *ops = memcg->host->info_ops;
-	atomic_long *c;
-	long ret = 0;
-
-	if (ops->add_deferred)
-		return ops->add_deferred(memcg, nid, s, nr);
-	shr_rcu_read_lock();
-	c = ops->deferred_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_fetch_add(c, nr) + nr;
-	shr_rcu_read_unlock();
-	return ret;
-}
-
-long shr_info_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s)
-{
-	atomic_long *c;
-	long ret = 0;
-
-	shr_rcu_read_lock();
-	c = memcg->host->info_ops->deferred_counter(memcg, nid, s);
-	if (c)
-		ret = atomic_load(c);
-	shr_rcu_read_unlock();
-	return ret;
-}
-
 static long read_deferred(struct shr_shrinker_impl *s, struct shr_mem_cgroup *memcg, int nid)
 {
 	int slot = shr_deferred_nid(s, nid);
 
 	if ((s->flags & SHR_SHRINKER_MEMCG_AWARE) && memcg)
-		return shr_info_read_deferred(memcg, slot, s);
+		return shr_info_read_deferred(s->host->info_ops, memcg, slot, s);
 	return atomic_load(&s->nr_deferred[slot]);
+}
+
+/*
+ * A slot as the API reports it. The kernel's arithmetic (do_shrink_slab(),
+ * kept to the integer in reclaim.c) leaves a negative value in a slot when
+ * count_objects() returned more than LONG_MAX / 2: the cap 2 * freeable
+ * wraps below zero and min() picks it. No work is deferred then (the next
+ * call on the slot with a sane count scans nothing and puts back
+ * max(nr + delta - 0, 0) = 0), so it reads as 0; the slot itself keeps the
+ * kernel's value.
+ */
+static long reported_deferred(long slot)
+{
+	return slot < 0 ? 0 : slot;
+}
+
+/* @sum + @v for @v >= 0, saturating at LONG_MAX (slots of up to 2 *
+ * freeable each can sum past it). */
+static long sum_deferred(long sum, long v)
+{
+	return v > LONG_MAX - sum ? LONG_MAX : sum + v;
 }
 
 long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgroup *memcg,
@@ -464,7 +461,7 @@ long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_mem_cgro
 	s = to_impl(shrinker);
 	if (nid < 0 || nid >= s->host->nr_nodes || (memcg && memcg->host != s->host))
 		return -EINVAL;
-	return read_deferred(s, memcg ? memcg : s->host->root, nid);
+	return reported_deferred(read_deferred(s, memcg ? memcg : s->host->root, nid));
 }
 
 static long total_deferred(struct shr_shrinker_impl *s)
@@ -476,7 +473,7 @@ static long total_deferred(struct shr_shrinker_impl *s)
 
 	if (!(s->flags & SHR_SHRINKER_MEMCG_AWARE)) {
 		for (int n = 0; n < slots; n++)
-			sum += atomic_load(&s->nr_deferred[n]);
+			sum = sum_deferred(sum, reported_deferred(atomic_load(&s->nr_deferred[n])));
 		return sum;
 	}
 	/*
@@ -489,7 +486,8 @@ static long total_deferred(struct shr_shrinker_impl *s)
 		if (!shr_memcg_online(memcg))
 			continue;
 		for (int n = 0; n < slots; n++)
-			sum += shr_info_read_deferred(memcg, n, s);
+			sum = sum_deferred(sum, reported_deferred(shr_info_read_deferred(host->info_ops,
+											  memcg, n, s)));
 	}
 	return sum;
 }

@@ -66,6 +66,8 @@
 #include <shrinker/host.h>
 #include <shrinker/memcg.h>
 
+#include "rcu.h"
+
 struct shr_host;
 struct shr_mem_cgroup;
 struct shr_shrinker_impl;
@@ -78,8 +80,10 @@ struct shr_walk_counts {
 
 /*
  * A design's operations. Those marked optional may be NULL: the design has
- * nothing to do there (the callers below treat NULL as "nothing", never a
- * no-op stub in the design).
+ * nothing to do there (the callers treat NULL as "nothing", never a no-op
+ * stub in the design). The core calls the mandatory ops directly and the
+ * optional ones only through the shr_info_*() wrappers below, which say
+ * what NULL means (host_init/host_exit: designs.c, likewise).
  */
 struct shr_info_ops {
 	/* Bytes of the per-node area each cgroup embeds (0 allowed). */
@@ -142,7 +146,7 @@ struct shr_info_ops {
 	 * cgroup never held objects of @s there; the work is dropped). The
 	 * node index is already reduced (0 for non-NUMA-aware shrinkers).
 	 * RCU read lock held by the caller; the counter is valid inside it.
-	 * Callers go through shr_info_*_deferred() (shrinker_internal.h).
+	 * Callers go through shr_info_*_deferred() (below).
 	 */
 	atomic_long *(*deferred_counter)(struct shr_mem_cgroup *memcg, int nid,
 					 struct shr_shrinker_impl *s);
@@ -191,16 +195,27 @@ struct shr_design_row {
 	const struct shr_info_ops *ops;
 };
 
-/* The designs' table (src/designs/designs.c). */
-extern const struct shr_design_row shr_designs[SHR_NR_DESIGNS];
-
-/* Host create/destroy part of the host's design (designs.c): the unit
- * cache when the row has units, then ops->host_init / ops->host_exit.
- * Context: host create/destroy, single-threaded. 0 or -ENOMEM. */
-int shr_design_host_init(struct shr_host *host);
-void shr_design_host_exit(struct shr_host *host);
-
 /* The optional ops as their callers use them (NULL: nothing to do). */
+static inline void shr_info_memcg_init(const struct shr_info_ops *ops, struct shr_host *host,
+				       struct shr_mem_cgroup *memcg)
+{
+	if (ops->memcg_init)
+		ops->memcg_init(host, memcg);
+}
+
+static inline int shr_info_memcg_online(const struct shr_info_ops *ops, struct shr_host *host,
+					struct shr_mem_cgroup *memcg)
+{
+	return ops->memcg_online ? ops->memcg_online(host, memcg) : 0;
+}
+
+static inline void shr_info_shrinker_remove(const struct shr_info_ops *ops,
+					    struct shr_host *host, struct shr_shrinker_impl *s)
+{
+	if (ops->shrinker_remove)
+		ops->shrinker_remove(host, s);
+}
+
 static inline int shr_info_install(const struct shr_info_ops *ops, struct shr_mem_cgroup *memcg,
 				   int id, shr_gfp_t gfp)
 {
@@ -230,6 +245,76 @@ static inline bool shr_info_clear_bit(const struct shr_info_ops *ops,
 		return false;
 	ops->clear_bit(memcg, nid, id);
 	return true;
+}
+
+/* Whether the design knows (memcg, nid)'s subtree, or what lies strictly
+ * below it, to hold no bit (false: it does not know, so walk it). */
+static inline bool shr_info_subtree_empty(const struct shr_info_ops *ops,
+					  struct shr_mem_cgroup *memcg, int nid)
+{
+	return ops->subtree_empty && ops->subtree_empty(memcg, nid);
+}
+
+static inline bool shr_info_below_empty(const struct shr_info_ops *ops,
+					struct shr_mem_cgroup *memcg, int nid)
+{
+	return ops->below_empty && ops->below_empty(memcg, nid);
+}
+
+/*
+ * Deferred work of memcg-aware shrinker @s for (memcg, nid), through the
+ * design's counter: take it out (xchg to 0), add @nr, read it. @nid is
+ * already reduced (shr_deferred_nid()).
+ * Context: any registered thread; @memcg pinned; takes the RCU read lock
+ * inside which deferred_counter's answer is valid.
+ * Return: the value taken out, the counter's new value, the value read;
+ * 0 where the design keeps no counter for the pair (nothing is kept).
+ */
+static inline long shr_info_xchg_deferred(const struct shr_info_ops *ops,
+					  struct shr_mem_cgroup *memcg, int nid,
+					  struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_exchange(c, 0);
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+static inline long shr_info_add_deferred(const struct shr_info_ops *ops,
+					 struct shr_mem_cgroup *memcg, int nid,
+					 struct shr_shrinker_impl *s, long nr)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	if (ops->add_deferred)
+		return ops->add_deferred(memcg, nid, s, nr);
+	shr_rcu_read_lock();
+	c = ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_fetch_add(c, nr) + nr;
+	shr_rcu_read_unlock();
+	return ret;
+}
+
+static inline long shr_info_read_deferred(const struct shr_info_ops *ops,
+					  struct shr_mem_cgroup *memcg, int nid,
+					  struct shr_shrinker_impl *s)
+{
+	atomic_long *c;
+	long ret = 0;
+
+	shr_rcu_read_lock();
+	c = ops->deferred_counter(memcg, nid, s);
+	if (c)
+		ret = atomic_load(c);
+	shr_rcu_read_unlock();
+	return ret;
 }
 
 #endif /* SHR_SHRINKER_INFO_H */

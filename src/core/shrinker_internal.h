@@ -142,14 +142,16 @@ static inline bool shr_shrinker_root_indexed(const struct shr_shrinker_impl *s)
 }
 
 /*
- * Deferred work of memcg-aware shrinker @s for (memcg, nid), through the
- * design's counter (shrinker.c): take it out (xchg to 0), add @nr (return:
- * the new value), read it. 0 where the design keeps no counter.
- * Context: any registered thread; @memcg pinned; @nid already reduced.
+ * shr_shrinker_lru_binding() - what a list_lru bound to @shrinker takes
+ * from it (list_lru init): the shrinker's memcg-aware id (-1: none),
+ * whether the list_lru keeps per-cgroup lists (memcg-aware shrinker, kmem
+ * on, id held), and whether its root lists set the root's bits
+ * (shr_shrinker_root_indexed()). A NULL @shrinker binds nothing.
+ * Context: any; @shrinker allocated and not freed.
+ * Return: 0, or -EINVAL for a stale handle or another host's shrinker
+ * (the outputs then say "nothing").
  */
-long shr_info_xchg_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
-long shr_info_add_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s,
-			   long nr);
-long shr_info_read_deferred(struct shr_mem_cgroup *memcg, int nid, struct shr_shrinker_impl *s);
+int shr_shrinker_lru_binding(struct shr_host *host, struct shr_shrinker *shrinker, int *id,
+			     bool *memcg_aware, bool *root_bits);
 
 #endif /* SHR_SHRINKER_INTERNAL_H */

@@ -11,6 +11,7 @@
 
 #include <shrinker/race.h>
 
+#include "designs.h"
 #include "shrinker_info.h"
 #include "shrinker_info_unit.h"
 

@@ -405,17 +405,16 @@ static int arr_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 	 * costs shrinker_nr_max / 64 units in prealloc. */
 	for (int i = start / SHR_UNIT_BITS; i < nr_units(info); i++) {
 		struct shr_info_unit *unit = unit_load(info, i);
-		unsigned long bits;
+		int slot;
 
 		if (!unit)
 			continue;
 		wc->units++;
 		wc->words++;
-		bits = atomic_load_explicit(&unit->map, memory_order_relaxed);
-		if (i == start / SHR_UNIT_BITS)
-			bits &= ~0UL << (start % SHR_UNIT_BITS);
-		if (bits)
-			return shr_grow_id_of_slot(memcg, i * SHR_UNIT_BITS + __builtin_ctzl(bits));
+		slot = shr_unit_first_bit(atomic_load_explicit(&unit->map, memory_order_relaxed),
+					  (unsigned long)i, start);
+		if (slot >= 0)
+			return shr_grow_id_of_slot(memcg, slot);
 	}
 	return -1;
 }

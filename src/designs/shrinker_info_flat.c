@@ -240,14 +240,13 @@ static int flat_next_bit(struct shr_mem_cgroup *memcg, int nid, int pos,
 	if (!info)
 		return -1;
 	for (int w = start / SHR_UNIT_BITS; w < words(info->map_nr_max); w++) {
-		unsigned long bits = atomic_load_explicit(&info->map[w], memory_order_relaxed);
+		int slot = shr_unit_first_bit(atomic_load_explicit(&info->map[w], memory_order_relaxed),
+					      (unsigned long)w, start);
 
 		wc->units++;
 		wc->words++;
-		if (w == start / SHR_UNIT_BITS)
-			bits &= ~0UL << (start % SHR_UNIT_BITS);
-		if (bits)
-			return shr_grow_id_of_slot(memcg, w * SHR_UNIT_BITS + __builtin_ctzl(bits));
+		if (slot >= 0)
+			return shr_grow_id_of_slot(memcg, slot);
 	}
 	return -1;
 }

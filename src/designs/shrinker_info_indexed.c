@@ -334,7 +334,7 @@ static void ix_units_free_now(struct ix_units *cont)
 
 	shr_xa_destroy(&cont->xa);
 	pthread_mutex_destroy(&cont->xa.xa_lock);
-	shr_kfree(host->slab, cont->refs);
+	shr_kvfree(host->slab, cont->refs);
 	shr_kfree(host->slab, cont);
 }
 
@@ -352,7 +352,7 @@ static void ix_units_retire(struct shr_mem_cgroup *memcg, int nid, struct ix_uni
 {
 	shr_lock_assert_held(&memcg->host->shrinker_mutex);
 	shr_rcu_assign_pointer(ix_node_of(memcg, nid)->units, NULL);
-	shr_kfree(cont->host->slab, cont->refs);
+	shr_kvfree(cont->host->slab, cont->refs);
 	cont->refs = NULL;
 	cont->nr_refs = 0;
 	shr_call_rcu(&cont->rcu, ix_units_free_rcu);
@@ -390,12 +390,14 @@ static int ix_refs_reserve(struct ix_units *cont, unsigned long index, int nid, 
 		return 0;
 	while (cap <= index)
 		cap *= 2;
-	refs = shr_kzalloc_node(host->slab, cap * sizeof(*refs), gfp, nid);
+	/* kvmalloc: past 4 MiB (a million units, ids past 64M) the page
+	 * allocator has no order left and the array is mapped (vmalloc). */
+	refs = shr_kvmalloc_node(host->slab, cap * sizeof(*refs), gfp | SHR_GFP_ZERO, nid);
 	if (!refs)
 		return -ENOMEM;
 	if (cont->refs)
 		memcpy(refs, cont->refs, cont->nr_refs * sizeof(*refs));
-	shr_kfree(host->slab, cont->refs);
+	shr_kvfree(host->slab, cont->refs);
 	cont->refs = refs;
 	cont->nr_refs = cap;
 	return 0;
@@ -816,14 +818,6 @@ static void ix_shrinker_remove(struct shr_host *host, struct shr_shrinker_impl *
 
 /* ---- attribution --------------------------------------------------------- */
 
-static unsigned long ix_slot_bytes(struct shr_host *host, size_t size)
-{
-	struct shr_slab_geometry geo;
-
-	shr_kmem_cache_geometry(shr_kmalloc_cache_for(host->slab, size), &geo);
-	return geo.object_size;
-}
-
 static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_bookkeeping *acc)
 {
 	struct shr_host *host = memcg->host;
@@ -833,10 +827,12 @@ static void ix_bytes(struct shr_mem_cgroup *memcg, int nid, struct shr_memcg_boo
 	shr_mutex_lock(&host->shrinker_mutex);
 	cont = ix_units_of(memcg, nid);
 	if (cont) {
-		acc->container_bytes += ix_slot_bytes(host, sizeof(*cont));
-		if (cont->nr_refs)
-			acc->container_bytes +=
-				ix_slot_bytes(host, cont->nr_refs * sizeof(*cont->refs));
+		/* What the allocator really reserved: a slot of a kmalloc cache,
+		 * or, for a refs[] past the largest cache (2048 units, id
+		 * 131072), the whole pages of a large kmalloc. */
+		acc->container_bytes += shr_ksize(host->slab, cont);
+		if (cont->refs)
+			acc->container_bytes += shr_ksize(host->slab, cont->refs);
 		shr_units_bytes(host, &cont->xa, acc);
 	}
 	shr_mutex_unlock(&host->shrinker_mutex);

@@ -40,4 +40,17 @@ static inline void shr_info_unit_set_bit(struct shr_info_unit *unit, int offset)
 	atomic_fetch_or_explicit(&unit->map, 1UL << offset, memory_order_relaxed);
 }
 
+/*
+ * The first position >= @pos set in @map, the map word that holds
+ * positions [@index * SHR_UNIT_BITS, (@index + 1) * SHR_UNIT_BITS) (a
+ * unit's map, or word @index of flat's bitmap), or -1 when none is.
+ * Positions are ids or slots, as the caller's map holds them.
+ */
+static inline int shr_unit_first_bit(unsigned long map, unsigned long index, int pos)
+{
+	if (index == (unsigned long)pos / SHR_UNIT_BITS)
+		map &= ~0UL << (pos % SHR_UNIT_BITS);
+	return map ? (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(map) : -1;
+}
+
 #endif /* SHR_SHRINKER_INFO_UNIT_H */

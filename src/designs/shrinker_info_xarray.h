@@ -48,14 +48,6 @@ static inline struct shr_info_unit *shr_units_unit_of(struct shr_xarray *xa, int
 	return shr_xa_load(xa, (unsigned long)id / SHR_UNIT_BITS);
 }
 
-/* The first id >= @pos set in @map, the map word of unit @index, or -1. */
-static inline int shr_unit_first_bit(unsigned long map, unsigned long index, int pos)
-{
-	if (index == (unsigned long)pos / SHR_UNIT_BITS)
-		map &= ~0UL << (pos % SHR_UNIT_BITS);
-	return map ? (int)(index * SHR_UNIT_BITS) + __builtin_ctzl(map) : -1;
-}
-
 /*
  * The first id >= @pos whose bit is set among the units of @xa that match
  * @filter (SHR_XA_PRESENT, or a mark kept set on every unit whose map is

@@ -17,6 +17,19 @@
       without a caller is dead code or untested. Prints the functions
       without one; exit 1 if there are any.
 
+  public_api.py abi-list LIST SHARED [STATIC...]
+      The ABI as committed (src/libshrinker.symbols: a "soname NAME" line,
+      then "SYMBOL VERSION" lines) against the built libraries: SHARED must
+      have that soname and export exactly those symbols with those versions
+      (nm -D), each STATIC exactly those names. A symbol removed, renamed,
+      added or moved to another version node fails, and so does a new
+      soname, until the list is updated in the same change: that is where a
+      reviewer sees an ABI change (docs/ABI.md, "Version policy"). Prints
+      each difference and what it takes; exit 1 on any.
+
+  public_api.py abi-write LIST SHARED
+      Write LIST from SHARED (after an ABI change was decided).
+
   public_api.py cxx-source INCLUDEDIR OUTPUT [--cc CC]
       Write a C++ program that includes every public header and takes the
       address of every declared function. It links against libshrinker only
@@ -228,6 +241,85 @@ def cmd_test_callers(args):
     return 1 if uncalled else 0
 
 
+def soname_of(lib):
+    res = subprocess.run(['readelf', '-d', lib], capture_output=True, text=True)
+    if res.returncode:
+        sys.exit(f'public_api: readelf -d {lib} failed:\n{res.stderr}')
+    m = re.search(r'Library soname: \[([^\]]+)\]', res.stdout)
+    return m.group(1) if m else None
+
+
+def read_abi_list(path):
+    soname, syms = None, {}
+    with open(path, encoding='utf-8') as f:
+        for n, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            words = line.split()
+            if len(words) != 2:
+                sys.exit(f'public_api: {path}:{n}: expected "soname NAME" or "SYMBOL VERSION"')
+            if words[0] == 'soname':
+                soname = words[1]
+            elif words[0] in syms:
+                sys.exit(f'public_api: {path}:{n}: {words[0]} listed twice')
+            else:
+                syms[words[0]] = words[1]
+    if not soname:
+        sys.exit(f'public_api: {path}: no "soname NAME" line')
+    return soname, syms
+
+
+def cmd_abi_list(args):
+    soname, listed = read_abi_list(args.list)
+    ok = True
+    built = soname_of(args.shared)
+    print(f'{args.list}: {len(listed)} symbols of {soname}')
+    if built != soname:
+        ok = False
+        print(f'  the library\'s soname is {built}, the list\'s {soname}: a new soname is an '
+              'ABI change; write the new list (public_api.py abi-write) in the same change, '
+              'with its entry in docs/ABI.md')
+    for lib in [args.shared] + args.static:
+        syms, problems = library_symbols(lib)
+        shared = not lib.endswith('.a')
+        removed = sorted(listed.keys() - syms.keys())
+        added = sorted(syms.keys() - listed.keys())
+        moved = sorted(n for n in listed.keys() & syms.keys()
+                       if shared and syms[n] != listed[n])
+        print(f'{lib}: {len(syms)} symbols exported')
+        for n in removed:
+            print(f'  removed: {n} ({listed[n]}): a removal breaks every program that uses it; '
+                  f'it takes a new soname (docs/ABI.md)')
+        for n in added:
+            print(f'  added, not in the list: {n}: review it, give it a version node, list it')
+        for n in moved:
+            print(f'  {n}: version {syms[n]}, the list says {listed[n]}')
+        for p in problems:
+            print(f'  {p}')
+        if removed or added or moved or problems:
+            ok = False
+    return 0 if ok else 1
+
+
+def cmd_abi_write(args):
+    syms, problems = library_symbols(args.shared)
+    if problems:
+        sys.exit('public_api: ' + '; '.join(problems))
+    head = []
+    with open(args.list, encoding='utf-8') as f:
+        for line in f:
+            if not line.startswith('#'):
+                break
+            head.append(line)
+    lines = head + [f'soname {soname_of(args.shared)}\n']
+    lines += [f'{n} {v}\n' for n, v in sorted(syms.items())]
+    with open(args.list, 'w', encoding='utf-8') as f:
+        f.writelines(lines)
+    print(f'{args.list}: {len(syms)} symbols of {soname_of(args.shared)}')
+    return 0
+
+
 def cmd_cxx_source(args):
     funcs, _ = public_symbols(args.includedir, args.cc)
     _, names = headers(args.includedir)
@@ -258,13 +350,21 @@ def main():
     x.add_argument('includedir')
     x.add_argument('output')
     x.add_argument('--cc', default=os.environ.get('CC', 'cc'))
+    a = sub.add_parser('abi-list')
+    a.add_argument('list')
+    a.add_argument('shared')
+    a.add_argument('static', nargs='*')
+    w = sub.add_parser('abi-write')
+    w.add_argument('list')
+    w.add_argument('shared')
     t = sub.add_parser('test-callers')
     t.add_argument('includedir')
     t.add_argument('dirs', nargs='+')
     t.add_argument('--cc', default=os.environ.get('CC', 'cc'))
     args = ap.parse_args()
     return {'exports': cmd_exports, 'cxx-source': cmd_cxx_source,
-            'test-callers': cmd_test_callers}[args.cmd](args)
+            'test-callers': cmd_test_callers, 'abi-list': cmd_abi_list,
+            'abi-write': cmd_abi_write}[args.cmd](args)
 
 
 if __name__ == '__main__':

@@ -47,6 +47,32 @@
  * 64 MiB chunks; after each input's teardown every cache of it must be empty
  * (a leak is a failure, not just an ASan report at exit).
  *
+ * The readers, in every full comparison: shr_shrinker_get_stats()'s
+ * deferred work of each mount against the model's sum over the root and the
+ * online cgroups, the debugfs count file of each mount line by line against
+ * the model's list counts, and shr_mem_cgroup_bookkeeping() of every online
+ * cgroup (it must answer, with bytes behind every unit it reports).
+ *
+ * Ids past every size class (the input's first byte, bits 1 and 2 both set:
+ * a quarter of the inputs; always two nodes): the hosts are "scale" hosts,
+ * one per design and host slot, made once per process with FZ_ID_BASE
+ * memcg-aware shrinkers (never registered) holding ids 0..FZ_ID_BASE-1, so
+ * the input's mounts get ids FZ_ID_BASE + the model's id, past 131072
+ * (indexed's per-unit counts pass kmalloc-8k there, prealloc's and
+ * array-ondemand's per-unit pointers passed it at 65536, flat's array at
+ * 1024). A scale host outlives the input, so its teardown must leave it as
+ * it found it: after the input's mounts and cgroups are gone, the root's
+ * deferred work at the input's ids (a freed id keeps it, the kernel's rule)
+ * is drained by placeholder shrinkers at those ids (seeks 0, batch 1,
+ * counting exactly the deferred work: one global reclaim pass scans it all
+ * and leaves 0, by reference §4's arithmetic), checked to be 0, and the
+ * placeholders freed; the objects in use of its allocator must equal what
+ * its first input left (the ballast, the root's units, and the 32 freed
+ * shrinkers a host keeps back, filled when the host is made). Scale hosts
+ * leave out the designs without bits (nobitmap: every cgroup reclaim would
+ * visit every ballast id) and give flat 64 ids per growth step (one at a
+ * time, the ballast would copy the root's arrays once per id).
+ *
  * Bounds: <= 8 mounts, <= 16 cgroups (root included), <= 2 nodes, <= 250
  * files (500 objects), <= 256 operations.
  */
@@ -91,6 +117,9 @@
 #define FZ_INODE 1
 /* A full comparison every this many operations (and at the end). */
 #define FZ_FULL_EVERY 16
+/* Ids the scale hosts' ballast holds: 2049 units, so the mounts start in
+ * unit 2049, past 131072. */
+#define FZ_ID_BASE 131136
 
 static const long fz_batches[4] = { 1024, 0, 7, 32 };
 static const int fz_seeks[4] = { 2, 1, 0, 4 };
@@ -437,6 +466,9 @@ struct fz_mount {
 struct fz_host {
 	char name[48];
 	struct shr_host *host;
+	/* A scale host (kept across inputs): the mounts' ids start here. */
+	bool scale;
+	int id_base;
 	struct shr_slab_allocator *slab; /* the slot's, kept across inputs */
 	/* Valid until the model says the cgroup is released. */
 	struct shr_mem_cgroup *cg[FZ_CGROUPS];
@@ -559,7 +591,7 @@ static void h_mount(struct fz_host *h, int slot, long batch, int seeks, int want
 	}
 	ret = shr_shrinker_register(mt->shrinker);
 	fz_check(h, "shrinker_register", 0, ret);
-	fz_check(h, "shrinker id", want_id, shr_shrinker_id(mt->shrinker));
+	fz_check(h, "shrinker id", h->id_base + want_id, shr_shrinker_id(mt->shrinker));
 }
 
 static void h_umount(struct fz_host *h, int slot, const struct model *m)
@@ -650,6 +682,91 @@ static void h_compare_deferred(struct fz_host *h, const struct model *m, int mt,
 	}
 }
 
+/* The model's cgroup of @memcg, or -1. */
+static int m_cgroup_of(const struct fz_host *h, const struct model *m,
+		       const struct shr_mem_cgroup *memcg)
+{
+	for (int c = 0; c < m->nr_cg; c++)
+		if (!m->released[c] && h->cg[c] == memcg)
+			return c;
+	return -1;
+}
+
+/* shr_shrinker_get_stats(): deferred work of the root and the online
+ * cgroups, all nodes. */
+static void h_compare_stats(struct fz_host *h, const struct model *m, int mt)
+{
+	struct shr_shrinker_stats st;
+	long want = 0;
+
+	for (int c = 0; c < m->nr_cg; c++)
+		for (int nid = 0; nid < m->nr_nodes && m->online[c]; nid++)
+			want += m->def[c][m->id[mt]][nid];
+	fz_check(h, "shrinker_get_stats ret", 0, shr_shrinker_get_stats(h->mnt[mt].shrinker, &st));
+	fz_check(h, "shrinker_get_stats deferred", want, st.deferred);
+}
+
+/* The debugfs count file: one line per online cgroup with objects, in the
+ * library's walk order, "<ino> <count node 0> ...". */
+static void h_compare_debugfs_count(struct fz_host *h, const struct model *m, int mt)
+{
+	struct shr_mem_cgroup *pos = NULL;
+	char *got = NULL, want[FZ_CGROUPS * 64];
+	size_t len = 0, used = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	if (!f)
+		fz_fail(h, "open_memstream", 0, -1);
+	fz_check(h, "debugfs_count ret", 0, shr_shrinker_debugfs_count(h->mnt[mt].shrinker, f));
+	fclose(f);
+	want[0] = '\0';
+	while ((pos = shr_mem_cgroup_iter(h->host, NULL, pos))) {
+		int c = m_cgroup_of(h, m, pos);
+		long n[FZ_NODES] = { 0 }, total = 0;
+
+		if (c < 0)
+			fz_fail(h, "debugfs count: a cgroup the model does not know", 0, 1);
+		if (!m->online[c])
+			continue;
+		for (int nid = 0; nid < m->nr_nodes; nid++) {
+			n[nid] = m_count(m, mt, FZ_DENTRY, c, nid) + m_count(m, mt, FZ_INODE, c, nid);
+			total += n[nid];
+		}
+		if (!total)
+			continue;
+		used += (size_t)snprintf(want + used, sizeof(want) - used, "%lu",
+					 shr_mem_cgroup_ino(pos));
+		for (int nid = 0; nid < m->nr_nodes; nid++)
+			used += (size_t)snprintf(want + used, sizeof(want) - used, " %ld", n[nid]);
+		used += (size_t)snprintf(want + used, sizeof(want) - used, "\n");
+	}
+	if (strcmp(want, got)) {
+		fprintf(stderr, "fuzz_ops: debugfs count of mount %d:\nmodel:\n%slibrary:\n%s", mt,
+			want, got);
+		fz_fail(h, "debugfs count file", (long)strlen(want), (long)strlen(got));
+	}
+	free(got);
+}
+
+/* Bookkeeping of every online cgroup: it answers, and every unit it
+ * reports has bytes behind it. */
+static void h_compare_bookkeeping(struct fz_host *h, const struct model *m)
+{
+	for (int c = 0; c < m->nr_cg; c++) {
+		struct shr_memcg_bookkeeping bk;
+
+		if (!m->online[c])
+			continue;
+		for (int nid = -1; nid < m->nr_nodes; nid++) {
+			fz_check(h, "mem_cgroup_bookkeeping ret", 0,
+				 shr_mem_cgroup_bookkeeping(h->cg[c], nid, &bk));
+			if (!bk.inline_bytes || (bk.nr_units && !bk.unit_bytes))
+				fz_fail(h, "mem_cgroup_bookkeeping: units without bytes",
+					(long)bk.nr_units, (long)bk.unit_bytes);
+		}
+	}
+}
+
 /* Which objects live, then the counts of what the operation touched (@full:
  * every list and counter of every online cgroup). */
 static void h_compare_file(struct fz_host *h, const struct model *m, int f)
@@ -713,6 +830,15 @@ static void h_compare(struct fz_host *h, const struct model *m, bool full,
 			h_compare_lists(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
 		h_compare_deferred(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
 	}
+	if (!full)
+		return;
+	for (int mt = 0; mt < FZ_MOUNTS; mt++) {
+		if (!m->mounted[mt])
+			continue;
+		h_compare_stats(h, m, mt);
+		h_compare_debugfs_count(h, m, mt);
+	}
+	h_compare_bookkeeping(h, m);
 }
 
 /*
@@ -828,6 +954,15 @@ struct fz_group {
 	bool default_kmalloc;
 	/* Per host slot and node count, created on first use. */
 	struct shr_slab_allocator *slab[FZ_HOSTS][FZ_NODES];
+	/* Scale hosts per host slot (two nodes), created on first use and
+	 * kept for the process. */
+	struct fz_scale {
+		struct shr_host *host;
+		struct shr_slab_allocator *slab;
+		struct shr_shrinker **ballast;
+		long objects_after;  /* in use after the first input's teardown */
+		bool have_after;
+	} scale[FZ_HOSTS];
 };
 
 #define FZ_GROUPS 3
@@ -862,7 +997,71 @@ static struct shr_slab_allocator *slot_slab(int slot, int nr_nodes)
 	return *sa;
 }
 
-static void setup_hosts(int nr_nodes)
+static void sum_in_use(struct shr_kmem_cache *cache, void *arg)
+{
+	struct shr_kmem_cache_stats st;
+
+	shr_kmem_cache_stats(cache, -1, &st);
+	*(long *)arg += (long)st.objects_in_use;
+}
+
+static void print_in_use(struct shr_kmem_cache *cache, void *arg)
+{
+	struct shr_kmem_cache_stats st;
+
+	(void)arg;
+	shr_kmem_cache_stats(cache, -1, &st);
+	if (st.objects_in_use)
+		fprintf(stderr, "fuzz_ops: cache %s: %lu objects in use\n",
+			shr_kmem_cache_name(cache), st.objects_in_use);
+}
+
+/* Objects in use in @sa, large kmallocs and vmalloc areas counted by bytes. */
+static long slab_in_use(struct shr_slab_allocator *sa)
+{
+	struct shr_slab_totals tot;
+	long n = 0;
+
+	shr_slab_for_each_cache(sa, sum_in_use, &n);
+	shr_slab_totals(sa, &tot);
+	return n + (long)tot.large_kmalloc_bytes + (long)tot.vmalloc_bytes;
+}
+
+/* The scale host of slot @slot: made on first use, with its ballast. */
+static struct shr_host *scale_host(int slot, struct shr_host_params *p, struct fz_host *h)
+{
+	struct fz_scale *sc = &cur->scale[slot];
+	struct shr_slab_params sp = { .nr_nodes = p->nr_nodes, .geometry_cpus = 2 };
+
+	if (sc->host)
+		return sc->host;
+	fz_check(h, "slab_allocator_create (scale)", 0, shr_slab_allocator_create(&sp, &sc->slab));
+	p->slab = sc->slab;
+	fz_check(h, "host_create (scale)", 0, shr_host_create(p, &sc->host));
+	sc->ballast = calloc(FZ_ID_BASE, sizeof(*sc->ballast));
+	if (!sc->ballast)
+		fz_fail(h, "ballast array", 0, -1);
+	for (int i = 0; i < FZ_ID_BASE; i++) {
+		fz_check(h, "ballast shrinker_alloc", 0,
+			 shr_shrinker_alloc(sc->host, SHR_SHRINKER_MEMCG_AWARE, NULL,
+					    &sc->ballast[i]));
+		fz_check(h, "ballast shrinker id", i, shr_shrinker_id(sc->ballast[i]));
+	}
+	/* The host keeps the last 32 freed shrinkers from the allocator
+	 * (stale handles, shrinker.h), with their names: fill that now with
+	 * shrinkers named as the mounts and placeholders are, so that what an
+	 * input leaves in use does not depend on the frees before it. */
+	for (int i = 0; i < 32; i++) {
+		struct shr_shrinker *s;
+
+		fz_check(h, "quarantine shrinker_alloc", 0,
+			 shr_shrinker_alloc(sc->host, SHR_SHRINKER_MEMCG_AWARE, "fz", &s));
+		shr_shrinker_free(s);
+	}
+	return sc->host;
+}
+
+static void setup_hosts(int nr_nodes, bool scale)
 {
 	cur->nr_hosts = 0;
 	if (!cur->enabled)
@@ -879,21 +1078,100 @@ static void setup_hosts(int nr_nodes)
 			p.design = (enum shr_design)d;
 		if (!in_group(p.design) || (extra && !cur->default_kmalloc))
 			continue;
+		if (scale && !shr_design_info_of(p.design)->bits)
+			continue;
 		p.nr_nodes = nr_nodes;
 		p.geometry_cpus = 2;
 		if (extra)
 			p.units = SHR_UNITS_KMALLOC;
+		if (scale && shr_design_info_of(p.design)->expand_batch == 1)
+			p.expand_batch = 64;
 		fz_check(NULL, "host_params_check", 0, shr_host_params_check(&p, NULL));
 		FZ_UNPOISON(h->store, sizeof(h->store));
 		memset(h, 0, sizeof(*h));
 		FZ_POISON(h->store, sizeof(h->store));
-		h->slab = slot_slab(cur->nr_hosts, nr_nodes);
-		p.slab = h->slab;
-		snprintf(h->name, sizeof(h->name), "%s%s", shr_design_name(p.design),
-			 extra ? "+units=kmalloc" : "");
-		fz_check(h, "host_create", 0, shr_host_create(&p, &h->host));
+		snprintf(h->name, sizeof(h->name), "%s%s%s", shr_design_name(p.design),
+			 extra ? "+units=kmalloc" : "", scale ? " (ids from 131136)" : "");
+		if (scale) {
+			h->scale = true;
+			h->id_base = FZ_ID_BASE;
+			h->host = scale_host(cur->nr_hosts, &p, h);
+			h->slab = cur->scale[cur->nr_hosts].slab;
+		} else {
+			h->slab = slot_slab(cur->nr_hosts, nr_nodes);
+			p.slab = h->slab;
+			fz_check(h, "host_create", 0, shr_host_create(&p, &h->host));
+		}
 		h->cg[0] = shr_host_root_mem_cgroup(h->host);
 		cur->nr_hosts++;
+	}
+}
+
+static unsigned long drain_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	const long *left = s->private_data;
+
+	return (unsigned long)left[sc->nid];
+}
+
+static unsigned long drain_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 0;
+}
+
+/*
+ * A scale host after its input: the root's deferred work at the input's
+ * ids (FZ_ID_BASE..+FZ_MOUNTS-1, all free now) drained to 0, so that the
+ * next input finds what a fresh host would have (header comment).
+ */
+static void scale_host_reset(struct fz_host *h, int slot, const struct model *fin)
+{
+	static long left[FZ_MOUNTS][FZ_NODES];
+	struct fz_scale *sc = &cur->scale[slot];
+	struct shr_shrinker *ph[FZ_MOUNTS];
+	int nr_nodes = cur->model.nr_nodes;
+	long in_use;
+
+	for (int k = 0; k < FZ_MOUNTS; k++) {
+		fz_check(h, "placeholder shrinker_alloc", 0,
+			 shr_shrinker_alloc(h->host, SHR_SHRINKER_NUMA_AWARE |
+					    SHR_SHRINKER_MEMCG_AWARE, "fz", &ph[k]));
+		fz_check(h, "placeholder id", FZ_ID_BASE + k, shr_shrinker_id(ph[k]));
+		for (int nid = 0; nid < nr_nodes; nid++) {
+			left[k][nid] = shr_shrinker_nr_deferred(ph[k], NULL, nid);
+			fz_check(h, "root deferred work a freed id kept",
+				 cur->scrubs ? 0 : fin->def[0][k][nid], left[k][nid]);
+		}
+		ph[k]->count_objects = drain_count;
+		ph[k]->scan_objects = drain_scan;
+		ph[k]->batch = 1;
+		ph[k]->seeks = 0;
+		ph[k]->private_data = left[k];
+		fz_check(h, "placeholder register", 0, shr_shrinker_register(ph[k]));
+	}
+	for (int nid = 0; nid < nr_nodes; nid++) {
+		unsigned long freed;
+
+		fz_check(h, "drain shrink_slab", 0, shr_shrink_slab(h->host, nid, NULL, 0, &freed));
+	}
+	for (int k = 0; k < FZ_MOUNTS; k++) {
+		for (int nid = 0; nid < nr_nodes; nid++)
+			fz_check(h, "root deferred work after the drain", 0,
+				 shr_shrinker_nr_deferred(ph[k], NULL, nid));
+		shr_shrinker_free(ph[k]);
+	}
+	shr_rcu_barrier();
+	in_use = slab_in_use(sc->slab);
+	if (!sc->have_after) {
+		sc->objects_after = in_use;
+		sc->have_after = true;
+	}
+	if (in_use != sc->objects_after) {
+		shr_slab_for_each_cache(sc->slab, print_in_use, NULL);
+		fz_fail(h, "scale host: objects in use after teardown (first input's figure)",
+			sc->objects_after, in_use);
 	}
 }
 
@@ -901,11 +1179,19 @@ static void setup_hosts(int nr_nodes)
  * Unmount everything, offline children before parents (reverse creation
  * order), drop the fuzzer's references: every cgroup but the root must be
  * gone after a barrier. Then the host goes, and its slab allocator must be
- * empty.
+ * empty (a scale host stays, reset: scale_host_reset()).
  */
 static void teardown_hosts(void)
 {
+	static struct model fin;
 	struct model *m = &cur->model;
+
+	/* The root's deferred work once the teardown's offlines reparented
+	 * every cgroup's (a scale host's reset checks it). */
+	fin = *m;
+	for (int c = fin.nr_cg - 1; c > 0; c--)
+		if (fin.online[c])
+			(void)m_offline(&fin, c);
 
 	for (int i = 0; i < cur->nr_hosts; i++) {
 		struct fz_host *h = &cur->hosts[i];
@@ -925,6 +1211,10 @@ static void teardown_hosts(void)
 		struct fz_host *h = &cur->hosts[i];
 		struct shr_slab_totals tot;
 
+		if (h->scale) {
+			scale_host_reset(h, i, &fin);
+			continue;
+		}
 		fz_check(h, "host_destroy", 0, shr_host_destroy(h->host));
 		shr_slab_for_each_cache(h->slab, check_cache_empty, h);
 		shr_slab_totals(h->slab, &tot);
@@ -1204,6 +1494,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool registered;
 	struct fz_input in = { data, size };
+	unsigned int b;
+	bool scale;
 	int nr_nodes;
 
 	if (!registered) {
@@ -1232,7 +1524,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		shr_thread_register();
 		registered = true;
 	}
-	nr_nodes = 1 + (int)(next_byte(&in) & 1);
+	b = next_byte(&in);
+	scale = ((b >> 1) & 3) == 3;
+	nr_nodes = scale ? 2 : 1 + (int)(b & 1);
 	for (int g = 0; g < FZ_GROUPS; g++) {
 		cur = &groups[g];
 		memset(&cur->model, 0, sizeof(cur->model));
@@ -1241,7 +1535,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cur->model.online[0] = true;
 		cur->model.parent[0] = -1;
 		fz_op_index = -1;
-		setup_hosts(nr_nodes);
+		setup_hosts(nr_nodes, scale);
 	}
 	for (fz_op_index = 0; in.n && fz_op_index < FZ_OPS; fz_op_index++) {
 		struct fz_input start = in;

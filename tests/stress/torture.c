@@ -7,6 +7,7 @@
  *           [--nodes N] [--strict-bits | --kernel-bits] [--mounts N]
  *           [--delays MAX_US[,PERMILLE] | --delays 0] [--delay-points P,...]
  *           [--faults | --no-faults] [--no-readers | --readers-no-stats]
+ *           [--id-base N]
  *
  * Worker threads pick operations at random: mount, unmount and remount
  * superblocks (shrinker + two list_lrus), create cgroups under live and
@@ -22,6 +23,26 @@
  * cgroups still hold, and adds its first objects at once ("lasting" ones:
  * only reclaim or the unmount frees them): the id-reuse race of
  * docs/RACES.md R2.
+ *
+ * Ids past every size class (--id-base N). Before the workers start, N
+ * memcg-aware shrinkers (never registered, so no walk calls them) take ids
+ * 0..N-1; then the ballast shrinkers at the first id past each size class
+ * a design's per-cgroup structure crosses are freed again (64 and 128: unit
+ * and bitmap word boundaries; 1024: flat's id-sized array is past
+ * kmalloc-8k; 65536: a pointer per unit passes 8 KiB; 131072: indexed's
+ * 4-byte count per unit passes 8 KiB; 524288: flat's array passes the page
+ * allocator's largest order and is vmalloc'ed). The first FIRST_MOUNTS
+ * slots are mounted (memcg-aware superblocks) before the workers start, so
+ * the holes are taken and at least two mounts sit at ids N and up from the
+ * start, whatever the run's speed; later mounts take the lowest free id,
+ * a hole or past N. Every cgroup then holds bits, objects and deferred work
+ * at those ids while the readers (bookkeeping, stats, debugfs) and reclaim
+ * run on them; the run fails unless a mount reached id N. The ballast is
+ * work, not time: it is made before the clock starts and freed after the
+ * checks. flat grows one id at a time by default, which would
+ * copy the root's arrays once per ballast id: it needs --expand-batch here;
+ * nobitmap (no bits) visits every allocated id on every cgroup reclaim, the
+ * ballast's too, and is skipped (the pre-4.19 cost, not a race to find).
  *
  * Shrinker kinds. Each mount draws one: the lab's superblock (NUMA- and
  * memcg-aware, root bits), the same without root bits (the root walk list
@@ -138,6 +159,8 @@
 /* Window widening defaults (debug builds). */
 #define DEFAULT_DELAY_US 100
 #define DEFAULT_DELAY_PERMILLE 10
+/* Isolate callbacks per run that cycle through every status first. */
+#define ISO_CYCLED 60
 
 enum rec_state { REC_FREE, REC_ADDING, REC_ON_LIST, REC_ISOLATED, REC_DELETING };
 
@@ -242,6 +265,7 @@ struct config {
 	/* get_stats and bookkeeping readers (--readers-no-stats: off; both
 	 * walk cgroups that are not online yet, issue 11 bug 3). */
 	bool stats_readers;
+	int id_base;         /* ids taken before the run (--id-base) */
 };
 
 static struct {
@@ -260,6 +284,9 @@ static struct {
 	atomic_int mount_limit;
 	/* Highest shrinker id seen at a mount. Sync: atomic max. */
 	atomic_int max_id;
+	/* --id-base: the shrinkers holding ids 0..id_base-1 (NULL at a hole).
+	 * Sync: main thread, before the workers start and after they end. */
+	struct shr_shrinker **ballast;
 	pthread_mutex_t cg_lock;
 	struct cg_slot cgs[MAX_CGROUPS];
 	atomic_bool pause, stop;
@@ -285,6 +312,8 @@ static struct {
 	 * checks' drop_caches must be able to empty every list). Sync: atomic;
 	 * changed by the main thread with the workers paused or stopped. */
 	atomic_bool iso_random;
+	/* Isolate callbacks with random statuses so far. Sync: atomic. */
+	atomic_ulong iso_calls;
 	/* Objects of the queue caches (struct tq). Sync: immutable per run. */
 	struct shr_kmem_cache *tq_cache;
 	/* Mounts per kind. Sync: atomic. */
@@ -429,7 +458,11 @@ static bool ledger_may_isolate(struct sb_object *obj, void *arg)
  * What a scan's isolate callback does with an object (lab fs hook): every
  * status a callback may return, mostly REMOVED. RETRY and STOP drop the list
  * lock mid-walk; ROTATE moves the item to the tail (a walk can meet it
- * again; the budget bounds it). Runs under the list lock.
+ * again; the budget bounds it). Runs under the list lock. The first
+ * ISO_CYCLED callbacks of a run go through the statuses in turn, so every
+ * status is returned once a run has made that many (work, not luck: a slow
+ * run under a sanitizer on a busy machine makes few scans, and a status
+ * drawn 4 times in 100 could be missed); random draws follow.
  */
 static enum shr_lru_status pick_isolate_status(struct sb_object *obj, void *arg)
 {
@@ -441,12 +474,19 @@ static enum shr_lru_status pick_isolate_status(struct sb_object *obj, void *arg)
 		{ SHR_LRU_REMOVED, 70 }, { SHR_LRU_REMOVED_RETRY, 8 }, { SHR_LRU_ROTATE, 8 },
 		{ SHR_LRU_SKIP, 6 },     { SHR_LRU_RETRY, 4 },         { SHR_LRU_STOP, 4 },
 	};
+	unsigned long n;
 	unsigned int r;
 	size_t i;
 
 	(void)arg;
 	if (!atomic_load_explicit(&T.iso_random, memory_order_relaxed))
 		return SHR_LRU_REMOVED;
+	n = atomic_fetch_add_explicit(&T.iso_calls, 1, memory_order_relaxed);
+	if (n < ISO_CYCLED) {
+		i = n % (sizeof(table) / sizeof(table[0]));
+		atomic_fetch_add_explicit(&T.iso_status[table[i].st], 1, memory_order_relaxed);
+		return table[i].st;
+	}
 	if (!rng)
 		rng = T.cfg.seed ^ (uint64_t)(uintptr_t)&rng ^ obj->serial;
 	r = rng_below(&rng, 100);
@@ -481,6 +521,7 @@ static void ledger_on_free(struct sb_object *obj, enum sb_free_reason why, void 
 /* ---- queue caches --------------------------------------------------------- */
 
 static void sleep_s(double s);
+static double now_s(void);
 
 /*
  * A memcg-aware, NONSLAB cache that keeps its objects on its own queues per
@@ -1898,6 +1939,66 @@ static void release_everything(void)
 	}
 }
 
+/* Ids freed again after the ballast is made: where a design's per-cgroup
+ * structure crosses a size class (header comment). */
+static const int ballast_holes[] = { 64, 128, 1024, 65536, 131072, 524288 };
+
+/* Take ids 0..id_base-1, then give the holes back (before the workers). */
+static void ballast_fill(void)
+{
+	unsigned int flags = SHR_SHRINKER_MEMCG_AWARE | T.fs.extra_shrinker_flags;
+	double t0 = now_s();
+	int holes = 0;
+
+	if (!T.cfg.id_base)
+		return;
+	T.ballast = calloc((size_t)T.cfg.id_base, sizeof(*T.ballast));
+	if (!T.ballast)
+		violation("out of memory for %d ballast shrinkers", T.cfg.id_base);
+	for (int i = 0; i < T.cfg.id_base; i++) {
+		int ret = shr_shrinker_alloc(T.host, flags, NULL, &T.ballast[i]);
+
+		if (ret)
+			violation("ballast shrinker %d: %d", i, ret);
+		if (shr_shrinker_id(T.ballast[i]) != i)
+			violation("ballast shrinker %d got id %d", i,
+				  shr_shrinker_id(T.ballast[i]));
+	}
+	for (size_t h = 0; h < sizeof(ballast_holes) / sizeof(ballast_holes[0]); h++) {
+		if (ballast_holes[h] >= T.cfg.id_base)
+			continue;
+		shr_shrinker_free(T.ballast[ballast_holes[h]]);
+		T.ballast[ballast_holes[h]] = NULL;
+		holes++;
+	}
+	/* The holes, then ids past the ballast, taken before the clock. */
+	for (int s = 0; s < FIRST_MOUNTS && s < T.cfg.mounts; s++) {
+		struct mount_slot *m = &T.mounts[s];
+		int ret = mnt_mount(m, MK_SB);
+
+		if (ret)
+			violation("mount %d over the ballast: %d", s, ret);
+		m->gen++;
+		note_id(shr_shrinker_id(mnt_shrinker(m)));
+		count_op(OP_MOUNT);
+	}
+	printf("torture: design %s: ids 0..%d taken by %d ballast shrinkers, %d holes at size-class "
+	       "boundaries, in %.1f s; %d mounts up to id %d\n", T.design, T.cfg.id_base - 1,
+	       T.cfg.id_base - holes, holes, now_s() - t0,
+	       FIRST_MOUNTS < T.cfg.mounts ? FIRST_MOUNTS : T.cfg.mounts, atomic_load(&T.max_id));
+	fflush(stdout);
+}
+
+static void ballast_free(void)
+{
+	if (!T.ballast)
+		return;
+	for (int i = 0; i < T.cfg.id_base; i++)
+		shr_shrinker_free(T.ballast[i]);
+	free(T.ballast);
+	T.ballast = NULL;
+}
+
 static void final_checks_and_teardown(struct shr_slab_allocator *sa,
 				      const struct shr_slab_totals *snap)
 {
@@ -1924,6 +2025,7 @@ static void final_checks_and_teardown(struct shr_slab_allocator *sa,
 	if (shr_kmem_cache_destroy(T.tq_cache))
 		violation("queue objects left in their cache after unmount");
 	T.tq_cache = NULL;
+	ballast_free();
 	shr_rcu_barrier();
 	ret = shr_host_destroy(T.host);
 	if (ret)
@@ -1965,6 +2067,7 @@ static void reset_state(void)
 		atomic_store(&T.mounts_of_kind[k], 0);
 	for (int k = 0; k <= SHR_LRU_STOP; k++)
 		atomic_store(&T.iso_status[k], 0);
+	atomic_store(&T.iso_calls, 0);
 	atomic_store(&T.enomem, 0);
 }
 
@@ -2125,6 +2228,19 @@ static int run_design(enum shr_design design)
 		printf("torture: design %s: skipped (%s)\n", T.design, why);
 		return 1;
 	}
+	if (T.cfg.id_base && shr_design_info_of(design)->expand_batch == 1 &&
+	    !params.expand_batch) {
+		printf("torture: design %s: skipped (--id-base: one id per growth step would copy "
+		       "the root's arrays once per ballast id; give --expand-batch)\n", T.design);
+		return 1;
+	}
+	if (T.cfg.id_base && !shr_design_info_of(design)->bits) {
+		printf("torture: design %s: skipped (--id-base: without bits every reclaim of a "
+		       "cgroup visits every allocated id, ballast included, and the checks' "
+		       "drop_caches would take the run; test_memcg_readers_at_scale covers its "
+		       "readers past id 131072)\n", T.design);
+		return 1;
+	}
 	reset_state();
 	shr_race_hits_reset();
 	ret = shr_slab_allocator_create(&sp, &sa);
@@ -2154,6 +2270,7 @@ static int run_design(enum shr_design design)
 	atomic_store(&T.mount_limit, T.cfg.mounts < FIRST_MOUNTS ? T.cfg.mounts : FIRST_MOUNTS);
 	atomic_store(&T.iso_random, true);
 	atomic_store(&T.max_id, -1);
+	ballast_fill();
 	widen(true, phase++);
 	for (int t = 0; t < T.cfg.threads; t++)
 		if (pthread_create(&tids[t], NULL, worker, (void *)(uintptr_t)(t + 1)))
@@ -2229,6 +2346,9 @@ static int run_design(enum shr_design design)
 	for (int k = 0; k <= SHR_LRU_STOP; k++)
 		if (!atomic_load(&T.iso_status[k]))
 			violation("no scan's isolate callback returned status %d", k);
+	if (T.cfg.id_base && atomic_load(&T.max_id) < T.cfg.id_base)
+		violation("--id-base %d: no mount reached an id past the ballast (highest %d)",
+			  T.cfg.id_base, atomic_load(&T.max_id));
 	printf("  mounts by kind:");
 	for (int k = 0; k < MK_NR; k++)
 		printf("%s %s %lu", k ? "," : "", kind_names[k], atomic_load(&T.mounts_of_kind[k]));
@@ -2250,7 +2370,8 @@ static void usage(const char *msg, const char *arg)
 	fprintf(stderr, "usage: torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc] "
 			"[--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N] [--nodes N] "
 			"[--strict-bits | --kernel-bits] [--delays MAX_US[,PERMILLE] | --delays 0] "
-			"[--delay-points NAME,...] [--mounts N] [--faults | --no-faults] [--no-readers | --readers-no-stats]\n");
+			"[--delay-points NAME,...] [--mounts N] [--faults | --no-faults] [--no-readers | --readers-no-stats] "
+			"[--id-base N]\n");
 	exit(2);
 }
 
@@ -2384,6 +2505,9 @@ int main(int argc, char **argv)
 			T.cfg.stats_readers = false;
 		} else if (!strcmp(a, "--mounts")) {
 			T.cfg.mounts = (int)parse_num(v, 1, MAX_MOUNTS, a);
+			i++;
+		} else if (!strcmp(a, "--id-base")) {
+			T.cfg.id_base = (int)parse_num(v, 0, 1 << 22, a);
 			i++;
 		} else if (!strcmp(a, "--delays")) {
 			parse_delays(v);

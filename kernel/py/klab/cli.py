@@ -7,7 +7,8 @@ import sys
 
 from . import boot, packages, paths
 from .commands import boot as boot_cmd
-from .commands import build, check, checkpatch, compile_check, lab, selftests, torture, trial
+from .commands import (build, check, checkpatch, compile_check, lab, reproduce, selftests,
+                       torture, trial, work)
 from .run import Run, log
 
 
@@ -27,6 +28,10 @@ COMMANDS = (
             build.arguments, build.main),
     Command("lab", "the guests' experiments, kernel beside model (make kernel-lab)",
             lab.arguments, lab.main),
+    Command("work", "the workloads with objects under real reclaim, a verdict table each",
+            work.arguments, work.main),
+    Command("reproduce", "the seeds' tables on real kernels beside the seeds' and the "
+            "model's figures, with verdicts", reproduce.arguments, reproduce.main),
     Command("selftests", "the cgroup selftests against mainline's baseline",
             selftests.arguments, selftests.main),
     Command("torture", "ktorture on the debug kernels, dmesg checked",

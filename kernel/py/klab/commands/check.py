@@ -51,6 +51,7 @@ def main(run, args):
     if booted:
         images = build.build_all(cache, "lab", booted, run)
         lab.lab(run, booted, images, progs["klab-guest"], "short", 1, args.clock)
+        # The workloads' short run on the same designs goes here (kwork).
     tested = stage("selftests")
     if tested:
         images = build.build_all(cache, "lab", tested, run)

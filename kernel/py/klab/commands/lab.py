@@ -13,9 +13,7 @@ from ..boots import checked_boot
 from ..geometry import CPUS, GEOMETRY, NODES
 from ..run import load_average, log
 
-# The guests' clock of `klab lab` and `klab check` (kernel/README.md,
-# "Repeatable timings", has the figures that chose it).
-DEFAULT_CLOCK = "icount"
+DEFAULT_CLOCK = boot.DEFAULT_CLOCK
 
 
 def arguments(p):

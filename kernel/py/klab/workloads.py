@@ -1,0 +1,443 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The workloads with objects under real reclaim (kernel/guest/kwork): their
+boots and geometries, the disks and files their guests need, the metrics
+data file they are held to (data/kernel_workloads.tsv), and one verdict
+table per workload.
+
+A workload is one guest boot running one or more kwork experiments:
+
+  containers  cgroups holding dentries, inodes and page cache on mounts of
+              their own (ext4 images on a virtio disk, procfs, tmpfs) beside
+              background mounts: memory.reclaim, memory.high, kswapd (a
+              balloon), drop_caches, teardown
+  reviewers   stress-ng --ramfs (LKP's case), Kirill Tkhai's drop_caches test
+              (seed 003), Qi Zheng's slab-shrink stress (a swap disk)
+  pods        seed 001's pod creation, booted with cgroup.memory=nokmem
+
+Each runs on every design with the same parameters, boots interleaved
+(round 1 of every design, then round 2, ...). The verdict table of an
+experiment: rows = metrics, columns = kernel:mainline and every design,
+each cell the kernel's median over boots (the median of the boots'
+medians) [min..max of every sample], and for a design its ratio to
+mainline [unpaired range: min/max over max/min] classed as the lab classes
+(compare.classify: lower below 0.8, higher above 1.25, same between, or
+across a boundary); the best median of a metric that has a direction is
+marked *. Where a model document of the same experiment exists (the
+model's container workload, a later part of issue 19), its figure stands
+beside the kernel's.
+"""
+import dataclasses
+import datetime
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+
+from . import boot, compare, paths
+from .boots import checked_boot
+from .run import log
+
+DATA = os.path.join(paths.REPO, "data", "kernel_workloads.tsv")
+NODES = 4
+CPUS = 2
+
+# The workloads, per geometry: the guest's memory (MiB), its timeout (s),
+# more kernel command line, and the experiments with their parameters.
+# "full" is the issue's geometry (make kernel-lab); "short" is CI's, one
+# small geometry per workload (check-kernel).
+WORKLOADS = {
+    "containers": {
+        "full": dict(mem=2048, timeout=7200, exps=[("containers", dict(
+            containers=12, mix="ext4+proc+tmpfs+tmpfs", files=2000, dirs=8, bytes=4096,
+            negative=2000, tmpfs_files=16, bg="0+20000", samples=5, writer_files=3000,
+            high_margin_kib=2048, balloon_pct=60, img_mib=64))]),
+        "short": dict(mem=1024, timeout=1200, exps=[("containers", dict(
+            containers=3, mix="ext4+proc+tmpfs+tmpfs", files=200, dirs=4, bytes=4096,
+            negative=200, tmpfs_files=8, bg="0+500", samples=3, writer_files=200,
+            high_margin_kib=256, balloon_pct=60, img_mib=32))]),
+    },
+    "reviewers": {
+        "full": dict(mem=3072, timeout=7200, exps=[
+            ("ramfs", dict(ops=2000, runs=3)),
+            ("tkhai", dict(memcgs=4000, files=1, calls=5, what=3)),
+            ("qizheng", dict(memcgs=4000, writes=96, mib=1, writers=16, limit_mib=64, rounds=3,
+                             swap="/dev/vda"))]),
+        "short": dict(mem=1024, timeout=1200, exps=[
+            ("ramfs", dict(ops=100, runs=3)),
+            ("tkhai", dict(memcgs=200, files=1, calls=5, what=3)),
+            ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, limit_mib=32, rounds=2,
+                             swap="/dev/vda"))]),
+    },
+    "pods": {
+        "full": dict(mem=2048, timeout=3600, append="cgroup.memory=nokmem", exps=[
+            ("pods", dict(pods=1000, mounts="proc+tmpfs+tmpfs+tmpfs", cgroups_per_pod=1,
+                          bg_cgroups=1000, bg_mounts=0))]),
+        "short": dict(mem=1024, timeout=900, append="cgroup.memory=nokmem", exps=[
+            ("pods", dict(pods=100, mounts="proc+tmpfs+tmpfs+tmpfs", cgroups_per_pod=1,
+                          bg_cgroups=50, bg_mounts=0))]),
+    },
+}
+ORDER = ["containers", "reviewers", "pods"]
+
+
+def exp_arg(name, params):
+    """kwork's argument for one experiment: name:key=value,..."""
+    return name + ":" + ",".join("%s=%s" % kv for kv in params.items())
+
+
+# ---------------------------------------------------------------- metrics
+
+@dataclasses.dataclass(frozen=True)
+class Metric:
+    experiment: str
+    name: str          # may hold {level}
+    unit: str
+    kind: str          # timed, reading
+    better: str        # lower, higher, -
+    what: str
+
+    def regex(self):
+        return re.compile(re.escape(self.name).replace(re.escape("{level}"),
+                                                       "(_no_mounts|_m[0-9]+|)") + "$")
+
+
+def load_metrics(path=DATA):
+    out = []
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if cols[0] != "metric" or len(cols) != 7 or cols[4] not in ("timed", "reading") \
+                    or cols[5] not in ("lower", "higher", "-") or cols[3] not in \
+                    ("ns", "B", "count"):
+                raise ValueError("%s:%d: not a metric row: %r" % (path, i, line))
+            out.append(Metric(*cols[1:]))
+    return out
+
+
+def find_metric(metrics, experiment, name):
+    """The file's metric naming @name in @experiment, and its {level} suffix."""
+    for m in metrics:
+        if m.experiment == experiment:
+            g = m.regex().match(name)
+            if g:
+                return m, (g.group(1) if g.groups() else None)
+    return None, None
+
+
+# The containers experiment's phases (its phases= parameter) and the
+# prefix of their metrics; teardown always runs.
+PHASE_PREFIX = {"reclaim": "reclaim_", "high": "high_", "balloon": "balloon_", "drop": "drop_"}
+
+
+def phases_run(doc):
+    """The containers phases @doc's command asked for."""
+    for a in doc.get("command", []):
+        if a.startswith("containers:"):
+            for kv in a.split(":", 1)[1].split(","):
+                if kv.startswith("phases="):
+                    p = set(kv[len("phases="):].split("+"))
+                    return set(PHASE_PREFIX) if "all" in p else p
+    return set(PHASE_PREFIX)
+
+
+def check(doc, path=DATA):
+    """How a kwork document departs from the data file: a list of problems
+    (a row the file does not name, with another unit or kind, or a metric
+    of the file missing for an experiment, or for a level, the document
+    has; the containers phases its command left out are not missing)."""
+    metrics = load_metrics(path)
+    skipped = tuple(PHASE_PREFIX[p] for p in set(PHASE_PREFIX) - phases_run(doc))
+    metrics = [m for m in metrics if not (m.experiment == "containers" and
+                                          m.name.startswith(skipped or ("\0",)))]
+    problems = []
+    for e in doc["experiments"]:
+        have = {}
+        for r in e["results"]:
+            m, level = find_metric(metrics, e["id"], r["metric"])
+            if m is None:
+                problems.append("%s: %s is not in the data file" % (e["id"], r["metric"]))
+                continue
+            if m.unit != r["unit"] or (m.kind == "timed") != bool(r["timed"]):
+                problems.append("%s: %s is %s/%s, the data file says %s/%s" % (
+                    e["id"], r["metric"], r["unit"], "timed" if r["timed"] else "reading",
+                    m.unit, m.kind))
+            have.setdefault(level, set()).add(m.name)
+        for level, names in have.items():
+            want = {m.name for m in metrics if m.experiment == e["id"] and
+                    (("{level}" in m.name) == (level is not None))}
+            for miss in sorted(want - names):
+                problems.append("%s: no row for %s%s" % (
+                    e["id"], miss, " at level %r" % level if level is not None else ""))
+    return problems
+
+
+# ---------------------------------------------------------------- guests
+
+def ct_disk(path, slots, mib):
+    """A raw disk of @slots ext4 images of @mib MiB each, one after another
+    (sparse: the template's blocks that are not zero, copied to each slot).
+    No journal (no commit thread beside the measurements), inode tables
+    zeroed on the host (no lazy init in the guest)."""
+    tpl = path + ".template"
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-b", "4096", "-N", "16384", "-m", "0",
+                    "-O", "^has_journal",
+                    "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard", tpl,
+                    "%dM" % mib], check=True, stdout=subprocess.DEVNULL)
+    with open(tpl, "rb") as f:
+        data = f.read()
+    os.unlink(tpl)
+    zero = bytes(4096)
+    blocks = [(i, data[i:i + 4096]) for i in range(0, len(data), 4096)
+              if data[i:i + 4096] != zero]
+    with open(path, "wb") as f:
+        f.truncate(slots * mib << 20)
+        for s in range(slots):
+            for off, b in blocks:
+                f.seek((s * mib << 20) + off)
+                f.write(b)
+
+
+def containers_slots(params):
+    levels = len(str(params["bg"]).split("+"))
+    ext4 = str(params["mix"]).split("+").count("ext4")
+    return levels * int(params["containers"]) * ext4
+
+
+STRESS_NG = "/usr/bin/stress-ng"
+
+
+def stress_ng_files():
+    """(host, guest) of Debian's stress-ng and the shared libraries it loads
+    (ldd), at the paths the guest's loader looks for them."""
+    if not os.path.exists(STRESS_NG):
+        raise RuntimeError("%s not found (apt-get install stress-ng)" % STRESS_NG)
+    out = [(STRESS_NG, STRESS_NG)]
+    r = subprocess.run(["ldd", STRESS_NG], stdout=subprocess.PIPE, text=True, check=True)
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        lib = parts[2] if "=>" in parts and len(parts) > 2 else parts[0]
+        if lib.startswith("/"):
+            out.append((os.path.realpath(lib), lib))
+    return out
+
+
+def boot_spec(name, geometry, image, prog, tmp, design, accel, date):
+    """The BootSpec of workload @name at @geometry for @design (disks made
+    in @tmp)."""
+    g = WORKLOADS[name][geometry]
+    disks, files = [], []
+    for exp, params in g["exps"]:
+        if exp == "containers" and "ext4" in str(params["mix"]).split("+"):
+            disk = os.path.join(tmp, "containers.img")
+            ct_disk(disk, containers_slots(params), int(params["img_mib"]))
+            disks.append(disk)
+        elif exp == "qizheng" and params.get("swap", "none") != "none":
+            disk = os.path.join(tmp, "swap.img")
+            with open(disk, "wb") as f:
+                f.truncate(2 << 30)
+            disks.append(disk)
+        elif exp == "ramfs":
+            files += stress_ng_files()
+    args = ["--design", "kernel:" + design, "--accel", accel, "--scale", geometry,
+            "--date", date, "--clock", CLOCK] + [exp_arg(e, p) for e, p in g["exps"]]
+    return boot.BootSpec(kernel=image, prog=prog, args=args, cpus=CPUS, nodes=NODES,
+                         mem=g["mem"], timeout=g["timeout"], append=g.get("append", ""),
+                         files=files, disks=disks)
+
+
+# The clock the guest's times count: the guest's CLOCK_MONOTONIC under TCG,
+# which follows the host's wall clock (and its load).
+CLOCK = "wall"
+
+
+def work_boots(run, chosen, images, prog, geometry, boots, names):
+    """Every workload @names on every design, @boots rounds interleaved;
+    the guests' documents in boot order."""
+    docs = []
+    accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    for rnd in range(boots):
+        for name in names:
+            for d in chosen:
+                label = "work-%s-%s-%s-%d" % (geometry, name, d.name, rnd)
+                date = datetime.datetime.now(datetime.timezone.utc).strftime(
+                    "%Y-%m-%dT%H:%M:%SZ")
+                tmp = run.path(label + ".disks")
+                os.makedirs(tmp, exist_ok=True)
+                try:
+                    spec = boot_spec(name, geometry, images[d.name], prog, tmp, d.name, accel,
+                                     date)
+                    r = checked_boot(run, label, spec)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                if r.status != 0:
+                    if r.status is not None:
+                        run.fail("%s: kwork exited %d (see %s)" % (
+                            label, r.status, run.path(label + ".console")))
+                    continue
+                try:
+                    doc = json.loads(r.stdout)
+                except ValueError as e:
+                    run.fail("%s: no JSON from the guest (%s)" % (label, e))
+                    continue
+                for problem in check(doc):
+                    run.fail("%s: the guest's rows depart from data/kernel_workloads.tsv: %s"
+                             % (label, problem))
+                doc["machine"]["accelerator"] = r.accel_words()
+                doc["run"]["boot"] = rnd
+                doc["run"]["workload"] = name
+                doc["run"]["clock"] = CLOCK
+                doc["run"]["guest_wall_s"] = r.wall
+                with open(run.path(label + ".json"), "w") as f:
+                    json.dump(doc, f, indent=1)
+                docs.append(doc)
+    return docs
+
+
+# ----------------------------------------------------------------- tables
+
+def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
+    """Per experiment, per metric: each design's kernel cell (and model cell
+    when a model document has the metric), its ratio to mainline and class,
+    and the best design."""
+    metrics = load_metrics(path)
+    kcells, units, order = compare._rows_by(kernel_docs)
+    mcells, _, _ = compare._rows_by(list(model_docs))
+    designs = []
+    for doc in kernel_docs:
+        d = compare.kernel_name(doc["run"]["design"])
+        if d not in designs:
+            designs.append(d)
+    designs.sort(key=lambda d: d != compare.BASE)
+    mapping = {d: compare.model_design(d, (series_dirs or {}).get(d))[0] for d in designs}
+    out = {"designs": designs, "mapping": mapping, "experiments": []}
+    for exp in order:
+        rows = []
+        for name in order[exp]:
+            m, _ = find_metric(metrics, exp, name)
+            better = m.better if m else "-"
+            unit = units[(exp, name)]
+            cells, per = {}, {}
+            for d in designs:
+                rk = kcells.get((exp, name, "kernel:" + d))
+                rm = mcells.get((exp, name, mapping[d])) if mapping[d] else None
+                cells[d] = compare.Cell(rk, unit) if rk else None
+                per[d] = {"kernel": cells[d].as_json() if cells[d] else None,
+                          "model": compare.Cell(rm, unit).as_json() if rm else None}
+            base = cells.get(compare.BASE)
+            for d in designs:
+                if d == compare.BASE or not cells[d] or not base:
+                    continue
+                r = compare.unpaired(cells[d], base)
+                if r:
+                    per[d]["ratio"] = dict(r.as_json(), cls=compare.classify(r))
+            have = [(c.value, d) for d, c in cells.items() if c and c.value is not None]
+            best = None
+            if have and better in ("lower", "higher"):
+                pick = min if better == "lower" else max
+                v = pick(x for x, _ in have)
+                best = [d for x, d in have if x == v]
+            rows.append({"metric": name, "unit": unit, "better": better, "best": best,
+                         "designs": per})
+        out["experiments"].append({"id": exp, "metrics": rows})
+    return out
+
+
+def _cell(c, unit):
+    if not c or c["value"] is None:
+        return "-"
+    s = compare.fmt(c["value"], unit)
+    if c["min"] is not None and c["min"] != c["max"]:
+        s += " [%s..%s]" % (_num(c["min"], unit), _num(c["max"], unit))
+    return s
+
+
+def _num(v, unit):
+    """A range end, its unit joined to it (the ends may differ in scale)."""
+    return compare.fmt(v, unit).replace(" ", "")
+
+
+def _ratio(r):
+    if not r:
+        return ""
+    s = "x%.3g" % r["value"]
+    if r["min"] != r["max"]:
+        s += " [%.3g..%.3g]" % (r["min"], r["max"])
+    return s + " " + (r["cls"] or "")
+
+
+def tables(cmp, words=""):
+    """One table per experiment: a line of medians per metric, under it a
+    line of ratios to mainline with their class; * marks the best median."""
+    designs = cmp["designs"]
+    out = [words, ""] if words else []
+    out.append("per cell: kernel median over boots [min..max of all samples]; under it, the "
+               "ratio to mainline [unpaired range] and its class (<%.2g lower, >%.3g higher, "
+               "same between, across: the range straddles a boundary); * the best median "
+               "of a metric with a direction (better: lower or higher); model: the model's "
+               "figure where it runs the workload" % (compare.SAME_LO, compare.SAME_HI))
+    for e in cmp["experiments"]:
+        out.append("")
+        out.append("== %s" % e["id"])
+        header = ["metric", "better"] + ["kernel:" + d for d in designs]
+        rows = []
+        for m in e["metrics"]:
+            line = [m["metric"], m["better"]]
+            ratios = ["", ""]
+            models = ["", "  model"]
+            any_model = False
+            for d in designs:
+                c = m["designs"][d]
+                mark = "*" if m["best"] and d in m["best"] else ""
+                line.append(_cell(c["kernel"], m["unit"]) + mark)
+                ratios.append(_ratio(c.get("ratio")))
+                if c["model"]:
+                    any_model = True
+                models.append(_cell(c["model"], m["unit"]) if c["model"] else "-")
+            rows.append(line)
+            if any(ratios):
+                rows.append(ratios)
+            if any_model:
+                rows.append(models)
+        out += compare._table(header, rows)
+    return "\n".join(out) + "\n"
+
+
+def combined(kernel_docs, model_docs, cmp, extra=None):
+    doc = {"schema": "klab-work/1", "kernel": kernel_docs, "model": list(model_docs),
+           "comparison": cmp}
+    doc.update(extra or {})
+    return doc
+
+
+def boot_seconds(docs):
+    """{workload: [guest wall seconds per boot]}, for the CI budget."""
+    out = {}
+    for d in docs:
+        out.setdefault(d["run"].get("workload", "?"), []).append(d["run"].get("guest_wall_s"))
+    return out
+
+
+def summary_words(docs, geometry, boots):
+    accel = sorted(set(d["machine"]["accelerator"] for d in docs))
+    secs = boot_seconds(docs)
+    return ("kernel workloads, geometry %s; %d boot(s) per design and workload, interleaved; "
+            "clock: %s (the guest's CLOCK_MONOTONIC); accelerator %s; guest wall per boot: %s"
+            % (geometry, boots, CLOCK, "; ".join(accel), ", ".join(
+                "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
+                if all(x is not None for x in v))))
+
+
+def median_or_none(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def log_docs(docs):
+    for d in docs:
+        log("%s %s boot %s: %d experiments" % (d["run"].get("workload"), d["run"]["design"],
+                                               d["run"].get("boot"), len(d["experiments"])))

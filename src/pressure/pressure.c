@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pressure sources: PSI triggers, the systemd MEMORY_PRESSURE_WATCH
+ * protocol, cgroup v2 memory.events.
+ *
+ * Design
+ * ------
+ * A source is one file descriptor and the poll events that mean "look at
+ * me", chosen by what the watched path is, as the kernel and systemd define
+ * it:
+ *   - a regular file (a PSI file on procfs or cgroupfs): the trigger text
+ *     is written to it, then POLLPRI reports that the trigger fired. The
+ *     kernel consumes the event in its poll method (one event per poll), so
+ *     shr_pressure_check() trusts the revents of the poll that woke the
+ *     caller. POLLERR comes with POLLPRI both when the trigger is gone (its
+ *     cgroup was removed: reads then fail with ENODEV) and for a plain
+ *     kernfs notification of a file systemd may name instead (which a read
+ *     acknowledges): a one-byte read tells them apart;
+ *   - a FIFO or character device (systemd relays): opened read-write (a
+ *     FIFO then never reports a hang-up for want of writers, and the open
+ *     does not block), the trigger written if there is one, POLLIN; what
+ *     arrives is read and discarded;
+ *   - an AF_UNIX stream socket: connected, the trigger sent, POLLIN; end of
+ *     file means the peer went away;
+ *   - memory.events: the kernel notifies a modification of the file
+ *     (kernfs_notify(), which also wakes POLLPRI pollers; inotify works on
+ *     a plain file too, so tests drive it with real files): the source's fd
+ *     is an inotify instance watching IN_MODIFY, and each check re-reads
+ *     the counters and fires when "high" or "max" rose.
+ * The kernel reads a trigger as one string per write and overwrites the
+ * last byte of what it was given with a NUL, so the trigger is written with
+ * its terminating NUL (systemd does the same).
+ *
+ * The systemd protocol follows sd_event_add_memory_pressure()'s documented
+ * behaviour (man page and docs/MEMORY_PRESSURE.md), in our own code: the
+ * environment's path wins over the defaults; "/dev/null" or an empty value
+ * is -EHOSTDOWN; a relative or unnormalised path -EBADMSG; a regular file
+ * outside procfs/cgroupfs -ENOTTY; without the variables, the process's own
+ * cgroup's memory.pressure (cgroup v2 only), falling back to
+ * /proc/pressure/memory.
+ *
+ * Thread-safety: a source has no lock. Open and close are the owner's; one
+ * thread at a time polls and checks it (a reclaimer's own thread, or the
+ * program's loop). Every field below is immutable after open except the
+ * memory.events baseline, which only the checking thread touches.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <shrinker/pressure.h>
+
+/* Filesystem magics (linux/magic.h) a PSI regular file may live on. */
+#define SHR_PROC_SUPER_MAGIC 0x9fa0
+#define SHR_CGROUP2_SUPER_MAGIC 0x63677270
+
+/* The kernel's limits on a PSI trigger's window (psi.rst). */
+#define SHR_PSI_WINDOW_MIN_US 500000UL
+#define SHR_PSI_WINDOW_MAX_US 10000000UL
+/* The kernel reads at most this many bytes of a trigger. */
+#define SHR_PSI_TRIGGER_MAX 128
+
+/*
+ * struct shr_pressure - one source. Sync: immutable after open, except
+ * @high_seen and @max_seen (the checking thread's).
+ * @kind:       what it watches.
+ * @fd:         the descriptor to poll (an inotify instance for
+ *              memory.events).
+ * @events:     POLLPRI or POLLIN.
+ * @events_fd:  memory.events: the file, read at each check.
+ * @current_fd: memory.events: the directory's memory.current, or -1.
+ * @high_fd:    memory.events: the directory's memory.high, or -1.
+ * @high_seen:  memory.events: the counters at the last check.
+ * @max_seen:
+ */
+struct shr_pressure {
+	enum shr_pressure_kind kind;
+	int fd;
+	short events;
+	int events_fd;
+	int current_fd;
+	int high_fd;
+	unsigned long high_seen;
+	unsigned long max_seen;
+};
+
+static struct shr_pressure *source_alloc(enum shr_pressure_kind kind)
+{
+	struct shr_pressure *src = calloc(1, sizeof(*src));
+
+	if (!src)
+		return NULL;
+	src->kind = kind;
+	src->fd = -1;
+	src->events_fd = -1;
+	src->current_fd = -1;
+	src->high_fd = -1;
+	return src;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+void shr_pressure_close(struct shr_pressure *src)
+{
+	if (!src)
+		return;
+	close_fd(src->fd);
+	close_fd(src->events_fd);
+	close_fd(src->current_fd);
+	close_fd(src->high_fd);
+	free(src);
+}
+
+/* Parse an unsigned decimal at *@p (advanced past it). Return: false if
+ * there is none or it does not fit. */
+static bool parse_ulong(const char **p, unsigned long *out)
+{
+	unsigned long v = 0;
+	const char *s = *p;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned long d = (unsigned long)(*s - '0');
+
+		if (v > (ULONG_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*p = s;
+	*out = v;
+	return true;
+}
+
+/*
+ * Whether @trigger is "some|full <stall us> <window us>" with the kernel's
+ * ranges (stall 1..window, window 500 ms..10 s, both fitting 32 bits),
+ * followed by nothing but white space. Context: Any.
+ */
+static bool trigger_valid(const char *trigger)
+{
+	const char *p = trigger;
+	unsigned long stall, window;
+
+	if (strlen(trigger) >= SHR_PSI_TRIGGER_MAX)
+		return false;
+	if (!strncmp(p, "some ", 5) || !strncmp(p, "full ", 5))
+		p += 5;
+	else
+		return false;
+	while (*p == ' ')
+		p++;
+	if (!parse_ulong(&p, &stall) || *p != ' ')
+		return false;
+	while (*p == ' ')
+		p++;
+	if (!parse_ulong(&p, &window))
+		return false;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p)
+		return false;
+	if (window > UINT32_MAX || window < SHR_PSI_WINDOW_MIN_US || window > SHR_PSI_WINDOW_MAX_US)
+		return false;
+	return stall >= 1 && stall <= window;
+}
+
+/*
+ * Write @len bytes of @buf to @fd at once (a trigger is one write).
+ * Return: 0 or -errno (-EINVAL for a short write, which the kernel would
+ * have read as a different trigger).
+ */
+static int write_all_once(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EINVAL;
+}
+
+/* Connect a non-blocking AF_UNIX stream socket to @path. Return: the fd
+ * or -errno. */
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	do
+		ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	while (ret < 0 && errno == EINTR);
+	/* A listener that has not accepted yet: the connection is queued. */
+	if (ret < 0 && errno != EINPROGRESS) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/*
+ * After POLLERR on a regular file: whether the file is still there. A
+ * removed cgroup's files fail every read with ENODEV (its PSI trigger was
+ * destroyed); a live kernfs file reports POLLERR|POLLPRI for a
+ * notification (kernfs_notify()) until it is read again, which this read
+ * does. Context: the checking thread.
+ */
+static bool kernfs_file_alive(const struct shr_pressure *src)
+{
+	char c;
+
+	return pread(src->fd, &c, 1, 0) >= 0 || errno != ENODEV;
+}
+
+/*
+ * Open what @path names as a watch and write @buf (@len bytes, 0 for
+ * none) to it: a regular file (POLLPRI; with @fs_checked, it must be on
+ * procfs or cgroupfs), a FIFO or character device (POLLIN), an AF_UNIX
+ * socket (POLLIN). Fills @src's fd, events and kind.
+ * Context: Any thread. Return: 0 or -errno; nothing left open on error.
+ */
+static int open_watch(struct shr_pressure *src, const char *path, const void *buf, size_t len,
+		      bool fs_checked)
+{
+	struct stat st;
+	int fd, flags, ret;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (S_ISSOCK(st.st_mode)) {
+		fd = connect_unix(path);
+		if (fd < 0)
+			return fd;
+		src->kind = SHR_PRESSURE_STREAM;
+		src->events = POLLIN;
+	} else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+		flags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+		flags |= (len || S_ISFIFO(st.st_mode)) ? O_RDWR : O_RDONLY;
+		fd = open(path, flags);
+		if (fd < 0)
+			return -errno;
+		src->kind = S_ISREG(st.st_mode) ? SHR_PRESSURE_PSI : SHR_PRESSURE_STREAM;
+		src->events = S_ISREG(st.st_mode) ? POLLPRI : POLLIN;
+		if (S_ISREG(st.st_mode) && fs_checked) {
+			struct statfs sfs;
+
+			if (fstatfs(fd, &sfs) < 0 || (sfs.f_type != SHR_PROC_SUPER_MAGIC &&
+						      sfs.f_type != SHR_CGROUP2_SUPER_MAGIC)) {
+				close(fd);
+				return -ENOTTY;
+			}
+		}
+	} else {
+		return -EBADF;
+	}
+	if (len) {
+		ret = write_all_once(fd, buf, len);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
+	}
+	src->fd = fd;
+	/* A kernfs file polls as notified until its first read (sysfs's "read,
+	 * then poll"); reading arms it (a PSI file's trigger polls on its own:
+	 * the read is harmless there). Regular files only. */
+	if (src->kind == SHR_PRESSURE_PSI)
+		(void)kernfs_file_alive(src);
+	return 0;
+}
+
+int shr_pressure_open_psi(const char *path, const char *trigger, struct shr_pressure **out)
+{
+	struct shr_pressure *src;
+	int ret;
+
+	if (!path || !out)
+		return -EINVAL;
+	if (!trigger)
+		trigger = SHR_PRESSURE_DEFAULT_TRIGGER;
+	if (!trigger_valid(trigger))
+		return -EINVAL;
+	src = source_alloc(SHR_PRESSURE_PSI);
+	if (!src)
+		return -ENOMEM;
+	ret = open_watch(src, path, trigger, strlen(trigger) + 1, false);
+	if (ret) {
+		shr_pressure_close(src);
+		return ret;
+	}
+	*out = src;
+	return 0;
+}
+
+/* Value 0..63 of a base64 character, or -1. */
+static int base64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/*
+ * Decode base64 @text (white space ignored, '=' padding optional at the
+ * end) into a malloc'd buffer. Return: 0 with *@buf / *@len set, -EBADMSG
+ * (not base64), -ENOMEM.
+ */
+static int base64_decode(const char *text, unsigned char **buf, size_t *len)
+{
+	size_t n = 0, cap = strlen(text) / 4 * 3 + 3;
+	unsigned char *out = malloc(cap);
+	unsigned int acc = 0, bits = 0;
+	bool padding = false;
+
+	if (!out)
+		return -ENOMEM;
+	for (const char *p = text; *p; p++) {
+		int v;
+
+		if (isspace((unsigned char)*p))
+			continue;
+		if (*p == '=') {
+			padding = true;
+			continue;
+		}
+		v = base64_value(*p);
+		if (v < 0 || padding) {
+			free(out);
+			return -EBADMSG;
+		}
+		acc = (acc << 6) | (unsigned int)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	/* Leftover bits must be zero padding of the last group (and one
+	 * character alone, 6 bits, is not a byte). */
+	if (bits >= 6 || acc) {
+		free(out);
+		return -EBADMSG;
+	}
+	*buf = out;
+	*len = n;
+	return 0;
+}
+
+/* Whether @path is absolute and normalised: no empty, "." or ".."
+ * component, no trailing slash (systemd's path_is_normalized()). */
+static bool path_normalized(const char *path)
+{
+	const char *p = path;
+
+	if (*p != '/')
+		return false;
+	while (*p) {
+		const char *seg = ++p, *end = strchr(seg, '/');
+		size_t n = end ? (size_t)(end - seg) : strlen(seg);
+
+		if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && !strncmp(seg, "..", 2)))
+			return false;
+		p = seg + n;
+	}
+	return true;
+}
+
+/*
+ * The default watch: the memory.pressure of this process's cgroup when
+ * /sys/fs/cgroup is a cgroup v2 mount and the file exists, else
+ * /proc/pressure/memory. Writes the path into @buf (@size bytes).
+ * Return: 0, -EOPNOTSUPP (no PSI), -ENAMETOOLONG.
+ */
+static int default_watch(char *buf, size_t size)
+{
+	struct statfs sfs;
+	char line[PATH_MAX + 8];
+	FILE *f;
+
+	if (access("/proc/pressure/memory", F_OK) < 0)
+		return -EOPNOTSUPP;
+	if (statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == SHR_CGROUP2_SUPER_MAGIC &&
+	    (f = fopen("/proc/self/cgroup", "re"))) {
+		bool found = false;
+
+		while (!found && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (strncmp(line, "0::", 3))
+				continue;
+			found = (size_t)snprintf(buf, size, "/sys/fs/cgroup%s%smemory.pressure",
+						 line + 3, line[3] && line[4] ? "/" : "") < size;
+		}
+		fclose(f);
+		if (found && access(buf, F_OK) == 0)
+			return 0;
+	}
+	if (snprintf(buf, size, "/proc/pressure/memory") >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int shr_pressure_open_systemd(struct shr_pressure **out)
+{
+	const char *watch = getenv("MEMORY_PRESSURE_WATCH");
+	const char *write_text = getenv("MEMORY_PRESSURE_WRITE");
+	char path[PATH_MAX];
+	struct shr_pressure *src;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	if (!watch) {
+		ret = default_watch(path, sizeof(path));
+		return ret ? ret : shr_pressure_open_psi(path, NULL, out);
+	}
+	if (!*watch || !strcmp(watch, "/dev/null"))
+		return -EHOSTDOWN;
+	if (!path_normalized(watch))
+		return -EBADMSG;
+	if (write_text) {
+		ret = base64_decode(write_text, &buf, &len);
+		if (ret)
+			return ret;
+	}
+	src = source_alloc(SHR_PRESSURE_PSI);
+	ret = src ? open_watch(src, watch, buf, len, true) : -ENOMEM;
+	free(buf);
+	if (ret) {
+		shr_pressure_close(src);
+		return ret;
+	}
+	*out = src;
+	return 0;
+}
+
+/*
+ * Read the whole of @fd from offset 0 into @buf (@size bytes, NUL
+ * terminated). Return: bytes read or -errno.
+ */
+static ssize_t read_file_at_0(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (n < size - 1) {
+		ssize_t r = pread(fd, buf + n, size - 1 - n, (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+/* The value of line "@key N" of @text. Return: false when absent. */
+static bool events_value(const char *text, const char *key, unsigned long *out)
+{
+	size_t klen = strlen(key);
+	const char *line = text;
+
+	while (line && *line) {
+		const char *p = line + klen;
+
+		if (!strncmp(line, key, klen) && *p == ' ') {
+			while (*p == ' ')
+				p++;
+			return parse_ulong(&p, out);
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+/* A single number file (memory.current, memory.high). Return: false for
+ * "max", unreadable or malformed. */
+static bool read_number(int fd, unsigned long *out)
+{
+	char buf[64];
+	const char *p = buf;
+
+	if (fd < 0 || read_file_at_0(fd, buf, sizeof(buf)) <= 0)
+		return false;
+	return parse_ulong(&p, out);
+}
+
+/* memory.current - memory.high of the source's cgroup, 0 when not over. */
+static unsigned long over_high(const struct shr_pressure *src)
+{
+	unsigned long current, high;
+
+	if (!read_number(src->current_fd, &current) || !read_number(src->high_fd, &high))
+		return 0;
+	return current > high ? current - high : 0;
+}
+
+/* Open @name beside @events_path read-only, or -1. */
+static int open_sibling(const char *events_path, const char *name)
+{
+	char path[PATH_MAX];
+	const char *slash = strrchr(events_path, '/');
+	int dir_len = slash ? (int)(slash - events_path) + 1 : 0;
+
+	if (snprintf(path, sizeof(path), "%.*s%s", dir_len, events_path, name) >= (int)sizeof(path))
+		return -1;
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Read the counters into @high and @max. Return: 0, -EINVAL (no "high"
+ * line), -errno. */
+static int events_read(const struct shr_pressure *src, unsigned long *high, unsigned long *max)
+{
+	char buf[1024];
+	ssize_t n = read_file_at_0(src->events_fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	if (!events_value(buf, "high", high))
+		return -EINVAL;
+	if (!events_value(buf, "max", max))
+		*max = 0;
+	return 0;
+}
+
+int shr_pressure_open_memory_events(const char *path, struct shr_pressure **out)
+{
+	struct shr_pressure *src;
+	int ret;
+
+	if (!path || !out)
+		return -EINVAL;
+	src = source_alloc(SHR_PRESSURE_MEMORY_EVENTS);
+	if (!src)
+		return -ENOMEM;
+	src->events = POLLIN;
+	src->events_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (src->events_fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = events_read(src, &src->high_seen, &src->max_seen);
+	if (ret)
+		goto fail;
+	src->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (src->fd < 0 || inotify_add_watch(src->fd, path, IN_MODIFY) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	src->current_fd = open_sibling(path, "memory.current");
+	src->high_fd = open_sibling(path, "memory.high");
+	*out = src;
+	return 0;
+fail:
+	shr_pressure_close(src);
+	return ret;
+}
+
+int shr_pressure_fd(const struct shr_pressure *src)
+{
+	return src ? src->fd : -EINVAL;
+}
+
+short shr_pressure_poll_events(const struct shr_pressure *src)
+{
+	return src ? src->events : 0;
+}
+
+enum shr_pressure_kind shr_pressure_kind(const struct shr_pressure *src)
+{
+	return src ? src->kind : (enum shr_pressure_kind)0;
+}
+
+/* poll(@src->fd) without waiting. Return: its revents, or -errno. */
+static int poll_now(const struct shr_pressure *src)
+{
+	struct pollfd pfd = { .fd = src->fd, .events = src->events };
+	int n;
+
+	do
+		n = poll(&pfd, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n ? pfd.revents : 0;
+}
+
+/* Read and discard what a FIFO or socket holds. Return: 1 (data), 0
+ * (nothing), -ENODEV (end of file), -errno. */
+static int drain_stream(const struct shr_pressure *src)
+{
+	char buf[256];
+	int ret = 0;
+
+	for (;;) {
+		ssize_t n = read(src->fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			ret = 1;
+			continue;
+		}
+		if (n == 0)
+			return -ENODEV;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return ret;
+		return -errno;
+	}
+}
+
+/* Drain the inotify events. Return: 1 (a modification), 0 (none),
+ * -ENODEV (the file went away), -errno. */
+static int drain_inotify(const struct shr_pressure *src)
+{
+	_Alignas(struct inotify_event) char buf[4096];
+	int ret = 0;
+
+	for (;;) {
+		ssize_t n = read(src->fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? ret : -errno;
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)(void *)p;
+
+			if (e->mask & (IN_IGNORED | IN_DELETE_SELF | IN_UNMOUNT))
+				return -ENODEV;
+			if (e->mask & IN_MODIFY)
+				ret = 1;
+			p += sizeof(*e) + e->len;
+		}
+	}
+}
+
+/* memory.events: re-read the counters; fire on a rise of high or max. */
+static int check_memory_events(struct shr_pressure *src, struct shr_pressure_event *ev)
+{
+	unsigned long high, max;
+	int ret = drain_inotify(src);
+
+	if (ret <= 0)
+		return ret;
+	ret = events_read(src, &high, &max);
+	if (ret)
+		return ret == -EINVAL ? 0 : ret;
+	ev->high = high > src->high_seen ? high - src->high_seen : 0;
+	ev->max = max > src->max_seen ? max - src->max_seen : 0;
+	src->high_seen = high;
+	src->max_seen = max;
+	if (!ev->high && !ev->max)
+		return 0;
+	ev->over_high = over_high(src);
+	return 1;
+}
+
+int shr_pressure_check(struct shr_pressure *src, short revents, struct shr_pressure_event *ev)
+{
+	struct shr_pressure_event local;
+	int r;
+
+	if (!src)
+		return -EINVAL;
+	if (!ev)
+		ev = &local;
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = src->kind;
+	if (src->kind == SHR_PRESSURE_MEMORY_EVENTS)
+		return check_memory_events(src, ev);
+	if (!revents) {
+		r = poll_now(src);
+		if (r < 0)
+			return r;
+		revents = (short)r;
+	}
+	if (src->kind == SHR_PRESSURE_STREAM) {
+		if (revents & POLLIN)
+			return drain_stream(src);
+		return revents & (POLLHUP | POLLERR | POLLNVAL) ? -ENODEV : 0;
+	}
+	if (revents & POLLNVAL)
+		return -ENODEV;
+	if ((revents & POLLERR) && !kernfs_file_alive(src))
+		return -ENODEV;
+	return revents & POLLPRI ? 1 : 0;
+}
