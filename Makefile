@@ -12,7 +12,8 @@ TORTURE_ARGS ?=
 MESON      ?= meson
 
 .PHONY: all deps build build-asan build-tsan demo check test test-asan check-install \
-	check-tsan check-fuzz torture clean kernel-lab check-kernel check-pressure-kernel
+	check-tsan check-fuzz torture clean kernel-lab kernel-reproduce check-kernel \
+	check-pressure-kernel
 
 all: build
 
@@ -66,10 +67,12 @@ build-tsan: deps
 # The tests that run threads against each other (the single-threaded suites
 # gain nothing from TSan and would take too long under it), and the examples,
 # whose workers fill one cache from a thread per tenant.
-TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
-	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
-	'test_semantics[array-ondemand]' 'test_semantics[indexed]' test_rcu_thread_life example_tenant_cache \
-	example_tenant_cache_cxx test_memcg_charge test_reclaimer example_pressure_cache
+TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_rcu test_rcu_thread_life \
+	test_completion test_list_lru test_reclaim test_shrinker_info_array \
+	test_shrinker_info_flat test_shrinker_info_grow test_shrinker_info_indexed \
+	test_cgroup_life_readers test_races 'test_semantics[xarray]' \
+	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
+	example_tenant_cache_cxx test_page_counter test_reclaimer example_pressure_cache
 
 # The TSan build has race points: torture and the threaded tests run with
 # window widening (docs/RACES.md), and -d all checks every point was hit.
@@ -125,6 +128,11 @@ check-fuzz: deps
 # $$KLAB_CACHE (default /var/cache/libshrinker).
 kernel-lab:
 	kernel/klab lab
+
+# The seeds' tables on real kernels beside the seeds' and the model's figures,
+# with a verdict per seed claim for each (hours: kernel/README.md, "Seed tables").
+kernel-reproduce:
+	kernel/klab reproduce
 
 check-kernel:
 	kernel/klab check

@@ -7,7 +7,7 @@ import sys
 
 from . import boot, packages, paths
 from .commands import boot as boot_cmd
-from .commands import build, check, checkpatch, lab, selftests, torture, work
+from .commands import build, check, checkpatch, lab, reproduce, selftests, torture, work
 from .run import Run, log
 
 
@@ -29,6 +29,8 @@ COMMANDS = (
             lab.arguments, lab.main),
     Command("work", "the workloads with objects under real reclaim, a verdict table each",
             work.arguments, work.main),
+    Command("reproduce", "the seeds' tables on real kernels beside the seeds' and the "
+            "model's figures, with verdicts", reproduce.arguments, reproduce.main),
     Command("selftests", "the cgroup selftests against mainline's baseline",
             selftests.arguments, selftests.main),
     Command("torture", "ktorture on the debug kernels, dmesg checked",

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The model beside the kernel: `shrinklab kernel` (tools/shrinklab/kernel.c)
-runs the guest's experiments at the geometry each guest really ran, for the
+"""The model beside the kernel: `shrinklab kernel`
+(tools/shrinklab/lab/kernel_experiments.c) runs the guest's experiments at the geometry each guest really ran, for the
 model design each kernel design maps to (compare.model_design)."""
 import json
 import os
