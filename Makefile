@@ -67,10 +67,12 @@ build-tsan: deps
 # The tests that run threads against each other (the single-threaded suites
 # gain nothing from TSan and would take too long under it), and the examples,
 # whose workers fill one cache from a thread per tenant.
-TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_list_lru test_reclaim \
-	test_array_designs test_indexed test_cgroup_life_readers test_races 'test_semantics[xarray]' \
-	'test_semantics[array-ondemand]' 'test_semantics[indexed]' test_rcu_thread_life example_tenant_cache \
-	example_tenant_cache_cxx test_memcg_charge test_reclaimer example_pressure_cache
+TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_rcu test_rcu_thread_life \
+	test_completion test_list_lru test_reclaim test_shrinker_info_array \
+	test_shrinker_info_flat test_shrinker_info_grow test_shrinker_info_indexed \
+	test_cgroup_life_readers test_races 'test_semantics[xarray]' \
+	'test_semantics[array-ondemand]' 'test_semantics[indexed]' example_tenant_cache \
+	example_tenant_cache_cxx test_page_counter test_reclaimer example_pressure_cache
 
 # The TSan build has race points: torture and the threaded tests run with
 # window widening (docs/RACES.md), and -d all checks every point was hit.

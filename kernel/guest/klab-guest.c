@@ -29,8 +29,9 @@
  * boot, every sample kept in the JSON; memory figures are exact deltas. The
  * JSON (kjson.c, schema shrinklab/2) goes to stdout, progress to stderr.
  * Everything is bounded by work: counts, not durations. shrinklab kernel
- * runs the same script in the model (tools/shrinklab/kernel.c): a change
- * here is a change there, and to data/kernel_metrics.tsv, the rows both
+ * runs the same script in the model
+ * (tools/shrinklab/lab/kernel_experiments.c): a change here is a change
+ * there, and to data/kernel_metrics.tsv, the rows both
  * write in order (tests/kernel/test_metrics.py and every `klab lab` check
  * both programs' documents against it).
  */
