@@ -205,7 +205,7 @@ def kernel_designs(run_name, available):
 
 # ------------------------------------------------------------------ kernel
 
-def guest_docs(run, run_name, chosen, images, progs, geometry, boots):
+def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
     """Boot each design of @chosen @boots times, interleaved; {design:
     [doc per boot]}."""
     gr = GUEST_RUNS[run_name]
@@ -216,10 +216,11 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots):
             label = "reproduce-%s-%s-%s-%d" % (run_name, geometry, d.name, rnd)
             date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             args = ["--design", "kernel:" + d.name, "--accel", accel, "--date", date] + \
-                gr.args[geometry]
+                (["--clock", clock] if gr.prog == "kwork" else []) + gr.args[geometry]
             r = checked_boot(run, label, boot.BootSpec(
                 kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
-                nodes=gr.nodes, mem=gr.mem, timeout=gr.timeout, append=gr.append))
+                nodes=gr.nodes, mem=gr.mem, timeout=gr.timeout, append=gr.append,
+                clock=clock))
             if r.status != 0:
                 if r.status is not None:
                     run.fail("%s: %s exited %d" % (label, gr.prog, r.status))
@@ -230,6 +231,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots):
                 run.fail("%s: no JSON from the guest (%s)" % (label, e))
                 continue
             doc["machine"]["accelerator"] = r.accel_words()
+            doc["machine"]["clock"] = r.clock
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
