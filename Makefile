@@ -88,7 +88,7 @@ check-tsan: build-tsan
 # Long torture runs (not part of check): every design, then the option
 # variants, in the normal build; then every design in the ASan+UBSan build,
 # whose race points widen the windows (docs/RACES.md), with ids past every
-# size class too (--id-base: the ballast of tests/stress/torture.c); then the differential
+# size class too (--id-base: the ballast of tests/stress/torture/run.c); then the differential
 # test with --long (200 seeds x 1000 steps per group instead of check's 20 x 400).
 torture: build build-asan
 	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
