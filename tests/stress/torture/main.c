@@ -25,7 +25,7 @@
  * a remount (a container restart) has just released, whose bits other
  * cgroups still hold, and adds its first objects at once ("lasting" ones:
  * only reclaim or the unmount frees them): the id-reuse race of
- * docs/RACES.md R2.
+ * docs/design/RACES.md R2.
  *
  * Ids past every size class (--id-base N). Before the workers start, N
  * memcg-aware shrinkers (never registered, so no walk calls them) take ids

@@ -153,7 +153,7 @@ void note_id(int id)
  * Mount, unmount or remount (a container restart) a random open slot. A new
  * mount gets the lowest free id (often the one just released, whose bits
  * other cgroups may still hold) and its first objects right away, in random
- * cgroups: the moment the id-reuse race of docs/RACES.md R2 needs.
+ * cgroups: the moment the id-reuse race of docs/design/RACES.md R2 needs.
  */
 void op_mount_toggle(struct worker_state *ws)
 {

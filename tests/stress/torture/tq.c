@@ -184,7 +184,7 @@ int tq_add(struct tq *q, struct shr_mem_cgroup *memcg, int nid, unsigned long se
 	c = tq_find(q, target, true);
 	tq_link(c, o, nid);
 	/* The object first, then the bit (its barrier pairs with reclaim's
-	 * clear / barrier / recount: docs/RACES.md R1). */
+	 * clear / barrier / recount: docs/design/RACES.md R1). */
 	if (c->nr[nid] == 1) {
 		ret = shr_set_shrinker_bit(target, nid, q->shrinker);
 		if (ret)
