@@ -104,6 +104,7 @@ struct latencies {
 	double first_ms[MAX_ROUNDS]; /* event seen -> first byte freed */
 	double done_ms[MAX_ROUNDS];  /* event seen -> reclaim done */
 	double trim_ms[MAX_ROUNDS];  /* event seen -> memory back (trimmed) */
+	double cpu_ms[MAX_ROUNDS];   /* the round's CPU time */
 	unsigned int reason[MAX_ROUNDS];
 	unsigned int sources[MAX_ROUNDS];
 	size_t n;
@@ -268,6 +269,7 @@ static void on_round(const struct shr_reclaim_report *rep, void *arg)
 		lat.first_ms[lat.n] = ms_between(rep->woken_ns, rep->first_freed_ns);
 		lat.done_ms[lat.n] = ms_between(rep->woken_ns, rep->done_ns);
 		lat.trim_ms[lat.n] = ms_between(rep->woken_ns, rep->trimmed_ns);
+		lat.cpu_ms[lat.n] = (double)rep->cpu_ns / 1e6;
 		lat.reason[lat.n] = rep->reasons;
 		lat.sources[lat.n] = rep->sources;
 		lat.n++;
@@ -286,8 +288,8 @@ static int cmp_double(const void *a, const void *b)
  * pressure rounds, any of the source kinds @sources. */
 static void print_latency(const char *what, unsigned int reasons, unsigned int sources)
 {
-	static double first[MAX_ROUNDS], done[MAX_ROUNDS], trim[MAX_ROUNDS];
-	size_t n = 0;
+	static double first[MAX_ROUNDS], done[MAX_ROUNDS], trim[MAX_ROUNDS], cpu[MAX_ROUNDS];
+	size_t n = 0, slow = 0;
 
 	pthread_mutex_lock(&lat.lock);
 	for (size_t i = 0; i < lat.n; i++) {
@@ -295,19 +297,25 @@ static void print_latency(const char *what, unsigned int reasons, unsigned int s
 			continue;
 		first[n] = lat.first_ms[i];
 		done[n] = lat.done_ms[i];
+		cpu[n] = lat.cpu_ms[i];
 		trim[n++] = lat.trim_ms[i];
 	}
 	pthread_mutex_unlock(&lat.lock);
 	if (!n)
 		return;
+	/* Rounds whose thread was off the CPU for most of it (it waited). */
+	for (size_t i = 0; i < n; i++)
+		slow += trim[i] > 10.0 && cpu[i] < trim[i] / 2;
 	qsort(first, n, sizeof(first[0]), cmp_double);
 	qsort(done, n, sizeof(done[0]), cmp_double);
 	qsort(trim, n, sizeof(trim[0]), cmp_double);
+	qsort(cpu, n, sizeof(cpu[0]), cmp_double);
 	printf("latency %s: %zu rounds; from the event seen to the first byte freed %.2f ms "
 	       "[%.2f..%.2f], to the reclaim done %.2f ms [%.2f..%.2f], to the memory given back "
-	       "(trim done) %.2f ms [%.2f..%.2f] (median [min..max], CLOCK_MONOTONIC)\n",
+	       "(trim done) %.2f ms [%.2f..%.2f] (median [min..max], CLOCK_MONOTONIC); CPU per "
+	       "round %.2f ms [%.2f..%.2f]; %zu rounds over 10 ms spent most of it off the CPU\n",
 	       what, n, first[n / 2], first[0], first[n - 1], done[n / 2], done[0], done[n - 1],
-	       trim[n / 2], trim[0], trim[n - 1]);
+	       trim[n / 2], trim[0], trim[n - 1], cpu[n / 2], cpu[0], cpu[n - 1], slow);
 }
 
 static unsigned long rss_kib(void)

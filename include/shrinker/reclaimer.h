@@ -107,6 +107,9 @@ struct shr_reclaim_tenant {
  * @trimmed_ns:     ... when the trim (malloc_trim, the hook) ended: the
  *                  freed memory is back with the kernel; @done_ns when the
  *                  round did not trim.
+ * @cpu_ns:         CPU time the round's thread spent in it, trim included
+ *                  (CLOCK_THREAD_CPUTIME_ID): what reclaim cost; far less
+ *                  than @trimmed_ns - @woken_ns means the thread waited.
  * @nr_tenants:     entries of @tenants: every cgroup something was freed
  *                  from, in the order first freed from.
  * @tenants:        in the report callback; NULL in the copy
@@ -128,6 +131,7 @@ struct shr_reclaim_report {
 	uint64_t first_freed_ns;
 	uint64_t done_ns;
 	uint64_t trimmed_ns;
+	uint64_t cpu_ns;
 	size_t nr_tenants;
 	const struct shr_reclaim_tenant *tenants;
 };

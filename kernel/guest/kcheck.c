@@ -18,8 +18,9 @@
  *            that hold their lists (list_lru_destroy racing offline). The
  *            ext4 superblock's shrinker must count as many objects after
  *            offline as before (reparenting moves items, neither loses nor
- *            makes any), in the root alone, and none after drop_caches
- *            (an item stranded on a dead cgroup's list would survive it).
+ *            makes any), all of them in the pairs' parent (/kcheck) or the
+ *            root, and none after drop_caches (an item stranded on a dead
+ *            cgroup's list would survive it).
  *   reuse    the shrinker id reuse window: cgroup "reuse" fills a procfs
  *            mount's dentries (the bit of its shrinker id is set), the mount
  *            goes (the bit stays, stale); a drop_caches meets the stale bit
@@ -76,7 +77,7 @@
 #define MNT_K "/mnt/kcheck"
 #define SHRINKERS "/sys/kernel/debug/shrinker"
 #define STALE_BIT_DELAY "/sys/module/shrinker/parameters/stale_bit_delay_ms"
-#define RELEASE_TIMEOUT_S 600
+#define DYING_WAIT_S 10
 
 static unsigned int rounds = 3, mounts = 32, pairs = 4;
 static const char *extdir = "/work/kcheck";
@@ -97,11 +98,12 @@ static void fail(const char *fmt, ...)
 
 /*
  * Objects the shrinkers whose debugfs names start with @prefix count in the
- * memcg of inode @ino (every memcg when @ino is 0); *@memcgs: the memcgs
- * that count any. The count file has a line per memcg: its inode, then one
- * count per node.
+ * memcg of inode @ino (every memcg when @ino is 0; every memcg but @ino
+ * and @ino2 when @others); *@memcgs: the memcgs that count any. The count
+ * file has a line per online memcg: its inode, then one count per node.
  */
-static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
+static long shrinker_count_of(const char *prefix, unsigned long ino, unsigned long ino2,
+			      bool others, int *memcgs)
 {
 	char path[512], line[512];
 	struct dirent *de;
@@ -124,7 +126,7 @@ static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
 			char *p = line, *end;
 			unsigned long cg = strtoul(p, &p, 10);
 
-			if (ino && cg != ino)
+			if (others ? cg == ino || cg == ino2 : ino && cg != ino)
 				continue;
 			(*memcgs)++;
 			for (;;) {
@@ -140,6 +142,38 @@ static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
 	}
 	closedir(d);
 	return total;
+}
+
+static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
+{
+	return shrinker_count_of(prefix, ino, 0, false, memcgs);
+}
+
+static unsigned long ino_of(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		die("stat %s: %s", path, strerror(errno));
+	return (unsigned long)st.st_ino;
+}
+
+/*
+ * Wait up to @limit_s for @dir's dying cgroups to be freed; how many are
+ * left. A dead cgroup may stay pinned for long by pages it charged; offline
+ * (where its list_lrus are reparented) has run long before that.
+ */
+static long wait_dying(const char *dir, unsigned int limit_s)
+{
+	char path[256];
+	uint64_t t0 = now_ns();
+	long dying;
+
+	snprintf(path, sizeof(path), "%s/cgroup.stat", dir);
+	while ((dying = keyed_value(path, "nr_dying_descendants")) > 0 &&
+	       now_ns() - t0 < (uint64_t)limit_s * 1000000000ull)
+		usleep(1000);
+	return dying;
 }
 
 static void mkdir_or_die(const char *path)
@@ -323,7 +357,8 @@ static void remount_some(unsigned int r)
 static void check_lists(void)
 {
 	char parent[96], child[112], path[128];
-	int memcgs1, memcgs2, memcgs3;
+	int memcgs1, memcgs2, memcgs3, elsewhere_memcgs;
+	unsigned long root_ino = ino_of(CG_ROOT), top_ino = ino_of(CG_K);
 
 	mkdir_or_die(extdir);
 	for (unsigned int i = 0; i < mounts; i++) {
@@ -332,7 +367,7 @@ static void check_lists(void)
 		tmpfs_at(i, true);
 	}
 	for (unsigned int r = 0; r < rounds; r++) {
-		long c1, c2, c3;
+		long c1, c2, c3, dying, elsewhere;
 		pid_t churn;
 		int st;
 
@@ -372,14 +407,18 @@ static void check_lists(void)
 		sync();
 		if (write_str("/proc/sys/vm/drop_caches", "1"))
 			fail("lists: drop_caches 1");
-		cg_wait_released(CG_K, RELEASE_TIMEOUT_S);
+		dying = wait_dying(CG_K, DYING_WAIT_S);
+		if (dying)
+			say("lists: round %u: %ld cgroups still dying after %u s (pinned by what "
+			    "they charged; offline ran)", r, dying, DYING_WAIT_S);
 		c2 = shrinker_count("sb-ext4", 0, &memcgs2);
 		if (c1 != c2)
 			fail("lists: round %u: ext4 shrinker count %ld before rmdir, %ld after", r,
 			     c1, c2);
-		if (memcgs2 > 1)
-			fail("lists: round %u: %d memcgs still count ext4 objects after offline", r,
-			     memcgs2);
+		elsewhere = shrinker_count_of("sb-ext4", root_ino, top_ino, true, &elsewhere_memcgs);
+		if (elsewhere)
+			fail("lists: round %u: %ld ext4 objects in %d memcgs below " CG_K
+			     " after offline", r, elsewhere, elsewhere_memcgs);
 		drop_caches(2);
 		c3 = shrinker_count("sb-ext4", 0, &memcgs3);
 		if (c3)

@@ -147,12 +147,17 @@ struct round {
 	size_t nr_slots;
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 void shr_reclaimer_params_init(struct shr_reclaimer_params *params)
@@ -420,8 +425,9 @@ static void do_trim(struct shr_reclaimer *r)
 		r->params.trim(r->params.trim_arg);
 }
 
-/* Count the round, call the report hook, unpin the tenants. */
-static void round_finish(struct round *rd, bool met)
+/* Count the round, call the report hook, unpin the tenants. @cpu0: the
+ * thread's CPU time when the round started. */
+static void round_finish(struct round *rd, bool met, uint64_t cpu0)
 {
 	struct shr_reclaimer *r = rd->r;
 	bool freed = rd->rep.freed_bytes || rd->rep.freed_objects;
@@ -431,6 +437,7 @@ static void round_finish(struct round *rd, bool met)
 		do_trim(r);
 	rd->rep.trimmed_ns = freed && (r->params.malloc_trim || r->params.trim) ? now_ns()
 										  : rd->rep.done_ns;
+	rd->rep.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	for (size_t i = 0; i < rd->nr; i++)
 		rd->tenants[i].usage = shr_mem_cgroup_usage(rd->tenants[i].memcg);
 	rd->rep.nr_tenants = rd->nr;
@@ -462,6 +469,7 @@ static int run_round(struct shr_reclaimer *r, unsigned int reasons, unsigned int
 	struct round rd = { .r = r };
 	struct shr_reclaim_state *old;
 	struct shr_mem_cgroup *root = r->host->root;
+	uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	unsigned long target;
 	bool met;
 
@@ -480,7 +488,7 @@ static int run_round(struct shr_reclaimer *r, unsigned int reasons, unsigned int
 	rd.rep.freed_bytes = rd.rs.reclaimed;
 	rd.rep.usage_after = shr_mem_cgroup_usage(root);
 	rd.rep.done_ns = now_ns();
-	round_finish(&rd, met);
+	round_finish(&rd, met, cpu0);
 	if (out)
 		*out = rd.rep;
 	return met ? 0 : -EAGAIN;
