@@ -5,10 +5,11 @@
 #   - the installed libraries export exactly the public API
 #     (tests/api/public_api.py) and the committed ABI list
 #     (src/libshrinker.symbols), with the soname libshrinker.so.1;
-#   - the examples, C and C++, compiled with `pkg-config --cflags --libs
-#     libshrinker` (shared library) and `-static` with `pkg-config --static`,
-#     and run: each must print its "ok" line and exit 0; the dynamic ones
-#     must load the staged libshrinker.so.1, the static ones none;
+#   - the examples (the tenant cache in C and C++, the pressure cache in
+#     C), compiled with `pkg-config --cflags --libs libshrinker` (shared
+#     library) and `-static` with `pkg-config --static`, and run: each must
+#     print its "ok" line and exit 0; the dynamic ones must load the staged
+#     libshrinker.so.1, the static ones none;
 #   - a C++ program that takes the address of every public function links
 #     (every header has extern "C");
 #   - the installed shrinklab finds its installed seed figures.
@@ -99,6 +100,8 @@ for kind in shared static; do
 	run_one "tenant_cache_$kind" "tenant_cache: ok"
 	build_one "tenant_cache_cxx_$kind" "$CXX" c++11 "$src/examples/tenant_cache.cc" "$kind"
 	run_one "tenant_cache_cxx_$kind" "tenant_cache.cc: ok"
+	build_one "pressure_cache_$kind" "$CC" c11 "$src/examples/pressure_cache.c" "$kind"
+	run_one "pressure_cache_$kind" "pressure_cache: ok"
 done
 
 say "C++ links every public function (extern \"C\" in every header)"

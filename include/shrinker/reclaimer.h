@@ -98,10 +98,18 @@ struct shr_reclaim_tenant {
  *                  (SHR_DEF_PRIORITY..0), or -1 if it scanned nothing.
  * @passes:         scan passes (one per tenant over its high and priority,
  *                  one per host pass).
+ * @sources:        for SHR_RECLAIM_PRESSURE, the kinds of the sources that
+ *                  fired: bit (1 << enum shr_pressure_kind) each.
  * @woken_ns:       CLOCK_MONOTONIC when the event was seen (the wait
  *                  returned, or the explicit call was made).
  * @first_freed_ns: ... when the first byte was freed (0 if none was).
- * @done_ns:        ... when the round ended (before trimming).
+ * @done_ns:        ... when the reclaim ended (before trimming).
+ * @trimmed_ns:     ... when the trim (malloc_trim, the hook) ended: the
+ *                  freed memory is back with the kernel; @done_ns when the
+ *                  round did not trim.
+ * @cpu_ns:         CPU time the round's thread spent in it, trim included
+ *                  (CLOCK_THREAD_CPUTIME_ID): what reclaim cost; far less
+ *                  than @trimmed_ns - @woken_ns means the thread waited.
  * @nr_tenants:     entries of @tenants: every cgroup something was freed
  *                  from, in the order first freed from.
  * @tenants:        in the report callback; NULL in the copy
@@ -118,9 +126,12 @@ struct shr_reclaim_report {
 	unsigned long freed_objects;
 	int priority;
 	unsigned int passes;
+	unsigned int sources;
 	uint64_t woken_ns;
 	uint64_t first_freed_ns;
 	uint64_t done_ns;
+	uint64_t trimmed_ns;
+	uint64_t cpu_ns;
 	size_t nr_tenants;
 	const struct shr_reclaim_tenant *tenants;
 };
@@ -234,7 +245,10 @@ SHR_API int shr_reclaimer_reclaim(struct shr_reclaimer *reclaimer, unsigned long
  * struct shr_reclaimer_stats - since create.
  * @rounds:          rounds run.
  * @wakes_high:      rounds asked for by a cgroup over its high.
- * @wakes_pressure:  pressure events of the sources.
+ * @wakes_pressure:  pressure events of the sources, of every kind:
+ * @wakes_psi:       ... of SHR_PRESSURE_PSI sources,
+ * @wakes_stream:    ... of SHR_PRESSURE_STREAM sources,
+ * @wakes_memory_events: ... of SHR_PRESSURE_MEMORY_EVENTS sources.
  * @wakes_explicit:  shr_reclaimer_wake() and shr_reclaimer_reclaim() calls.
  * @sources:         sources watched now.
  * @sources_gone:    sources dropped because they reported being gone.
@@ -247,6 +261,9 @@ struct shr_reclaimer_stats {
 	unsigned long rounds;
 	unsigned long wakes_high;
 	unsigned long wakes_pressure;
+	unsigned long wakes_psi;
+	unsigned long wakes_stream;
+	unsigned long wakes_memory_events;
 	unsigned long wakes_explicit;
 	unsigned long sources;
 	unsigned long sources_gone;

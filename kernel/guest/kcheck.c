@@ -18,8 +18,9 @@
  *            that hold their lists (list_lru_destroy racing offline). The
  *            ext4 superblock's shrinker must count as many objects after
  *            offline as before (reparenting moves items, neither loses nor
- *            makes any), in the root alone, and none after drop_caches
- *            (an item stranded on a dead cgroup's list would survive it).
+ *            makes any), all of them in the pairs' parent (/kcheck) or the
+ *            root, and none after drop_caches (an item stranded on a dead
+ *            cgroup's list would survive it).
  *   reuse    the shrinker id reuse window: cgroup "reuse" fills a procfs
  *            mount's dentries (the bit of its shrinker id is set), the mount
  *            goes (the bit stays, stale); a drop_caches meets the stale bit
@@ -45,6 +46,26 @@
  *            taken when kmem accounting is off; a kernel without the fix
  *            leaks a reference there and umount never returns. Skipped
  *            without the patch.
+ *   nokmem   with cgroup.memory=nokmem on the command line (skipped
+ *            otherwise: boot with --append cgroup.memory=nokmem), where only
+ *            SHRINKER_NONSLAB shrinkers have work in a memcg and the
+ *            nokmem-noinfo and nonslab-ids series give slab shrinkers no id,
+ *            or no id in non-root memcgs: (1) the THP deferred split queue,
+ *            the NONSLAB memcg-aware shrinker of the lab config: a process
+ *            of memcg "nokmem" faults THPs in and unmaps half of each, so
+ *            each is queued on the memcg's deferred split queue (its
+ *            shrinker's bit set in the memcg); memory.reclaim of the memcg
+ *            must then split every one (vmstat thp_split_page), which only
+ *            the memcg walk finds them for; (2) superblocks under nokmem:
+ *            memcgs mount a tmpfs and a procfs of their own and fill them,
+ *            then reclaim, drop_caches, umount and rmdir. None of it may
+ *            warn (klab fails a boot on any WARNING in dmesg): a list_lru
+ *            given the stale id 0 of a shrinker that is not memcg aware
+ *            would set another shrinker's bit, or warn in
+ *            set_shrinker_bit() when no memcg-aware shrinker has an id. It
+ *            also prints kmalloc-1k objects per new empty memcg before and
+ *            after `--mounts` x 20 tmpfs mounts: they grow with the mounts
+ *            on mainline, not with the series (a figure, not a check).
  *
  * Output: kselftest TAP on stdout (one test per check), progress on stderr.
  * Bounded by work (rounds, mounts, files). Exit status 0 when every check
@@ -75,7 +96,7 @@
 #define KMEM_GATE "/sys/module/shrinker/parameters/dbg_kmem_gate"
 #define KMEM_GATE_HITS "/sys/module/shrinker/parameters/dbg_kmem_gate_hits"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
-#define RELEASE_TIMEOUT_S 600
+#define DYING_WAIT_S 10
 
 static unsigned int rounds = 3, mounts = 32, pairs = 4;
 static const char *extdir = "/work/kcheck";
@@ -96,11 +117,12 @@ static void fail(const char *fmt, ...)
 
 /*
  * Objects the shrinkers whose debugfs names start with @prefix count in the
- * memcg of inode @ino (every memcg when @ino is 0); *@memcgs: the memcgs
- * that count any. The count file has a line per memcg: its inode, then one
- * count per node.
+ * memcg of inode @ino (every memcg when @ino is 0; every memcg but @ino
+ * and @ino2 when @others); *@memcgs: the memcgs that count any. The count
+ * file has a line per online memcg: its inode, then one count per node.
  */
-static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
+static long shrinker_count_of(const char *prefix, unsigned long ino, unsigned long ino2,
+			      bool others, int *memcgs)
 {
 	char path[512], line[512];
 	struct dirent *de;
@@ -123,7 +145,7 @@ static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
 			char *p = line, *end;
 			unsigned long cg = strtoul(p, &p, 10);
 
-			if (ino && cg != ino)
+			if (others ? cg == ino || cg == ino2 : ino && cg != ino)
 				continue;
 			(*memcgs)++;
 			for (;;) {
@@ -139,6 +161,38 @@ static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
 	}
 	closedir(d);
 	return total;
+}
+
+static long shrinker_count(const char *prefix, unsigned long ino, int *memcgs)
+{
+	return shrinker_count_of(prefix, ino, 0, false, memcgs);
+}
+
+static unsigned long ino_of(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		die("stat %s: %s", path, strerror(errno));
+	return (unsigned long)st.st_ino;
+}
+
+/*
+ * Wait up to @limit_s for @dir's dying cgroups to be freed; how many are
+ * left. A dead cgroup may stay pinned for long by pages it charged; offline
+ * (where its list_lrus are reparented) has run long before that.
+ */
+static long wait_dying(const char *dir, unsigned int limit_s)
+{
+	char path[256];
+	uint64_t t0 = now_ns();
+	long dying;
+
+	snprintf(path, sizeof(path), "%s/cgroup.stat", dir);
+	while ((dying = keyed_value(path, "nr_dying_descendants")) > 0 &&
+	       now_ns() - t0 < (uint64_t)limit_s * 1000000000ull)
+		usleep(1000);
+	return dying;
 }
 
 static void mkdir_or_die(const char *path)
@@ -322,7 +376,8 @@ static void remount_some(unsigned int r)
 static void check_lists(void)
 {
 	char parent[96], child[112], path[128];
-	int memcgs1, memcgs2, memcgs3;
+	int memcgs1, memcgs2, memcgs3, elsewhere_memcgs;
+	unsigned long root_ino = ino_of(CG_ROOT), top_ino = ino_of(CG_K);
 
 	mkdir_or_die(extdir);
 	for (unsigned int i = 0; i < mounts; i++) {
@@ -331,7 +386,7 @@ static void check_lists(void)
 		tmpfs_at(i, true);
 	}
 	for (unsigned int r = 0; r < rounds; r++) {
-		long c1, c2, c3;
+		long c1, c2, c3, dying, elsewhere;
 		pid_t churn;
 		int st;
 
@@ -371,14 +426,18 @@ static void check_lists(void)
 		sync();
 		if (write_str("/proc/sys/vm/drop_caches", "1"))
 			fail("lists: drop_caches 1");
-		cg_wait_released(CG_K, RELEASE_TIMEOUT_S);
+		dying = wait_dying(CG_K, DYING_WAIT_S);
+		if (dying)
+			say("lists: round %u: %ld cgroups still dying after %u s (pinned by what "
+			    "they charged; offline ran)", r, dying, DYING_WAIT_S);
 		c2 = shrinker_count("sb-ext4", 0, &memcgs2);
 		if (c1 != c2)
 			fail("lists: round %u: ext4 shrinker count %ld before rmdir, %ld after", r,
 			     c1, c2);
-		if (memcgs2 > 1)
-			fail("lists: round %u: %d memcgs still count ext4 objects after offline", r,
-			     memcgs2);
+		elsewhere = shrinker_count_of("sb-ext4", root_ino, top_ino, true, &elsewhere_memcgs);
+		if (elsewhere)
+			fail("lists: round %u: %ld ext4 objects in %d memcgs below " CG_K
+			     " after offline", r, elsewhere, elsewhere_memcgs);
 		drop_caches(2);
 		c3 = shrinker_count("sb-ext4", 0, &memcgs3);
 		if (c3)
@@ -452,6 +511,198 @@ static void check_reuse(void)
 		fail("rmdir %s: %s", cg, strerror(errno));
 }
 
+#define THP_SIZE (2ul << 20)
+#define NR_THP 8
+#define NOKMEM_RELEASE_S 600
+
+static long vmstat(const char *key)
+{
+	return keyed_value("/proc/vmstat", key);
+}
+
+/* In memcg @cg: THPs, each half unmapped (queued for a deferred split),
+ * kept until the parent has reclaimed. */
+static void thp_child(const char *cg, int ready, int done)
+{
+	size_t len = NR_THP * THP_SIZE;
+	char *raw, *p, c = 0;
+
+	enter(cg);
+	raw = mmap(NULL, len + THP_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (raw == MAP_FAILED)
+		_exit(3);
+	p = (char *)(((unsigned long)raw + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	if (madvise(p, len, MADV_HUGEPAGE))
+		_exit(3);
+	for (size_t off = 0; off < len; off += 4096)
+		p[off] = 1;
+	for (size_t i = 0; i < NR_THP; i++)
+		if (madvise(p + i * THP_SIZE, THP_SIZE / 2, MADV_DONTNEED))
+			_exit(3);
+	if (write(ready, &c, 1) != 1 || read(done, &c, 1) != 1)
+		_exit(3);
+	_exit(0);
+}
+
+static void nokmem_thp(const char *cg)
+{
+	long alloc0 = vmstat("thp_fault_alloc"), queued0 = vmstat("thp_deferred_split_page");
+	long split0 = vmstat("thp_split_page"), alloc, queued, split;
+	int ready[2], done[2], st;
+	char c = 0;
+	pid_t pid;
+
+	if (alloc0 < 0 || queued0 < 0 || split0 < 0) {
+		fail("nokmem: /proc/vmstat has no thp_* counters (the lab config has THP)");
+		return;
+	}
+	write_str("/sys/kernel/mm/transparent_hugepage/enabled", "always");
+	if (pipe(ready) || pipe(done))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid)
+		thp_child(cg, ready[1], done[0]);
+	if (read(ready[0], &c, 1) != 1) {
+		fail("nokmem: the THP process failed");
+		waitpid(pid, &st, 0);
+		return;
+	}
+	alloc = vmstat("thp_fault_alloc") - alloc0;
+	queued = vmstat("thp_deferred_split_page") - queued0;
+	for (int i = 0; i < 4 && vmstat("thp_split_page") - split0 < queued; i++)
+		reclaim(cg, "1M");
+	split = vmstat("thp_split_page") - split0;
+	if (write(done[1], &c, 1) != 1 || waitpid(pid, &st, 0) != pid)
+		die("THP process: %s", strerror(errno));
+	fprintf(stderr, "kcheck: nokmem: %ld THPs faulted in, %ld queued for a deferred split, "
+		"%ld split by memory.reclaim of the memcg\n", alloc, queued, split);
+	if (alloc < 1 || queued < 1)
+		fail("nokmem: no THP was faulted in and queued (%ld, %ld)", alloc, queued);
+	else if (split < queued)
+		fail("nokmem: memcg reclaim split %ld of the %ld THPs on the memcg's queue", split,
+		     queued);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
+static void fill_superblocks(const void *arg)
+{
+	const char *dir = arg;
+	char path[300];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/t", dir);
+	if (mount("kcheck", path, "tmpfs", 0, "size=4m"))
+		_exit(3);
+	for (int f = 0; f < 32; f++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/t/f%d", dir, f);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0 || write(fd, "x", 1) != 1 || close(fd))
+			_exit(3);
+		snprintf(path, sizeof(path), "%s/t/missing%d", dir, f);
+		stat(path, &st);
+	}
+	snprintf(path, sizeof(path), "%s/p", dir);
+	if (mount("proc", path, "proc", 0, NULL))
+		_exit(3);
+	walk(path, 1);
+}
+
+static void nokmem_superblocks(void)
+{
+	char cg[128], dir[128], path[160];
+
+	for (unsigned int i = 0; i < pairs; i++) {
+		snprintf(cg, sizeof(cg), CG_K "/nokmem-sb%u", i);
+		snprintf(dir, sizeof(dir), MNT_K "/nokmem-sb%u", i);
+		mkdir_or_die(cg);
+		mkdir_or_die(dir);
+		snprintf(path, sizeof(path), "%s/t", dir);
+		mkdir_or_die(path);
+		snprintf(path, sizeof(path), "%s/p", dir);
+		mkdir_or_die(path);
+		if (!in_cgroup(cg, fill_superblocks, dir))
+			fail("nokmem: memcg %s could not mount and fill its superblocks", cg);
+		reclaim(cg, "1M");
+	}
+	drop_caches(2);
+	for (unsigned int i = 0; i < pairs; i++) {
+		snprintf(path, sizeof(path), MNT_K "/nokmem-sb%u/t", i);
+		if (umount(path))
+			fail("nokmem: umount %s: %s", path, strerror(errno));
+		snprintf(path, sizeof(path), MNT_K "/nokmem-sb%u/p", i);
+		if (umount(path))
+			fail("nokmem: umount %s: %s", path, strerror(errno));
+		snprintf(cg, sizeof(cg), CG_K "/nokmem-sb%u", i);
+		if (rmdir(cg))
+			fail("nokmem: rmdir %s: %s", cg, strerror(errno));
+	}
+	drop_caches(2);
+}
+
+/* kmalloc-1k objects per new empty memcg (over 20), per-CPU slabs flushed. */
+static double kmalloc1k_per_memcg(const char *dir)
+{
+	long a, b;
+
+	cg_wait_released(dir, NOKMEM_RELEASE_S);
+	slab_shrink_all();
+	a = slab_objs("kmalloc-1k");
+	cg_mkdir_range(dir, 0, 20);
+	slab_shrink_all();
+	b = slab_objs("kmalloc-1k");
+	cg_rmdir_range(dir, 0, 20);
+	cg_wait_released(dir, NOKMEM_RELEASE_S);
+	return (double)(b - a) / 20;
+}
+
+static void check_nokmem(void)
+{
+	const char *cg = CG_K "/nokmem", *units = CG_K "/nokmem-units";
+	unsigned long n = 20ul * mounts;
+	double before, after;
+
+	mkdir_or_die(cg);
+	nokmem_thp(cg);
+	nokmem_superblocks();
+	mkdir_or_die(units);
+	cg_enable_memory(units);
+	before = kmalloc1k_per_memcg(units);
+	tmpfs_mkpoints(0, n);
+	for (unsigned long i = 0; i < n; i++)
+		if (tmpfs_mount(i))
+			die("mount tmpfs #%lu: %s", i, strerror(errno));
+	after = kmalloc1k_per_memcg(units);
+	fprintf(stderr, "kcheck: nokmem: kmalloc-1k objects per empty memcg: %.2f before and "
+		"%.2f after %lu tmpfs mounts (%d nodes)\n", before, after, n, online_nodes());
+	for (unsigned long i = 0; i < n; i++)
+		if (tmpfs_umount(i))
+			die("umount tmpfs #%lu: %s", i, strerror(errno));
+	if (rmdir(units) || rmdir(cg))
+		fail("nokmem: rmdir: %s", strerror(errno));
+}
+
+static const char *nokmem_skip(void)
+{
+	char buf[4096];
+	size_t n = 0;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	return strstr(buf, "cgroup.memory=nokmem") ? NULL : "needs cgroup.memory=nokmem";
+}
+
 static const char *reuse_skip(void)
 {
 	return access(STALE_BIT_DELAY, W_OK) ?
@@ -474,25 +725,6 @@ static long read_long(const char *path)
 		v = strtol(buf, NULL, 10);
 	}
 	close(fd);
-	return v;
-}
-
-/* "field value" of /proc/vmstat; -1 when absent. */
-static long vmstat(const char *field)
-{
-	char line[256];
-	size_t len = strlen(field);
-	long v = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, len) && line[len] == ' ') {
-			v = atol(line + len + 1);
-			break;
-		}
-	fclose(f);
 	return v;
 }
 
@@ -639,14 +871,15 @@ static const struct check {
 	{ "kcheck_reuse", check_reuse, reuse_skip },
 	{ "kcheck_thp", check_thp, thp_skip },
 	{ "kcheck_kmemgate", check_kmemgate, kmemgate_skip },
+	{ "kcheck_nokmem", check_nokmem, nokmem_skip },
 };
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
 static void usage(void)
 {
 	fputs("usage: kcheck [--rounds R] [--mounts M] [--pairs P] [--dir EXT4DIR] [CHECK...]\n"
-	      "checks: kcheck_strand kcheck_lists kcheck_reuse kcheck_thp kcheck_kmemgate\n"
-	      "(default: all)\n", stderr);
+	      "checks: kcheck_strand kcheck_lists kcheck_reuse kcheck_nokmem kcheck_thp\n"
+	      "        kcheck_kmemgate (default: all)\n", stderr);
 	exit(2);
 }
 

@@ -29,13 +29,13 @@
  * boot, every sample kept in the JSON; memory figures are exact deltas. The
  * JSON (kjson.c, schema shrinklab/2) goes to stdout, progress to stderr.
  * Everything is bounded by work: counts, not durations. shrinklab kernel
- * runs the same script in the model (tools/shrinklab/kernel.c): a change
- * here is a change there, and to data/kernel_metrics.tsv, the rows both
+ * runs the same script in the model
+ * (tools/shrinklab/lab/kernel_experiments.c): a change here is a change
+ * there, and to data/kernel_metrics.tsv, the rows both
  * write in order (tests/kernel/test_metrics.py and every `klab lab` check
  * both programs' documents against it).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -139,21 +139,6 @@ static void row1(const char *exp, const char *metric, const char *unit, double v
 	kjson_row(&r);
 }
 
-static long count_shrinkers(void)
-{
-	DIR *d = opendir("/sys/kernel/debug/shrinker");
-	struct dirent *e;
-	long n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void find_caches(void)
 {
 	char line[512], name[128];
@@ -210,31 +195,9 @@ struct memsnap {
 	long objs[MAX_CACHES];
 };
 
-/*
- * Flush every slab cache's per-CPU slabs to its node lists and free its
- * empty slabs (/sys/kernel/slab/<cache>/shrink): afterwards /proc/slabinfo's
- * active objects are the objects in use, exactly (a CPU slab's free objects
- * count as active until then), and SUnreclaim holds no empty slabs.
- */
-static void shrink_caches(void)
-{
-	DIR *d = opendir("/sys/kernel/slab");
-	struct dirent *e;
-	char path[300];
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", e->d_name);
-			write_str(path, "1");
-		}
-	closedir(d);
-}
-
 static void snap(struct memsnap *s)
 {
-	shrink_caches();
+	slab_shrink_all();
 	s->sunreclaim = meminfo_kb("SUnreclaim");
 	s->memfree = meminfo_kb("MemFree");
 	for (int i = 0; i < nr_caches; i++)
@@ -306,7 +269,7 @@ static void units_rung(unsigned int units, struct cgcost *c)
 	measure_cgroups(geo.units_cgroups, c);
 	snprintf(suffix, sizeof(suffix), "_%uu", units);
 	snprintf(note, sizeof(note), "%ld shrinkers registered (debugfs), mainline map %u units "
-		 "per node", count_shrinkers(), units);
+		 "per node", debugfs_shrinkers(), units);
 	cost_rows("units", suffix, c, geo.units_cgroups, note);
 	say("units %u: %.0f B slab, %.2f kmalloc-1k per cgroup", units, c->slab_b, c->objs[0]);
 }
@@ -622,7 +585,7 @@ int main(int argc, char **argv)
 	g.nodes = nodes = online_nodes();
 	g.mem_kb = (unsigned long)meminfo_kb("MemTotal");
 	g.samples = geo.samples;
-	boot_shrinkers = count_shrinkers();
+	boot_shrinkers = debugfs_shrinkers();
 	if (boot_shrinkers < 0)
 		die("/sys/kernel/debug/shrinker: %s (the lab config needs SHRINKER_DEBUG and "
 		    "debugfs)", strerror(errno));

@@ -119,6 +119,37 @@ long keyed_value(const char *path, const char *key)
 	return v;
 }
 
+long debugfs_shrinkers(void)
+{
+	DIR *d = opendir("/sys/kernel/debug/shrinker");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+void slab_shrink_all(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	char path[300];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", e->d_name);
+			write_str(path, "1");
+		}
+	closedir(d);
+}
+
 void cg_enable_memory(const char *dir)
 {
 	char path[512];

@@ -27,6 +27,16 @@ long slab_objs(const char *name);
 /* "key value" from a flat-keyed file (cgroup.stat); -1 when absent. */
 long keyed_value(const char *path, const char *key);
 
+/* Shrinkers registered (entries of /sys/kernel/debug/shrinker); -1 without. */
+long debugfs_shrinkers(void);
+/*
+ * Flush every slab cache's per-CPU slabs to its node lists and free its
+ * empty slabs (/sys/kernel/slab/<cache>/shrink): afterwards /proc/slabinfo's
+ * active objects are the objects in use, exactly (a CPU slab's free objects
+ * count as active until then), and SUnreclaim holds no empty slabs.
+ */
+void slab_shrink_all(void);
+
 /* Enable +memory below @dir (cgroup2). */
 void cg_enable_memory(const char *dir);
 /* mkdir @dir/c<first..first+n-1>; dies on error. */

@@ -9,7 +9,7 @@
  * nested (and no two of that class are held yet), or any held leaf, is an
  * order violation; so is taking a lock this thread already holds. The
  * report names both locks and aborts, so a test can expect it
- * (tests/unit/test_lock_order.c) and an inversion never gets to deadlock.
+ * (tests/unit/base/test_lock.c) and an inversion never gets to deadlock.
  * Release removes the entry wherever it is (locks need not be released in
  * reverse order).
  */

@@ -45,7 +45,9 @@
  *      passes from the target at that rate, where a lower priority would
  *      free up to twice as much again (a round asked for half the cache
  *      would end near 70% instead of 55%, one asked for 90% at 100%);
- *   4. trims (malloc_trim, the hook) if it freed anything, reports, counts.
+ *   4. trims (malloc_trim, the hook) if it freed anything (the report's
+ *      trimmed_ns says when the memory was back with the kernel), reports,
+ *      counts.
  * What a round freed is attributed to the cgroup whose lists were being
  * scanned (the report's tenants: a hash table of the round, pinning each
  * cgroup until the report is done).
@@ -145,12 +147,17 @@ struct round {
 	size_t nr_slots;
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 void shr_reclaimer_params_init(struct shr_reclaimer_params *params)
@@ -394,6 +401,19 @@ static unsigned long host_target(struct shr_reclaimer *r, unsigned int reasons,
 	return target;
 }
 
+/* Count one pressure event of a source of @kind. Context: @r->lock held. */
+static void count_pressure(struct shr_reclaimer *r, enum shr_pressure_kind kind)
+{
+	shr_lock_assert_held(&r->lock);
+	r->stats.wakes_pressure++;
+	if (kind == SHR_PRESSURE_PSI)
+		r->stats.wakes_psi++;
+	else if (kind == SHR_PRESSURE_STREAM)
+		r->stats.wakes_stream++;
+	else
+		r->stats.wakes_memory_events++;
+}
+
 static void do_trim(struct shr_reclaimer *r)
 {
 	if (r->params.malloc_trim) {
@@ -405,8 +425,9 @@ static void do_trim(struct shr_reclaimer *r)
 		r->params.trim(r->params.trim_arg);
 }
 
-/* Count the round, call the report hook, unpin the tenants. */
-static void round_finish(struct round *rd, bool met)
+/* Count the round, call the report hook, unpin the tenants. @cpu0: the
+ * thread's CPU time when the round started. */
+static void round_finish(struct round *rd, bool met, uint64_t cpu0)
 {
 	struct shr_reclaimer *r = rd->r;
 	bool freed = rd->rep.freed_bytes || rd->rep.freed_objects;
@@ -414,6 +435,9 @@ static void round_finish(struct round *rd, bool met)
 	rd->rep.target_met = met;
 	if (freed && (r->params.malloc_trim || r->params.trim))
 		do_trim(r);
+	rd->rep.trimmed_ns = freed && (r->params.malloc_trim || r->params.trim) ? now_ns()
+										  : rd->rep.done_ns;
+	rd->rep.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	for (size_t i = 0; i < rd->nr; i++)
 		rd->tenants[i].usage = shr_mem_cgroup_usage(rd->tenants[i].memcg);
 	rd->rep.nr_tenants = rd->nr;
@@ -439,16 +463,18 @@ static void round_finish(struct round *rd, bool met)
  * Context: Registered thread, no RCU section, no library lock.
  * Return: 0 (targets met) or -EAGAIN.
  */
-static int run_round(struct shr_reclaimer *r, unsigned int reasons, unsigned long bytes,
-		     uint64_t woken_ns, struct shr_reclaim_report *out)
+static int run_round(struct shr_reclaimer *r, unsigned int reasons, unsigned int sources,
+		     unsigned long bytes, uint64_t woken_ns, struct shr_reclaim_report *out)
 {
 	struct round rd = { .r = r };
 	struct shr_reclaim_state *old;
 	struct shr_mem_cgroup *root = r->host->root;
+	uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	unsigned long target;
 	bool met;
 
 	rd.rep.reasons = reasons;
+	rd.rep.sources = sources;
 	rd.rep.priority = -1;
 	rd.rep.woken_ns = woken_ns;
 	old = shr_set_reclaim_state(&rd.rs);
@@ -462,7 +488,7 @@ static int run_round(struct shr_reclaimer *r, unsigned int reasons, unsigned lon
 	rd.rep.freed_bytes = rd.rs.reclaimed;
 	rd.rep.usage_after = shr_mem_cgroup_usage(root);
 	rd.rep.done_ns = now_ns();
-	round_finish(&rd, met);
+	round_finish(&rd, met, cpu0);
 	if (out)
 		*out = rd.rep;
 	return met ? 0 : -EAGAIN;
@@ -502,7 +528,7 @@ static void drop_source(struct shr_reclaimer *r, struct shr_pressure *src)
  * beyond the share to *@extra.
  */
 static void handle_event(struct shr_reclaimer *r, const struct epoll_event *e,
-			 unsigned int *reasons, unsigned long *extra)
+			 unsigned int *reasons, unsigned int *sources, unsigned long *extra)
 {
 	struct shr_pressure_event pe;
 	uint64_t n;
@@ -532,9 +558,10 @@ static void handle_event(struct shr_reclaimer *r, const struct epoll_event *e,
 			drop_source(r, src);
 		} else if (ret > 0) {
 			*reasons |= SHR_RECLAIM_PRESSURE;
+			*sources |= 1u << pe.kind;
 			*extra += pe.over_high;
 			shr_mutex_lock(&r->lock);
-			r->stats.wakes_pressure++;
+			count_pressure(r, pe.kind);
 			shr_mutex_unlock(&r->lock);
 		}
 	}
@@ -544,7 +571,7 @@ static void handle_event(struct shr_reclaimer *r, const struct epoll_event *e,
 static int dispatch(struct shr_reclaimer *r, int timeout_ms, struct shr_reclaim_report *out)
 {
 	struct epoll_event evs[16];
-	unsigned int reasons = 0;
+	unsigned int reasons = 0, sources = 0;
 	unsigned long extra = 0, bytes;
 	uint64_t woken;
 	int n;
@@ -556,7 +583,7 @@ static int dispatch(struct shr_reclaimer *r, int timeout_ms, struct shr_reclaim_
 		return errno == EINTR ? 0 : -errno;
 	woken = now_ns();
 	for (int i = 0; i < n; i++)
-		handle_event(r, &evs[i], &reasons, &extra);
+		handle_event(r, &evs[i], &reasons, &sources, &extra);
 	if (!reasons || atomic_load_explicit(&r->stop, memory_order_acquire))
 		return 0;
 	bytes = 0;
@@ -566,7 +593,7 @@ static int dispatch(struct shr_reclaimer *r, int timeout_ms, struct shr_reclaim_
 		/* The share plus what the kernel's cgroup is over its high. */
 		bytes = (usage >> r->params.pressure_shift) + extra;
 	}
-	(void)run_round(r, reasons, bytes, woken, out);
+	(void)run_round(r, reasons, sources, bytes, woken, out);
 	return 1;
 }
 
@@ -720,7 +747,7 @@ int shr_reclaimer_reclaim(struct shr_reclaimer *r, unsigned long bytes,
 	shr_mutex_lock(&r->lock);
 	r->stats.wakes_explicit++;
 	shr_mutex_unlock(&r->lock);
-	return run_round(r, SHR_RECLAIM_EXPLICIT, bytes, now_ns(), report);
+	return run_round(r, SHR_RECLAIM_EXPLICIT, 0, bytes, now_ns(), report);
 }
 
 int shr_reclaimer_get_stats(struct shr_reclaimer *r, struct shr_reclaimer_stats *out)

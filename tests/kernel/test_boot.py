@@ -74,7 +74,7 @@ class Spec(unittest.TestCase):
     def test_qemu_command_line(self):
         s = boot.BootSpec(kernel="bz", prog="p", cpus=2, nodes=4, mem=6144, append="no5lvl",
                           disks=["w.img", "s.img"], panic_on_oops=True)
-        cmd = boot.qemu_cmd(s, "initrd.gz", "tcg", "out", "status")
+        cmd = boot.qemu_cmd(s, "initrd.gz", "tcg", "console", "out", "status")
         self.assertEqual(cmd[cmd.index("-m") + 1], "6144")
         self.assertEqual(cmd[cmd.index("-smp") + 1], "2")
         append = cmd[cmd.index("-append") + 1].split()
@@ -83,8 +83,24 @@ class Spec(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("-accel") + 1], "tcg")
         drives = [cmd[i + 1] for i, x in enumerate(cmd) if x == "-drive"]
         self.assertEqual([d.split(",")[0] for d in drives], ["file=w.img", "file=s.img"])
-        one = boot.qemu_cmd(boot.BootSpec(kernel="bz", prog="p"), "i", "tcg", "o", "s")
+        one = boot.qemu_cmd(boot.BootSpec(kernel="bz", prog="p"), "i", "tcg", "c", "o", "s")
         self.assertNotIn("numa=fake=1", " ".join(one))
+
+    def test_clock(self):
+        spec = boot.BootSpec(kernel="bz", prog="p", clock="icount=2")
+        cmd = boot.qemu_cmd(spec, "i", "tcg", "c", "o", "s")
+        self.assertEqual(cmd[cmd.index("-icount") + 1], "shift=2,sleep=off,align=off")
+        self.assertIn("-seed", cmd)
+        for clock, accel in (("wall", "tcg"), ("icount", "kvm")):
+            cmd = boot.qemu_cmd(boot.BootSpec("bz", "p", clock=clock), "i", accel, "c", "o", "s")
+            self.assertNotIn("-icount", cmd)
+        self.assertEqual(boot.parse_clock("icount"), boot.ICOUNT_SHIFT)
+        self.assertIsNone(boot.parse_clock("wall"))
+        for bad in ("icount=", "icount=x", "icount=11", "cycles"):
+            with self.assertRaises(ValueError):
+                boot.parse_clock(bad)
+        self.assertIn("icount shift=3", boot.clock_words("icount", "tcg"))
+        self.assertTrue(boot.clock_words("icount", "kvm").startswith("wall"))
 
     def test_guest_env_names_the_disks(self):
         both = boot.guest_env(boot.BootSpec("bz", "p", workdisk=True, swapdisk=True,

@@ -49,7 +49,7 @@ class Table(unittest.TestCase):
         with open(os.path.join(klabtest.REPO, "kernel", "README.md")) as f:
             text = f.read()
         for c in cli.COMMANDS:
-            self.assertIn("klab " + c.name, text, c.name)
+            self.assertTrue("klab " + c.name in text, "kernel/README.md does not name klab " + c.name)
 
 
 if __name__ == "__main__":

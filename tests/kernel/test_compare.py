@@ -131,6 +131,33 @@ class Join(unittest.TestCase):
         self.assertEqual(doc["comparison"]["mapping"]["xarray"]["model"],
                          "xarray+units=kmalloc")
 
+    def test_spread_over_boots(self):
+        """Three boots of mainline at x1, x1.1 and x0.95: the median is the
+        first boot's, the spread 10% (the repeatability target's bound),
+        and the tables print it."""
+        k0 = self.kernel[0]
+        boots = []
+        for f in (1, 1.1, 0.95):
+            k = copy.deepcopy(k0)
+            for e in k["experiments"]:
+                for r in e["results"]:
+                    r["value"] *= f
+                    r["min"] *= f
+                    r["max"] *= f
+            boots.append(k)
+        cmp = compare.join(boots, [])
+        e = next(e for e in cmp["experiments"] if e["id"] == "drop_caches")
+        c = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")["designs"]["mainline"]
+        first = next(r for e in k0["experiments"] for r in e["results"]
+                     if r["metric"] == "drop_caches_ns")
+        self.assertAlmostEqual(c["kernel"]["value"], first["value"])
+        self.assertAlmostEqual(c["kernel"]["boot_spread"], 0.1)
+        self.assertEqual(c["kernel"]["boots"], 3)
+        self.assertIn("boots +-", compare.tables(cmp))
+        self.assertIn("10.0%", compare.tables(cmp))
+        self.assertIsNone(compare.boot_spread([5.0]))
+        self.assertNotIn("boots +-", compare.tables(self.cmp))
+
     def test_verdict_rules(self):
         R = compare.Ratio
         self.assertEqual(compare.classify(R(0.5, 0.4, 0.79)), "lower")

@@ -3,16 +3,21 @@
 is a design, except debug/ (test aids); a cover letter is in no series;
 mainline comes first, unknown names are refused, and designs build in order
 of the headers they touch. The repo's own kernel/patches/ passes the same
-rules.
+rules. An outside series (--series DIR, or --git TREE --range BASE..TIP of a
+real git repository here) joins them with its name, refused when it would
+shadow a design; a config fragment gives it configs of its own.
 Run: python3 tests/kernel/test_designs.py (make check: Meson test kernel_designs)."""
+import argparse
 import os
+import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
 import kernelsrc
 import klabtest  # noqa: F401  (the klab package on the path)
 from kernelsrc import FILES, edit, patch_text, write_series
-from klab import designs
+from klab import build, designs
 
 
 class Discovery(unittest.TestCase):
@@ -75,6 +80,84 @@ class Discovery(unittest.TestCase):
             self.assertTrue(d.patches, d.name)
             for p in d.patches:
                 self.assertTrue(designs.has_diff(p), p)
+
+
+def parse(argv):
+    p = argparse.ArgumentParser()
+    designs.add_arguments(p)
+    return p.parse_args(argv)
+
+
+class Outside(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = os.path.join(self.tmp.name, "out")
+        self.env = mock.patch.dict(os.environ, {"KLAB_OUT": self.out})
+        self.env.start()
+        self.series = write_series(os.path.join(self.tmp.name, "myfix"), [patch_text(
+            {"mm/shrinker.c": edit(FILES["mm/shrinker.c"], 3, "their change")})], cover=True)
+
+    def tearDown(self):
+        self.env.stop()
+        self.tmp.cleanup()
+
+    def test_directory(self):
+        chosen = designs.from_args(parse(["--series", self.series, "mainline"]))
+        self.assertEqual([d.name for d in chosen], ["mainline", "myfix"])
+        self.assertEqual(len(chosen[1].patches), 1)          # cover letter left out
+        self.assertEqual(chosen[1].origin, self.series)
+        chosen = designs.from_args(parse(["--series", self.series, "--name", "theirs"]))
+        self.assertEqual(chosen[-1].name, "theirs")
+        self.assertEqual(chosen[:-1], designs.in_repo())     # beside every design
+
+    def test_refused(self):
+        for argv in (["--series", self.series, "--name", "mainline"],
+                     ["--series", self.series, "--name", "debug"],
+                     ["--series", self.series, "--name", "a/b"],
+                     ["--series", self.tmp.name + "/nope"],
+                     ["--series", self.series, "--git", self.tmp.name],
+                     ["--git", self.tmp.name],
+                     ["--name", "x"],
+                     ["--series", self.series, "--config-fragment", "/nonexistent"]):
+            with self.assertRaises(SystemExit, msg=argv):
+                designs.from_args(parse(argv))
+
+    def test_git_range(self):
+        repo = os.path.join(self.tmp.name, "linux")
+        git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"]
+        os.makedirs(os.path.join(repo, "mm"))
+        with open(os.path.join(repo, "mm/shrinker.c"), "w") as f:
+            f.write(FILES["mm/shrinker.c"])
+        subprocess.run(["git", "init", "-q", repo], check=True)
+        subprocess.run(git + ["add", "."], check=True)
+        subprocess.run(git + ["commit", "-qm", "base"], check=True)
+        subprocess.run(git + ["tag", "base"], check=True)
+        for i in (1, 2):
+            with open(os.path.join(repo, "mm/shrinker.c"), "w") as f:
+                f.write(edit(FILES["mm/shrinker.c"], i, "commit %d" % i))
+            subprocess.run(git + ["commit", "-qam", "change %d" % i], check=True)
+        chosen = designs.from_args(parse(["--git", repo, "--range", "base..HEAD", "--name",
+                                          "topic", "mainline"]))
+        d = chosen[-1]
+        self.assertEqual((d.name, len(d.patches)), ("topic", 2))
+        self.assertTrue(d.dir.startswith(self.out))
+        self.assertEqual(d.touched_files(), {"mm/shrinker.c"})
+        with self.assertRaises(SystemExit):
+            designs.from_args(parse(["--git", repo, "--range", "base", "--name", "t"]))
+
+    def test_config_fragment_builds_apart(self):
+        frag = os.path.join(self.tmp.name, "extra.config")
+        with open(frag, "w") as f:
+            f.write("CONFIG_KSM=y\n")
+        d = designs.from_args(parse(["--series", self.series, "--config-fragment", frag,
+                                     "mainline"]))[-1]
+        plain = designs.from_args(parse(["--series", self.series, "mainline"]))[-1]
+        self.assertNotEqual(d.series_hash(), plain.series_hash())
+        cfg = build.config_of("lab", d)
+        self.assertEqual(cfg.name, "lab+myfix")
+        self.assertEqual(cfg.fragments[-1], frag)
+        self.assertEqual(cfg.fragments[:-1], build.config_of("lab", plain).fragments)
+        self.assertEqual(build.config_of("debug", plain).name, "debug")
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ class Command(unittest.TestCase):
     def run_selftests(self, canned):
         booted = []
 
-        def fake_boot(run, label, image, tests):
+        def fake_boot(run, label, image, tests, clock="wall"):
             booted.append(label)
             return canned[label]
         chosen = [designs.MAINLINE, designs.Design("x", ("x.patch",)),

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's JSON: the writer (kernel/guest/kjson.c, compiled here with its
 test driver) and a saved guest document validate against
-docs/shrinklab.schema.json, and a negative clock sample does not; the model
+data/shrinklab.schema.json, and a negative clock sample does not; the model
 runs at the N the guest really used (klab.model.model_args).
 Run: python3 tests/kernel/test_guest_json.py (make check: Meson test kernel_guest_json)."""
 import json
@@ -66,7 +66,7 @@ class GuestJson(unittest.TestCase):
     def test_model_options_from_the_guest(self):
         """The model runs at the N the guest really used at each step."""
         doc = fixture("guest-short-mainline.json")
-        args = model.model_args(doc, "short")
+        args = model.model_args(doc)
         opt = dict(zip(args[::2], args[1::2]))
         self.assertEqual(opt["--ladder"], "1,12")
         self.assertEqual(opt["--cgroups"], "200")
@@ -74,6 +74,10 @@ class GuestJson(unittest.TestCase):
         self.assertEqual(opt["--register-cgroups"], "200")
         self.assertEqual(opt["--host-shrinkers"], "22")
         self.assertEqual((opt["--nodes"], opt["--cpus"]), ("4", "2"))
+        self.assertEqual((opt["--samples"], opt["--register-samples"]), ("5", "3"))
+        doc["command"] = doc["command"][:4]
+        with self.assertRaisesRegex(RuntimeError, "lacks --ladder"):
+            model.model_args(doc)
 
 
 if __name__ == "__main__":

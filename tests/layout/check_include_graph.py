@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Check every #include of the tree against the layers of docs/ARCHITECTURE.md.
+"""Check every #include of the tree against the layers of docs/design/ARCHITECTURE.md.
 
 The document's ```layers block names each layer, its folder, the layers it
 may include, and, for the library's layers, the order of its modules: a
@@ -10,6 +10,11 @@ a trailing "_internal" dropped (memcg.c and memcg_internal.h are "memcg").
 Lines "exception: A -> B" allow one edge against that order. Any other
 include of a library header is an error, and so is a module of the tree
 the block does not list: the graph cannot grow an edge or a file unseen.
+
+A layer's folder may sit inside another's (tools/shrinklab/lab/ inside
+tools/shrinklab/): a file belongs to the deepest layer whose folder holds
+it. Headers are included by their name alone, so two headers of the tree
+with the same name are an error too (an include of it would be ambiguous).
 
 Usage: check_include_graph.py SOURCE_ROOT
        check_include_graph.py --self-test   (the checker finds planted
@@ -24,7 +29,7 @@ import sys
 import tempfile
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else '.'
-DOC = os.path.join(ROOT, 'docs', 'ARCHITECTURE.md')
+DOC = os.path.join(ROOT, 'docs', 'design', 'ARCHITECTURE.md')
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -72,6 +77,7 @@ def main():
     layers, order, exceptions = parse_doc()
     headers = {}  # include name as written -> (layer, module, path)
     files = []
+    dup = []
     for name in order:
         folder = os.path.join(ROOT, layers[name]['folder'])
         for dirpath, _, names in os.walk(folder):
@@ -85,8 +91,11 @@ def main():
                 files.append((name, rel))
                 if n.endswith('.h'):
                     key = 'shrinker/' + n if name == 'public' else n
+                    if key in headers:
+                        dup.append(f'{rel}: header name "{key}" is also '
+                                   f'{headers[key][2]}: an include of it is ambiguous')
                     headers[key] = (name, module_of(n), rel)
-    errors = []
+    errors = dup
     for name, rel in files:
         mods = layers[name]['modules']
         mod = module_of(rel)
@@ -115,7 +124,7 @@ def main():
                 errors.append(f'{rel}: includes {trel}: layer {name} may not depend on {tlayer}')
     for e in errors:
         print(e)
-    print(f'# {len(files)} files, {len(errors)} violations of docs/ARCHITECTURE.md')
+    print(f'# {len(files)} files, {len(errors)} violations of docs/design/ARCHITECTURE.md')
     return 1 if errors else 0
 
 
@@ -123,8 +132,9 @@ def self_test():
     """A scratch tree with one edge of each kind the checker must refuse."""
     doc = """```layers
 public  include/shrinker/
-low     src/low/  -> public : a b
+low     src/low/  -> public : a b g
 high    src/high/ -> low public : c d
+inner   src/high/inner/ -> low public : f g
 exception: high/d -> high/c
 ```
 """
@@ -137,15 +147,20 @@ exception: high/d -> high/c
         'src/high/c_internal.h': '',
         'src/low/a.c': '#include "c_internal.h"\n#include "missing.h"\n',
         'src/low/e.c': '',                                      # unlisted
+        'src/high/inner/f.c': '#include "a.h"\n#include "d.h"\n',  # up a floor
+        'src/low/g.h': '',
+        'src/high/inner/g.h': '',                               # name taken
     }
     want = {'src/high/c.c: includes src/high/d.h',
             'src/low/a.c: includes src/high/c_internal.h',
             'src/low/a.c: includes "missing.h"',
-            'src/low/e.c: module "e"'}
+            'src/low/e.c: module "e"',
+            'src/high/inner/f.c: includes src/high/d.h: layer inner may not depend on high',
+            'src/high/inner/g.h: header name "g.h"'}
     tmp = tempfile.mkdtemp()
     try:
-        os.makedirs(os.path.join(tmp, 'docs'))
-        open(os.path.join(tmp, 'docs', 'ARCHITECTURE.md'), 'w').write(doc)
+        os.makedirs(os.path.join(tmp, 'docs', 'design'))
+        open(os.path.join(tmp, 'docs', 'design', 'ARCHITECTURE.md'), 'w').write(doc)
         for rel, text in files.items():
             os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
             open(os.path.join(tmp, rel), 'w').write(text)

@@ -8,7 +8,9 @@
 
 #include <shrinker/rcu.h>
 
-#include "shrinklab.h"
+#include "commands.h"
+#include "conventions.h"
+#include "version.h"
 
 struct subcommand {
 	const char *name;
@@ -78,17 +80,10 @@ int main(int argc, char **argv)
 
 	shrinklab_set_command(argc, argv);
 	/* "+": options end at the subcommand, whose own options follow it. */
-	shrinklab_getopt_init(&g, NULL, "+:h", longopts, NULL);
-	while ((c = shrinklab_getopt_next(&g, argc, argv)) != -1) {
-		if (c == -2)
-			return SHRINKLAB_EXIT_USAGE;
-		if (c == SHRINKLAB_OPT_HELP) {
-			usage(stdout);
-			return SHRINKLAB_EXIT_OK;
-		}
-		shrinklab_print_version(stdout);
-		return SHRINKLAB_EXIT_OK;
-	}
+	shrinklab_getopt_init(&g, NULL, "+:h", longopts, NULL, usage);
+	c = shrinklab_getopt_next(&g, argc, argv);
+	if (c != SHRINKLAB_GETOPT_DONE)
+		return shrinklab_getopt_status(c);
 	if (optind >= argc) {
 		shrinklab_error(NULL, "no subcommand (see 'shrinklab --help')");
 		return SHRINKLAB_EXIT_USAGE;

@@ -3,8 +3,11 @@
 
     r = boot.boot(boot.BootSpec(kernel=img, prog=exe, args=["--x"], nodes=4))
 
-The guest has three serial ports, each a file or pipe on the host:
-  ttyS0  console: kernel messages and the program's stderr
+The guest has three serial ports, each a file on the host (a file never
+blocks the guest's writes; a pipe read by a starved host thread would, and
+the guest would spend its own time waiting, under icount too):
+  ttyS0  console: kernel messages and the program's stderr, copied as it
+         grows to the console streams
   ttyS1  the program's stdout, nothing else (raw mode: JSON arrives intact)
   ttyS2  status: "KLAB-INIT <uptime>", then the guest's dmesg at the end
          (when asked), then "KLAB-EXIT <status>"
@@ -28,6 +31,11 @@ import time
 
 BUSYBOX = "/bin/busybox"
 KVM_INIT_TIMEOUT = 60
+ICOUNT_SHIFT = 3
+ICOUNT_SEED = 1
+# The clock of the guests whose times the lab compares (klab lab, check,
+# try; kernel/README.md "Repeatable timings" has the figures that chose it).
+DEFAULT_CLOCK = "icount"
 
 # /init of the initramfs (busybox sh). /klab/args holds the program's
 # arguments shell-quoted; /klab/env the options the host chose.
@@ -93,6 +101,7 @@ class BootSpec:
     timeout: int = 900             # seconds before the guest is killed
     dmesg: bool = False            # read the guest's dmesg at the end
     panic_on_oops: bool = False
+    clock: str = "wall"            # the guest's clock: "wall", or "icount=N" (see parse_clock)
 
 
 @dataclasses.dataclass
@@ -106,6 +115,7 @@ class BootResult:
     init_uptime: float = None      # guest uptime when /init ran (s)
     wall: float = None             # host seconds from QEMU's start to its end
     timed_out: bool = False
+    clock: str = ""                # clock_words() of the boot
 
     def accel_words(self):
         return self.accel + (" (%s)" % self.accel_note if self.accel_note else "")
@@ -186,7 +196,30 @@ def guest_env(spec):
     return env
 
 
-def qemu_cmd(spec, initrd, accel, out_path, status_path):
+def parse_clock(text):
+    """The icount shift of clock @text ("icount=N", or "icount" for
+    ICOUNT_SHIFT), None for "wall"; ValueError for anything else."""
+    if text == "wall":
+        return None
+    if text == "icount":
+        return ICOUNT_SHIFT
+    if text.startswith("icount="):
+        n = text[len("icount="):]
+        if n.isdigit() and int(n) <= 10:
+            return int(n)
+    raise ValueError("clock %r: wall, icount or icount=N (N 0..10)" % text)
+
+
+def clock_words(clock, accel):
+    """What the guest's clock counted, for tables and documents."""
+    shift = parse_clock(clock)
+    if shift is None or accel == "kvm":
+        return "wall (the host's time passing: under TCG it moves with the host's load)"
+    return ("icount shift=%d (guest time = instructions executed x %d ns; sleep=off: an idle "
+            "guest skips to its next timer; one host thread for all vCPUs)" % (shift, 1 << shift))
+
+
+def qemu_cmd(spec, initrd, accel, console_path, out_path, status_path):
     # A big log buffer: the host reads the whole dmesg at the end.
     append = "console=ttyS0 panic=-1 log_buf_len=16M"
     if spec.panic_on_oops:
@@ -198,11 +231,17 @@ def qemu_cmd(spec, initrd, accel, out_path, status_path):
     cmd = ["qemu-system-x86_64", "-m", str(spec.mem), "-smp", str(spec.cpus),
            "-display", "none", "-monitor", "none", "-no-reboot",
            "-kernel", spec.kernel, "-initrd", initrd, "-append", append,
-           "-serial", "stdio", "-serial", "file:" + out_path, "-serial", "file:" + status_path]
+           "-serial", "file:" + console_path, "-serial", "file:" + out_path,
+           "-serial", "file:" + status_path]
     if accel == "kvm":
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
         cmd += ["-accel", "tcg", "-cpu", "max"]
+    shift = parse_clock(spec.clock)
+    if shift is not None and accel != "kvm":
+        # The guest's random numbers (RDRAND) from a fixed seed: the same
+        # hash seeds and random choices every boot, as the same clock.
+        cmd += ["-icount", "shift=%d,sleep=off,align=off" % shift, "-seed", str(ICOUNT_SEED)]
     for disk in spec.disks:
         cmd += ["-drive", "file=%s,if=virtio,format=raw,cache=unsafe" % disk]
     return cmd
@@ -239,28 +278,48 @@ def parse_status(text, res):
 
 def _run_once(spec, initrd, accel, tmp, console_stream):
     """One QEMU run; None when KVM never reached /init."""
+    console_path = os.path.join(tmp, "ttyS0")
     out_path = os.path.join(tmp, "ttyS1")
     status_path = os.path.join(tmp, "ttyS2")
-    for p in (out_path, status_path):
+    for p in (console_path, out_path, status_path):
         if os.path.exists(p):
             os.unlink(p)
-    cmd = qemu_cmd(spec, initrd, accel, out_path, status_path)
+    cmd = qemu_cmd(spec, initrd, accel, console_path, out_path, status_path)
     res = BootResult(accel=accel)
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
-    console = []
+    qemu_says = []
+    done = threading.Event()
 
     def pump():
-        for line in iter(proc.stdout.readline, b""):
-            text = line.decode("utf-8", "replace").replace("\r", "")
-            console.append(text)
-            for st in console_stream or ():
-                st.write(text)
-                st.flush()
+        """Copy the console file to the streams as it grows."""
+        offset = 0
+        while True:
+            last = done.is_set()
+            try:
+                with open(console_path, "rb") as f:
+                    f.seek(offset)
+                    data = f.read()
+            except OSError:
+                data = b""
+            if data:
+                offset += len(data)
+                text = data.decode("utf-8", "replace").replace("\r", "")
+                for st in console_stream or ():
+                    st.write(text)
+                    st.flush()
+            if last:
+                return
+            done.wait(0.2)
+
+    def qemu_output():
+        qemu_says.append(proc.stdout.read().decode("utf-8", "replace"))
 
     th = threading.Thread(target=pump, daemon=True)
     th.start()
+    tq = threading.Thread(target=qemu_output, daemon=True)
+    tq.start()
     init_deadline = t0 + KVM_INIT_TIMEOUT if accel == "kvm" else None
     deadline = t0 + spec.timeout
     hung_before_init = False
@@ -281,9 +340,11 @@ def _run_once(spec, initrd, accel, tmp, console_stream):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+    done.set()
     th.join(timeout=5)
+    tq.join(timeout=5)
     res.wall = time.monotonic() - t0
-    res.console = "".join(console)
+    res.console = _read(console_path) + "".join(qemu_says)
     res.stdout = _read(out_path)
     if hung_before_init:
         return None
@@ -314,4 +375,5 @@ def boot(spec, console_stream=None):
             note = "kvm did not reach /init in %d s" % KVM_INIT_TIMEOUT
             res = _run_once(spec, initrd, "tcg", tmp, console_stream)
         res.accel_note = note
+        res.clock = clock_words(spec.clock, res.accel)
         return res

@@ -2,13 +2,14 @@
 """A guest boot within a run: timed as a step, its console, stdout and dmesg
 saved as <out>/<label>.{console,out,dmesg}, and checked: a guest that did
 not finish or whose dmesg holds a splat is a failure of the run."""
-from . import boot, report
+from . import boot, paths, report
 from .run import log
 
 
 def checked_boot(run, label, spec):
     """Boot @spec as step "boot @label"; return its BootResult."""
     spec.dmesg = True
+    spec.timeout = int(spec.timeout * paths.timeout_factor())
     with open(run.path(label + ".console"), "w") as live:
         with run.step("boot %s" % label):
             r = boot.boot(spec, console_stream=[live])

@@ -1,17 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """Kernel builds: config (tinyconfig + fragments + olddefconfig), make, the
-kept images, and W=1 of the files a series touches.
+kept images, and a series' touched objects compiled at W=1 after each of
+its patches (compile_series: bisectable and W=1 clean, in seconds per patch
+in a tree that is never fully built).
 
 Each design's bzImage is kept in klab-images/<config>/<design>/ with a stamp
-(series hash, config hash, compiler); a current image is not rebuilt. Its
-W=1 report (w1.txt, lab config only) lists the warnings the series' .c
-files print at W=1 (empty when clean).
+(series hash, config hash, compiler); a current image is not rebuilt.
 """
+import dataclasses
 import hashlib
 import os
 import shutil
 
 from . import paths
+from . import designs
 from .designs import build_order
 from .run import log
 from .shell import sh
@@ -23,12 +25,28 @@ CONFIG_FRAGMENTS = {
 }
 
 
-def config_hash(config):
-    h = hashlib.sha256()
-    for frag in CONFIG_FRAGMENTS[config]:
-        with open(os.path.join(paths.CONFIGS, frag), "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()[:16]
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """A config as built: its name (the tree klab-<name>, the images
+    klab-images/<name>/) and its fragments' paths, in order."""
+    name: str
+    fragments: tuple
+
+    def hash(self):
+        h = hashlib.sha256()
+        for frag in self.fragments:
+            with open(frag, "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()[:16]
+
+
+def config_of(config, design):
+    """The Config @design builds with for @config (lab, debug): the lab's
+    own, or with the design's fragment on top, in a tree of its own."""
+    frags = tuple(os.path.join(paths.CONFIGS, f) for f in CONFIG_FRAGMENTS[config])
+    if not design.fragment:
+        return Config(config, frags)
+    return Config("%s+%s" % (config, design.name), frags + (design.fragment,))
 
 
 def compiler():
@@ -40,22 +58,21 @@ def make(tree, *targets, extra=(), check=True):
               list(extra) + list(targets), quiet=True, check=check)
 
 
-def configure(tree, config, run):
-    """tinyconfig + fragments + olddefconfig, unless the tree has this
-    config already; every fragment line must stick."""
+def configure(tree, cfg, run):
+    """tinyconfig + @cfg's fragments + olddefconfig, unless the tree has
+    this config already; every fragment line must stick."""
     build = os.path.join(tree, "build")
     stamp = os.path.join(build, ".klab-config")
-    want = config_hash(config)
+    want = cfg.hash()
     if os.path.exists(stamp) and open(stamp).read().strip() == want:
         return
-    with run.step("config %s" % config):
+    with run.step("config %s" % cfg.name):
         os.makedirs(build, exist_ok=True)
         make(tree, "tinyconfig")
-        frags = [os.path.join(paths.CONFIGS, f) for f in CONFIG_FRAGMENTS[config]]
         sh([os.path.join(tree, "scripts/kconfig/merge_config.sh"), "-m", "-O", build,
-            os.path.join(build, ".config")] + frags, cwd=tree, quiet=True)
+            os.path.join(build, ".config")] + list(cfg.fragments), cwd=tree, quiet=True)
         make(tree, "olddefconfig")
-        check_config(os.path.join(build, ".config"), frags)
+        check_config(os.path.join(build, ".config"), cfg.fragments)
     with open(stamp, "w") as f:
         f.write(want + "\n")
 
@@ -83,28 +100,22 @@ def check_config(dotconfig, frags):
 
 
 def build_design(cache, config, design, run):
-    """Build @design in @config's tree unless its image is current; return
-    the kept bzImage."""
-    out = cache.image_dir(config, design.name)
-    stamp = "%s %s %s\n" % (design.series_hash(), config_hash(config), compiler())
+    """Build @design for @config (lab, debug) unless its image is current;
+    return the kept bzImage."""
+    cfg = config_of(config, design)
+    out = cache.image_dir(cfg.name, design.name)
+    stamp = "%s %s %s\n" % (design.series_hash(), cfg.hash(), compiler())
     img = os.path.join(out, "bzImage")
-    w1 = os.path.join(out, "w1.txt") if config == "lab" and design.patches else None
     if os.path.exists(img) and os.path.exists(img + ".stamp") and \
             open(img + ".stamp").read() == stamp:
-        log("%s/%s: image is current" % (config, design.name))
-        if w1 and not os.path.exists(w1):
-            tree = cache.switch(config, design, run)
-            configure(tree, config, run)
-            w1_check(tree, design, w1, run)
+        log("%s/%s: image is current" % (cfg.name, design.name))
         return img
-    tree = cache.switch(config, design, run)
-    configure(tree, config, run)
-    with run.step("build %s/%s" % (config, design.name)):
+    tree = cache.switch(cfg.name, design, run)
+    configure(tree, cfg, run)
+    with run.step("build %s/%s" % (cfg.name, design.name)):
         make(tree, "bzImage")
     os.makedirs(out, exist_ok=True)
     shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img)
-    if w1:
-        w1_check(tree, design, w1, run)
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
     return img
@@ -115,31 +126,43 @@ def build_all(cache, config, designs, run):
     return {d.name: build_design(cache, config, d, run) for d in build_order(designs)}
 
 
-def w1_objects(design):
-    """The objects of the .c files @design's series touches."""
-    return sorted(f[:-2] + ".o" for f in design.touched_files() if f.endswith(".c"))
+def touched_objects(patches):
+    """The objects of the .c files @patches touch."""
+    return sorted(f[:-2] + ".o" for f in designs.patched_files(patches) if f.endswith(".c"))
 
 
-def w1_check(tree, design, report, run):
-    """Compile the series' .c files again at W=1 and keep the warnings they
-    print in @report (empty when clean). The next build compiles them back
-    at the normal level (Kbuild sees the command line change)."""
-    objs = w1_objects(design)
-    with run.step("W=1 %s (touched .c files)" % design.name):
-        r = make(tree, *objs, extra=["W=1"], check=False)
-    found = [line for line in (r.stdout or "").split("\n")
-             if "warning:" in line or "error:" in line]
-    if r.returncode != 0 and not found:
-        found = ["make W=1 %s exited %d" % (" ".join(objs), r.returncode)]
-    with open(report, "w") as f:
-        f.write("".join(line + "\n" for line in found))
+def warnings_of(output):
+    return [line for line in output.split("\n") if "warning:" in line or "error:" in line]
 
 
-def w1_findings(cache, config, design):
-    """The W=1 warnings of @design's kept image (none for mainline, for the
-    debug config, or when the report is missing)."""
-    try:
-        with open(os.path.join(cache.image_dir(config, design.name), "w1.txt")) as f:
-            return [line for line in f.read().split("\n") if line]
-    except OSError:
-        return []
+def compile_series(cache, design, run):
+    """Bisectability and W=1 without a full build: apply @design's series
+    one patch at a time and, after each, compile at W=1 the objects of every
+    .c file the series has touched so far (a header change in patch k must
+    not break a .c file patch j < k touched). Return [(patch file,
+    [findings])] for the patches with findings (warnings, errors, or a
+    failed make). It runs in a tree of its own, klab-compile (the lab
+    config, never fully built: make builds only what the objects need), so
+    the lab tree's objects and mtimes stay those of its last build: a
+    header that a check switched away and back would otherwise look newer
+    than every object and cost a whole rebuild."""
+    lab = config_of("lab", design)
+    cfg = Config(lab.name.replace("lab", "compile", 1), lab.fragments)
+    bad = []
+    with run.step("W=1 per patch %s (%d patches)" % (design.name, len(design.patches))):
+        for k in range(1, len(design.patches) + 1):
+            prefix = designs.Design("%s~%d" % (design.name, k), design.patches[:k], design.dir,
+                                    design.fragment)
+            tree = cache.switch(cfg.name, prefix, run)
+            configure(tree, cfg, run)
+            objs = touched_objects(prefix.patches)
+            if not objs:
+                continue
+            r = make(tree, *objs, extra=["W=1"], check=False)
+            found = warnings_of(r.stdout or "")
+            if r.returncode != 0 and not found:
+                found = ["make W=1 %s exited %d: %s" % (" ".join(objs), r.returncode,
+                                                         (r.stdout or "")[-500:])]
+            if found:
+                bad.append((design.patches[k - 1], found))
+    return bad

@@ -7,7 +7,8 @@ import sys
 
 from . import boot, packages, paths
 from .commands import boot as boot_cmd
-from .commands import build, check, checkpatch, lab, selftests, torture, work
+from .commands import (build, check, checkpatch, compile_check, lab, reproduce, selftests,
+                       torture, trial, work)
 from .run import Run, log
 
 
@@ -29,21 +30,40 @@ COMMANDS = (
             lab.arguments, lab.main),
     Command("work", "the workloads with objects under real reclaim, a verdict table each",
             work.arguments, work.main),
+    Command("reproduce", "the seeds' tables on real kernels beside the seeds' and the "
+            "model's figures, with verdicts", reproduce.arguments, reproduce.main),
     Command("selftests", "the cgroup selftests against mainline's baseline",
             selftests.arguments, selftests.main),
     Command("torture", "ktorture on the debug kernels, dmesg checked",
             torture.arguments, torture.main),
     Command("checkpatch", "checkpatch.pl --strict on every patch", checkpatch.arguments,
             checkpatch.main),
+    Command("compile", "every patch's touched objects at W=1, one patch at a time "
+            "(bisectable)", compile_check.arguments, compile_check.main),
     Command("check", "CI (make check-kernel): host tests, checkpatch, builds, short lab, "
             "selftests, torture", check.arguments, check.main),
+    Command("try", "an outside series through checkpatch, lab, selftests, torture, beside "
+            "ours",
+            trial.arguments, trial.main),
 )
+
+OUTSIDE = """designs: mainline, and each directory of kernel/patches/ with *.patch (a
+git format-patch series against linux-source-6.12; kernel/patches/README.md).
+A series from outside the repo, on every command that takes designs:
+  --series DIR                       a directory of patches (cover letters skipped)
+  --git TREE --range BASE..TIP       git format-patch of a range (BASE: linux-source-6.12,
+                                     e.g. v6.12.117-debian of /work/linux)
+  --name NAME                        its name (default: the directory's or the tip's)
+  --config-fragment FILE             config lines it builds with (in trees of its own)
+e.g. klab try --series ~/fix --name myfix   (lab, selftests, torture, beside ours)
+     klab lab --geometry short --git ~/linux --range v6.12.117-debian..topic mainline"""
 
 ENVIRONMENT = """environment:
   KLAB_CACHE          source and build trees, kept images (default /var/cache/libshrinker)
   KLAB_OUT            results (default build-kernel/ in the repo)
   KLAB_JOBS           make -j (default: the number of CPUs)
   KLAB_TORTURE_SEED   replays a torture run (by default each run draws a seed)
+  KLAB_TIMEOUT_FACTOR every guest's timeout times this (default 1: a loaded host)
   KLAB_SHRINKLAB      the shrinklab binary of the model runs (default: build/, built)"""
 
 
@@ -52,7 +72,8 @@ def usage(out):
           "commands:", file=out)
     for c in COMMANDS:
         print("  %-11s %s" % (c.name, c.summary), file=out)
-    print("\n" + ENVIRONMENT + "\n\nkernel/README.md has the details.", file=out)
+    print("\n" + OUTSIDE + "\n\n" + ENVIRONMENT + "\n\nkernel/README.md has the details.",
+          file=out)
 
 
 def find(name):

@@ -145,10 +145,23 @@ class Cell:
         self.n = sum(r["n"] for r in rows)
         self.timed = any(r.get("timed") for r in rows)
         self.rows = rows
+        self.boot_spread = boot_spread(vals)
 
     def as_json(self):
         return {"value": self.value, "min": self.lo, "max": self.hi, "n": self.n,
-                "boots": len(self.rows)}
+                "boots": len(self.rows), "boot_spread": self.boot_spread}
+
+
+def boot_spread(values):
+    """How far the boots' medians @values stray from their median: the
+    largest |v - median| / median (None for fewer than 2 boots or a median
+    of 0). The repeatability target of a kernel timing is 0.10."""
+    if len(values) < 2:
+        return None
+    med = statistics.median(values)
+    if med == 0:
+        return None
+    return max(abs(v - med) for v in values) / abs(med)
 
 
 class Ratio:
@@ -443,19 +456,26 @@ def tables(cmp, geometry_words=""):
     counts, disagree = {}, []
     for e in cmp["experiments"]:
         out.append("")
-        out.append("== %s: kernel beside model (median [min..max]; model/kernel = ratio of "
-                   "the medians)" % e["id"])
+        spread = any((m["designs"][d]["kernel"] or {}).get("boot_spread") is not None
+                     for m in e["metrics"] for d in designs)
+        out.append("== %s: kernel beside model (median [min..max]; %smodel/kernel = ratio of "
+                   "the medians)" % (e["id"], "boots +-: the boots' medians' largest distance "
+                                     "from their median; " if spread else ""))
         rows = []
         for m in e["metrics"]:
             first = True
             for d in designs:
                 c = m["designs"][d]
-                rows.append([m["metric"] if first else "", d, _cell_text(c["kernel"], m["unit"]),
-                             _cell_text(c["model"], m["unit"]),
-                             "%.3g" % c["model_over_kernel"]
-                             if c["model_over_kernel"] is not None else "-"])
+                row = [m["metric"] if first else "", d, _cell_text(c["kernel"], m["unit"])]
+                if spread:
+                    bs = (c["kernel"] or {}).get("boot_spread")
+                    row.append("-" if bs is None else "%.1f%%" % (100 * bs))
+                rows.append(row + [_cell_text(c["model"], m["unit"]),
+                                   "%.3g" % c["model_over_kernel"]
+                                   if c["model_over_kernel"] is not None else "-"])
                 first = False
-        out += _table(["metric", "design", "kernel", "model", "model/kernel"], rows)
+        out += _table(["metric", "design", "kernel"] + (["boots +-"] if spread else []) +
+                      ["model", "model/kernel"], rows)
         if len(designs) < 2:
             out.append("  (one kernel design: no design to compare)")
             continue

@@ -7,13 +7,24 @@ holds *.patch is a design, except those in NOT_DESIGNS. A series is its
 format-patch cover letter, 0000-cover-letter.patch: patch(1) would call it
 garbage). A design's directory may hold a file `model` naming its model
 design (compare.model_design).
+
+An outside series (every command's --series DIR, or --git TREE --range
+BASE..TIP, with --name and optionally --config-fragment) is a design like
+the others, beside those of kernel/patches/: a directory of patches is
+taken as it is; a git range is exported with git format-patch into
+<out>/series/<name>/. A config fragment makes the design build in trees of
+its own (build.config_for).
 """
 import dataclasses
 import glob
 import hashlib
 import os
+import re
+import shutil
+import subprocess
 
 from . import paths
+from .run import log
 
 # Directories of kernel/patches/ that hold patches but are not designs.
 NOT_DESIGNS = {
@@ -26,6 +37,8 @@ class Design:
     name: str
     patches: tuple = ()      # the series' files with a diff, applied in this order
     dir: str = None          # the directory the series came from (None: mainline)
+    fragment: str = None     # a config fragment on top of each config's (outside series)
+    origin: str = None       # where an outside series came from, in words
 
     def touched_files(self):
         return patched_files(self.patches)
@@ -37,7 +50,7 @@ class Design:
         """Names the design and its series' bytes: a kept image is current
         while this is."""
         h = hashlib.sha256(self.name.encode())
-        for p in self.patches:
+        for p in self.patches + ((self.fragment,) if self.fragment else ()):
             with open(p, "rb") as f:
                 h.update(f.read())
         return h.hexdigest()[:16]
@@ -62,12 +75,30 @@ def patched_files(patches):
     return files
 
 
-def from_dir(name, directory):
+def from_dir(name, directory, fragment=None, origin=None):
     """The design @name whose series is @directory's *.patch."""
     s = [p for p in sorted(glob.glob(os.path.join(directory, "*.patch"))) if has_diff(p)]
     if not s:
         raise RuntimeError("no patches with a diff in %s" % directory)
-    return Design(name, tuple(s), directory)
+    return Design(name, tuple(s), directory, fragment, origin)
+
+
+def from_git(name, tree, rev_range, dest, fragment=None):
+    """The design @name whose series is @rev_range (BASE..TIP) of the git
+    repository @tree, exported into @dest (replaced)."""
+    if ".." not in rev_range:
+        raise SystemExit("klab: --range %r: BASE..TIP" % rev_range)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    r = subprocess.run(["git", "-C", tree, "format-patch", "--zero-commit", "--no-signature",
+                        "--quiet", "-o", dest, rev_range], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise SystemExit("klab: git format-patch %s in %s failed:\n%s" % (rev_range, tree,
+                                                                        r.stdout))
+    log("%s: %d patches of %s (%s) in %s" % (name, len(glob.glob(os.path.join(dest, "*.patch"))),
+                                             rev_range, tree, dest))
+    return from_dir(name, dest, fragment, "%s %s" % (tree, rev_range))
 
 
 def in_repo(patches_dir=None):
@@ -100,12 +131,77 @@ def build_order(designs):
                                           d.name))
 
 
-def add_arguments(p):
-    """The designs a command takes (positional)."""
+OUTSIDE_HELP = """an outside series, beside mainline and the designs named (or
+every design when none is): --series DIR (its *.patch in name order, cover
+letters left out) or --git TREE --range BASE..TIP (git format-patch of the
+range; BASE is linux-source-6.12, e.g. v6.12.117-debian of /work/linux),
+--name NAME (default: the directory's or the tip's name), and
+--config-fragment FILE (lines CONFIG_X=y on top of each config; the design
+then builds in trees of its own)"""
+
+
+def add_arguments(p, outside=True):
+    """The designs a command takes: DESIGN... and an outside series."""
     p.add_argument("designs", nargs="*", metavar="DESIGN",
                    help="designs (default: mainline and every kernel/patches/<design>/)")
+    if not outside:
+        return
+    g = p.add_argument_group("outside series", OUTSIDE_HELP)
+    g.add_argument("--series", metavar="DIR", help="a directory of patches")
+    g.add_argument("--git", metavar="TREE", help="a git repository of the kernel")
+    g.add_argument("--range", metavar="BASE..TIP", help="the commits of --git to take")
+    g.add_argument("--name", help="the outside design's name")
+    g.add_argument("--config-fragment", metavar="FILE",
+                   help="config lines the outside design builds with")
+
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def outside(args, available):
+    """The outside design @args describe, or None."""
+    series, git, rng = getattr(args, "series", None), getattr(args, "git", None), \
+        getattr(args, "range", None)
+    if not series and not git:
+        if rng or getattr(args, "name", None) or getattr(args, "config_fragment", None):
+            raise SystemExit("klab: --range, --name and --config-fragment go with --series "
+                             "or --git")
+        return None
+    if series and git:
+        raise SystemExit("klab: --series or --git, not both")
+    if git and not rng:
+        raise SystemExit("klab: --git needs --range BASE..TIP")
+    name = args.name or os.path.basename(os.path.normpath(series) if series else
+                                         rng.split("..")[-1] or "outside")
+    if not NAME_RE.match(name) or name in NOT_DESIGNS or \
+            name in {d.name for d in available}:
+        raise SystemExit("klab: --name %r: letters, digits, '.', '_', '-', and not a design "
+                         "of kernel/patches/ (%s)" % (name, ", ".join(d.name for d in available)))
+    frag = args.config_fragment
+    if frag:
+        frag = os.path.abspath(frag)
+        if not os.path.isfile(frag):
+            raise SystemExit("klab: --config-fragment %s: no such file" % frag)
+    if series:
+        if not os.path.isdir(series):
+            raise SystemExit("klab: --series %s: not a directory" % series)
+        d = os.path.abspath(series)
+        try:
+            return from_dir(name, d, frag, d)
+        except RuntimeError as e:
+            raise SystemExit("klab: --series: %s" % e)
+    return from_git(name, os.path.abspath(git), rng,
+                    os.path.join(paths.out_dir(), "series", name), frag)
 
 
 def from_args(args):
-    """The designs @args name, mainline first."""
-    return select(args.designs, in_repo())
+    """The designs @args name, mainline first, then the outside one."""
+    available = in_repo()
+    extra = outside(args, available)
+    chosen = select(args.designs, available)
+    if extra:
+        chosen.append(extra)
+        log("outside design %s: %d patches from %s%s" % (
+            extra.name, len(extra.patches), extra.origin,
+            ", config fragment " + extra.fragment if extra.fragment else ""))
+    return chosen

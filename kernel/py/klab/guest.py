@@ -16,6 +16,7 @@ PROGRAMS = {
     "kwork": ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c", "kutil.c",
               "kjson.c"],
     "smoke": ["smoke.c"],
+    "kseeds": ["kseeds.c", "kutil.c", "kjson.c"],
 }
 # The programs of a selftests boot: the kernel's cgroup selftests, then our
 # reclaim checks (kernel/guest/kcheck.c), as kernel/guest/selftests.sh runs them.

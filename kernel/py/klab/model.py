@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The model beside the kernel: `shrinklab kernel` (tools/shrinklab/kernel.c)
-runs the guest's experiments at the geometry each guest really ran, for the
+"""The model beside the kernel: `shrinklab kernel`
+(tools/shrinklab/lab/kernel_experiments.c) runs the guest's experiments at the geometry each guest really ran, for the
 model design each kernel design maps to (compare.model_design)."""
 import json
 import os
@@ -8,7 +8,6 @@ import re
 import subprocess
 
 from . import compare, paths
-from .geometry import GEOMETRY
 from .run import log
 from .shell import sh
 
@@ -38,13 +37,26 @@ def _row(doc, exp, pattern):
     return None
 
 
-def model_args(doc, geometry):
+# The guest's options that shrinklab kernel takes as they are.
+GEOMETRY_OPTIONS = ("--ladder", "--units-cgroups", "--churn-cgroups", "--samples",
+                    "--churn-samples", "--register-batch", "--register-samples",
+                    "--highwater-mounts", "--walk-points")
+
+
+def model_args(doc):
     """shrinklab kernel's options for the geometry guest @doc really ran:
-    the guest's own options, its shrinker ids and CPUs and nodes, and the N
-    it used at each step (the guest cuts N to its memory)."""
-    args = list(GEOMETRY[geometry]["args"])
+    the guest's own options (from its command line), its shrinker ids and
+    CPUs and nodes, and the N it used at each step (the guest cuts N to its
+    memory)."""
+    cmd = doc["command"]
+    opts = dict(zip(cmd, cmd[1:]))
+    missing = [o for o in GEOMETRY_OPTIONS if o not in opts]
+    if missing:
+        raise RuntimeError("guest document whose command line lacks %s" % ", ".join(missing))
+    args = []
+    for o in GEOMETRY_OPTIONS:
+        args += [o, opts[o]]
     first = doc["experiments"][0]["results"][0]["geometry"]
-    cg = {}
     for opt, exp, metric in (("--cgroups", "drop_caches", "drop_caches_ns_no_mounts"),
                              ("--register-cgroups", "register",
                               "register_*_mounts_ns_cgroups_alive"),
@@ -52,11 +64,7 @@ def model_args(doc, geometry):
         r = _row(doc, exp, metric)
         if r is None:
             raise RuntimeError("guest document without %s/%s" % (exp, metric))
-        cg[opt] = str(r["geometry"]["cgroups"])
-    i = args.index("--cgroups")
-    del args[i:i + 2]
-    for opt, v in cg.items():
-        args += [opt, v]
+        args += [opt, str(r["geometry"]["cgroups"])]
     args += ["--host-shrinkers", str(first["host_shrinkers"]), "--nodes",
              str(doc["machine"]["nodes"]), "--cpus", str(doc["machine"]["cpus"])]
     return args
@@ -75,7 +83,7 @@ def model_runs(run, docs, geometry, series_dirs=None):
         if not label:
             log("kernel:%s: no model design mapped; the table shows the kernel alone" % d)
             continue
-        key = (label, tuple(model_args(doc, geometry)))
+        key = (label, tuple(model_args(doc)))
         if key not in todo:
             todo.append(key)
     if not todo:

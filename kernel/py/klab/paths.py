@@ -28,3 +28,16 @@ def out_dir():
 def jobs():
     """make -j ($KLAB_JOBS, default the number of CPUs)."""
     return os.environ.get("KLAB_JOBS", str(os.cpu_count() or 2))
+
+
+def timeout_factor():
+    """$KLAB_TIMEOUT_FACTOR: every guest's timeout times this (default 1; a
+    heavily loaded host gives a guest a few percent of a CPU)."""
+    v = os.environ.get("KLAB_TIMEOUT_FACTOR", "1")
+    try:
+        f = float(v)
+    except ValueError:
+        f = 0
+    if f <= 0:
+        raise SystemExit("klab: KLAB_TIMEOUT_FACTOR=%r is not a positive number" % v)
+    return f

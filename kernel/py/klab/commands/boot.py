@@ -23,6 +23,8 @@ def arguments(p):
     p.add_argument("--mem", type=int, default=2048, help="guest memory, MiB")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto")
     p.add_argument("--append", default="", help="extra kernel command line")
+    p.add_argument("--clock", default="wall", help="the guest's clock: wall (default), "
+                   "icount or icount=N (TCG: guest time counts instructions, 2^N ns each)")
     p.add_argument("--file", action="append", default=[], metavar="HOST:GUEST",
                    help="extra file in the initramfs")
     p.add_argument("--disk", action="append", default=[], help="raw image as virtio-blk")
@@ -39,6 +41,7 @@ def main(run, a):
         files.append((host, guest or "/klab/" + os.path.basename(host)))
     spec = boot.BootSpec(kernel=a.bzimage, prog=a.prog, args=a.args, cpus=a.cpus,
                          nodes=a.nodes, mem=a.mem, accel=a.accel, append=a.append,
+                         clock=a.clock,
                          files=files, disks=a.disk, timeout=a.timeout, dmesg=bool(a.dmesg))
     try:
         r = boot.boot(spec, console_stream=[sys.stderr] if a.console == "-" else None)

@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 """klab check (make check-kernel), the CI part: the lab's host tests
-(tests/kernel/, run by path), checkpatch --strict of every series, every
-design built (lab config) with its W=1 report, a short lab run, the
-selftests, and the torture of the designs' debug kernels."""
+(tests/kernel/, run by path), then per design as the CI plan says
+(kernel/ci.tsv, klab/ci.py): checkpatch --strict and the per-patch W=1
+compile of every series, a short lab run of the designs it boots, the
+selftests and kcheck of its selftests designs against mainline's baseline,
+and the torture of its torture designs' debug kernels. --all: every stage
+on every design."""
 import subprocess
 import sys
 
-from .. import build, designs, guest, paths, tree
-from . import checkpatch, lab, selftests, torture
+from .. import build, ci, designs, guest, paths, tree
+from ..run import log
+from . import checkpatch, compile_check, lab, selftests, torture
 
 
 def arguments(p):
     designs.add_arguments(p)
+    p.add_argument("--all", action="store_true",
+                   help="every stage on every design, not the CI plan's (kernel/ci.tsv)")
+    lab.add_clock_argument(p)
 
 
 def host_tests(run):
@@ -28,21 +35,29 @@ def host_tests(run):
 def main(run, args):
     cache = tree.Cache()
     chosen = designs.from_args(args)
+    plan = ci.plan(chosen, args.all)
+    text = ci.words(plan)
+    print(text)
+    run.save("ci-plan.txt", text + "\n")
+    by_name = {d.name: d for d in chosen}
+
+    def stage(name):
+        return [by_name[n] for n in plan.stages[name]]
     host_tests(run)
     checkpatch.checkpatch(run, cache, chosen)
     progs = guest.compile_programs(run)
-    tests = guest.compile_selftests(cache, run)
-    images = build.build_all(cache, "lab", chosen, run)
-    for d in chosen:
-        w1 = build.w1_findings(cache, "lab", d)
-        if w1:
-            run.fail("%s: W=1 warnings in the files its series touches:\n    %s"
-                     % (d.name, "\n    ".join(w1)))
-    lab.lab(run, chosen, images, progs["klab-guest"], "short", 1)
-    selftests.selftests(run, chosen, images, tests)
-    # The torture is for the patches: mainline's debug kernel is built and
-    # tortured only when it is the sole design (klab torture tortures it on
-    # request).
-    patched = [d for d in chosen if d.patches] or chosen
-    dbg = build.build_all(cache, "debug", patched, run)
-    torture.torture(run, patched, dbg, progs["ktorture"], "short")
+    compile_check.compile_designs(run, cache, chosen)
+    booted = stage("boot")
+    if booted:
+        images = build.build_all(cache, "lab", booted, run)
+        lab.lab(run, booted, images, progs["klab-guest"], "short", 1, args.clock)
+        # The workloads' short run on the same designs goes here (kwork).
+    tested = stage("selftests")
+    if tested:
+        images = build.build_all(cache, "lab", tested, run)
+        selftests.selftests(run, tested, images, guest.compile_selftests(cache, run))
+    tortured = stage("torture")
+    if tortured:
+        dbg = build.build_all(cache, "debug", tortured, run)
+        torture.torture(run, tortured, dbg, progs["ktorture"], "short")
+    log("CI plan done: %s" % "; ".join("%s %d" % (s, len(plan.stages[s])) for s in ci.STAGES))

@@ -2,6 +2,7 @@
 """klab lab (make kernel-lab): every design's guest experiments
 (klab-guest), the model at each guest's geometry, and the tables and the
 combined JSON, kernel beside model (kernel-lab-GEOMETRY.{txt,json})."""
+import argparse
 import datetime
 import json
 import os
@@ -12,11 +13,29 @@ from ..boots import checked_boot
 from ..geometry import CPUS, GEOMETRY, NODES
 from ..run import load_average, log
 
+DEFAULT_CLOCK = boot.DEFAULT_CLOCK
+
 
 def arguments(p):
     designs.add_arguments(p)
     p.add_argument("--geometry", choices=sorted(GEOMETRY), default="full")
     p.add_argument("--boots", type=int, default=1, help="boots per design (interleaved)")
+    add_clock_argument(p)
+
+
+def add_clock_argument(p):
+    p.add_argument("--clock", default=DEFAULT_CLOCK, type=clock_arg,
+                   help="the guests' clock: icount[=N] (TCG counts instructions, 2^N ns "
+                   "each: repeatable; default %s) or wall (the host's time, moves with its "
+                   "load)" % DEFAULT_CLOCK)
+
+
+def clock_arg(text):
+    try:
+        boot.parse_clock(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+    return text
 
 
 def host_machine():
@@ -32,7 +51,7 @@ def host_machine():
             "load": load_average()}
 
 
-def lab_boots(run, chosen, images, prog, geometry, boots):
+def lab_boots(run, chosen, images, prog, geometry, boots, clock):
     """Boot every design @boots times (interleaved); each guest's own
     shrinklab/2 document, with the host's facts added, in boot order."""
     g = GEOMETRY[geometry]
@@ -47,7 +66,7 @@ def lab_boots(run, chosen, images, prog, geometry, boots):
                     "--date", date] + g["args"]
             r = checked_boot(run, label, boot.BootSpec(
                 kernel=images[d.name], prog=prog, args=args, cpus=CPUS, nodes=NODES,
-                mem=g["mem"], timeout=g["timeout"]))
+                mem=g["mem"], timeout=g["timeout"], clock=clock))
             if r.status != 0:
                 if r.status is not None:
                     run.fail("%s: klab-guest exited %d" % (label, r.status))
@@ -61,6 +80,7 @@ def lab_boots(run, chosen, images, prog, geometry, boots):
                 run.fail("%s: the guest's rows depart from data/kernel_metrics.tsv: %s"
                          % (label, problem))
             doc["machine"]["accelerator"] = r.accel_words()
+            doc["machine"]["clock"] = r.clock
             doc["machine"]["host"] = host
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
@@ -69,10 +89,10 @@ def lab_boots(run, chosen, images, prog, geometry, boots):
     return docs
 
 
-def lab(run, chosen, images, prog, geometry, boots):
+def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK):
     """The guests, the model at their geometry, the tables and the combined
     JSON; the comparison (None when no guest gave a document)."""
-    docs = lab_boots(run, chosen, images, prog, geometry, boots)
+    docs = lab_boots(run, chosen, images, prog, geometry, boots, clock)
     if not docs:
         return None
     dirs = {d.name: d.dir for d in chosen if d.dir}
@@ -81,14 +101,17 @@ def lab(run, chosen, images, prog, geometry, boots):
         for problem in metrics.check(m):
             run.fail("model run: its rows depart from data/kernel_metrics.tsv: %s" % problem)
     cmp = compare.join(docs, models, dirs)
-    words = "kernel lab, geometry %s: %s; %d boot(s) per design; accelerator %s" % (
+    clocks = sorted(set(d["machine"]["clock"] for d in docs))
+    words = ("kernel lab, geometry %s: %s; %d boot(s) per design; accelerator %s\n"
+             "kernel clock: %s; model clock: the host's monotonic clock, native") % (
         geometry, docs[0]["experiments"][0]["scale"], boots,
-        "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))))
+        "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))), "; ".join(clocks))
     text = compare.tables(cmp, words)
     path = run.path("kernel-lab-%s.json" % geometry)
     with open(path, "w") as f:
-        json.dump(compare.combined(docs, models, cmp, {"geometry": geometry, "boots": boots}),
-                  f, indent=1)
+        json.dump(compare.combined(docs, models, cmp, {
+            "geometry": geometry, "boots": boots, "clock": {"kernel": clocks, "model": "host"}}),
+            f, indent=1)
     run.save("kernel-lab-%s.txt" % geometry, text)
     print(text)
     log("JSON: %s" % path)
@@ -99,4 +122,4 @@ def main(run, args):
     chosen = designs.from_args(args)
     images = build.build_all(tree.Cache(), "lab", chosen, run)
     prog = guest.compile_programs(run)["klab-guest"]
-    lab(run, chosen, images, prog, args.geometry, args.boots)
+    lab(run, chosen, images, prog, args.geometry, args.boots, args.clock)

@@ -13,15 +13,18 @@ from ..geometry import CPUS, NODES
 from ..paths import GUEST
 from ..run import log
 from ..shell import sh
+from .lab import clock_arg
 
 
 def arguments(p):
     designs.add_arguments(p)
     p.add_argument("--config", choices=["lab", "debug"], default="lab",
                    help="run them on the lab kernels (default) or the debug kernels")
+    p.add_argument("--clock", default="wall", type=clock_arg,
+                   help="the guests' clock: wall (default) or icount[=N]")
 
 
-def selftest_boot(run, label, image, tests):
+def selftest_boot(run, label, image, tests, clock="wall"):
     """One boot of the selftests; their parsed results."""
     with tempfile.TemporaryDirectory(prefix="klab-disk-") as tmp:
         work = os.path.join(tmp, "work.img")
@@ -33,7 +36,7 @@ def selftest_boot(run, label, image, tests):
         r = checked_boot(run, label, boot.BootSpec(
             kernel=image, prog=os.path.join(GUEST, "selftests.sh"), cpus=CPUS, nodes=NODES,
             mem=2048, timeout=900, files=[(p, "/klab/" + t) for t, p in tests.items()],
-            disks=[work, swap], workdisk=True, swapdisk=True, cwd="/work"))
+            disks=[work, swap], workdisk=True, swapdisk=True, cwd="/work", clock=clock))
     return report.parse_selftests(r.stdout)
 
 
@@ -42,16 +45,19 @@ def summary_lines(name, res):
     for t in guest.SELFTESTS:
         tests_ = res.get(t, {}).get("tests", {})
         npass = sum(1 for v in tests_.values() if v == "pass")
+        nskip = sum(1 for v in tests_.values() if v == "skip")
         failed = sorted(k for k, v in tests_.items() if v == "fail")
-        lines.append("  %-10s %-16s %2d/%-2d passed%s" % (
-            name, t, npass, len(tests_), ("; failing: " + ", ".join(failed)) if failed else ""))
+        lines.append("  %-10s %-16s %2d/%-2d passed%s%s" % (
+            name, t, npass, len(tests_), " (%d skipped)" % nskip if nskip else "",
+            ("; failing: " + ", ".join(failed)) if failed else ""))
     return lines
 
 
-def selftests(run, chosen, images, tests):
+def selftests(run, chosen, images, tests, clock="wall"):
     """Every design's selftests; mainline's are the baseline. Returns
     {design: first boot's results}."""
-    results = {d.name: selftest_boot(run, "selftests-%s-0" % d.name, images[d.name], tests)
+    results = {d.name: selftest_boot(run, "selftests-%s-0" % d.name, images[d.name], tests,
+                                     clock)
                for d in chosen}
     for d in chosen:
         for t in guest.SELFTESTS:
@@ -65,7 +71,7 @@ def selftests(run, chosen, images, tests):
         if not mainline_again:
             log("selftests: a test failed twice on a design; mainline again")
             mainline_again.append(selftest_boot(run, "selftests-mainline-1",
-                                                images["mainline"], tests))
+                                                images["mainline"], tests, clock))
         return mainline_again[0]
 
     lines = []
@@ -76,7 +82,7 @@ def selftests(run, chosen, images, tests):
             continue
         j = flakes.judge(base, results[d.name],
                          lambda: selftest_boot(run, "selftests-%s-1" % d.name, images[d.name],
-                                               tests),
+                                               tests, clock),
                          boot_mainline_again)
         lines += ["  %-10s FLAKY: %s %s" % (d.name, t, why) for t, why in j.flaky]
         for t in j.regressed:
@@ -93,4 +99,4 @@ def main(run, args):
     cache = tree.Cache()
     chosen = designs.from_args(args)
     images = build.build_all(cache, args.config, chosen, run)
-    selftests(run, chosen, images, guest.compile_selftests(cache, run))
+    selftests(run, chosen, images, guest.compile_selftests(cache, run), args.clock)

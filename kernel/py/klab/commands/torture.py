@@ -8,6 +8,7 @@ from .. import boot, build, designs, guest, tree
 from ..boots import checked_boot
 from ..geometry import CPUS, NODES
 from ..run import log
+from .lab import clock_arg
 
 SIZES = dict(short=["--workers", "4", "--ops", "300"], full=["--workers", "4", "--ops", "2000"])
 # no5lvl: QEMU's "-cpu max" offers LA57 under TCG, and with 5-level paging
@@ -22,6 +23,8 @@ def arguments(p):
     designs.add_arguments(p)
     p.add_argument("--geometry", choices=sorted(SIZES), default="short",
                    help="operations per worker: short (CI) or full")
+    p.add_argument("--clock", default="wall", type=clock_arg,
+                   help="the guests' clock: wall (default) or icount[=N]")
 
 
 def torture_seed():
@@ -35,14 +38,14 @@ def torture_seed():
     return int.from_bytes(os.urandom(4), "little") or 1
 
 
-def torture(run, chosen, images, prog, size):
+def torture(run, chosen, images, prog, size, clock="wall"):
     seed = torture_seed()
     log("torture seed %d (KLAB_TORTURE_SEED=%d replays it)" % (seed, seed))
     for d in chosen:
         label = "torture-%s" % d.name
         r = checked_boot(run, label, boot.BootSpec(
             kernel=images[d.name], prog=prog, args=SIZES[size] + ["--seed", str(seed)],
-            cpus=CPUS, nodes=NODES, mem=2048, timeout=2400, append=DEBUG_APPEND))
+            cpus=CPUS, nodes=NODES, mem=2048, timeout=2400, append=DEBUG_APPEND, clock=clock))
         if r.status not in (0, None):
             run.fail("%s: ktorture exited %d (see %s)" % (label, r.status,
                                                           run.path(label + ".out")))
@@ -52,4 +55,5 @@ def torture(run, chosen, images, prog, size):
 def main(run, args):
     chosen = designs.from_args(args)
     images = build.build_all(tree.Cache(), "debug", chosen, run)
-    torture(run, chosen, images, guest.compile_programs(run)["ktorture"], args.geometry)
+    torture(run, chosen, images, guest.compile_programs(run)["ktorture"], args.geometry,
+            args.clock)

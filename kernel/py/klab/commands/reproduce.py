@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+"""klab reproduce: the seeds' tables on real kernels, each seed figure beside
+the kernel's and the model's, with the verdicts of both (reproduce.py)."""
+import json
+
+from .. import build, compare, designs, guest, reproduce, tree
+from ..run import log
+from .lab import add_clock_argument
+
+
+def arguments(p):
+    p.add_argument("designs", nargs="*", metavar="DESIGN",
+                   help="only these kernel designs (and mainline; default: every design a "
+                   "table names that is in kernel/patches/)")
+    p.add_argument("--geometry", choices=["seed", "short"], default="seed",
+                   help="seed: the seeds' geometry where a guest fits it (hours); short: a "
+                   "few minutes, figures only (CI)")
+    p.add_argument("--boots", type=int, default=2,
+                   help="boots per design, interleaved (default 2: ranges paired over boots)")
+    p.add_argument("--table", action="append", default=[],
+                   choices=[t.exp for t in reproduce.TABLES],
+                   help="only this table (repeatable; default every table)")
+    add_clock_argument(p)
+
+
+def main(run, args):
+    if args.boots < 1:
+        raise SystemExit("klab reproduce: --boots must be at least 1")
+    tables = [t for t in reproduce.TABLES if not args.table or t.exp in args.table]
+    available = {d.name: d for d in designs.select(args.designs, designs.in_repo())}
+    seeds = reproduce.verdict.load_seeds(reproduce.SEEDS)
+    runs = []
+    for t in tables:
+        if t.guest_run not in runs:
+            runs.append(t.guest_run)
+    wanted = {n for r in runs for n in reproduce.kernel_designs(r, available)}
+    chosen = [available[n] for n in sorted(wanted, key=lambda n: n != "mainline")]
+    images = build.build_all(tree.Cache(), "lab", chosen, run)
+    progs = guest.compile_programs(run)
+    kdocs = {}
+    for r in runs:
+        gr = reproduce.GUEST_RUNS[r]
+        if gr.prog not in progs:
+            log("reproduce %s: no guest program %s on this tree: its tables are not run"
+                % (r, gr.prog))
+            run.fail("reproduce %s: guest program %s missing" % (r, gr.prog))
+            kdocs[r] = {}
+            continue
+        ds = [available[n] for n in reproduce.kernel_designs(r, available)]
+        kdocs[r] = reproduce.guest_docs(run, r, ds, images, progs, args.geometry, args.boots,
+                                        args.clock)
+
+    def series_model(name):
+        d = available.get(name)
+        return compare.model_design(name, d.dir if d else None)[0]
+
+    texts, all_rows, out = [], [], []
+    for t in tables:
+        extra = reproduce.extra_model_labels(t, available, series_model)
+        mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
+        rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
+                                     available, series_model)
+        texts.append(reproduce.table_text(t, rows, reproduce.GUEST_RUNS[t.guest_run].words,
+                                          args.boots, seeds))
+        all_rows.append((t.exp, rows))
+        out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows))
+    clocks = sorted({doc["machine"].get("clock", "?") for v in kdocs.values()
+                     for docs in v.values() for doc in docs})
+    text = "klab reproduce, geometry %s, %d boot(s) per design; the kernel's clock: %s\n" % (
+        args.geometry, args.boots, "; ".join(clocks) or args.clock)
+    if any(c.startswith("icount") for c in clocks):
+        text += ("(under icount a kernel time counts guest instructions: compare the kernel's "
+                 "ratios, not its times, with the seeds' and the model's)\n")
+    text += "\n".join(texts) + "\n" + reproduce.summary_text(all_rows)
+    print(text)
+    run.save("reproduce-%s.txt" % args.geometry, text)
+    with open(run.path("reproduce-%s.json" % args.geometry), "w") as f:
+        json.dump(dict(schema="klab-reproduce/1", geometry=args.geometry, boots=args.boots,
+                       clock=args.clock,
+                       tables=out,
+                       kernel={r: {d: docs for d, docs in v.items()} for r, v in kdocs.items()}),
+                  f, indent=1)

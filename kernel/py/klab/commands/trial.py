@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+"""klab try: an outside series through the whole lab in one command, beside
+mainline and our designs.
+
+    kernel/klab try --series ~/my-series [--name mine] [--config-fragment my.config]
+    kernel/klab try --git ~/linux --range v6.12.117-debian..my-branch --name mine
+    kernel/klab try --series ~/my-series mainline indexed     # beside these only
+
+The stages, in order (STAGES): checkpatch --strict of the outside series
+(reported, not failed: the series is not ours), every design built, the
+lab's experiments kernel beside model (--geometry, --clock), the cgroup
+selftests and kcheck against mainline's baseline, and the torture of the
+outside design's debug kernel. Any stage's failure fails the run; every
+stage runs.
+"""
+import dataclasses
+import os
+
+from .. import build, designs, guest, tree
+from ..geometry import GEOMETRY
+from . import checkpatch, lab, selftests, torture
+
+
+def arguments(p):
+    designs.add_arguments(p)
+    p.add_argument("--geometry", choices=sorted(GEOMETRY), default="short",
+                   help="the lab's geometry (default short)")
+    lab.add_clock_argument(p)
+
+
+@dataclasses.dataclass
+class Trial:
+    """What the stages share."""
+    cache: object
+    chosen: list             # mainline, the designs named, the outside one
+    outside: object          # the outside Design
+    geometry: str
+    clock: str
+    progs: dict = None       # guest programs
+    images: dict = None      # lab images by design
+
+
+def stage_checkpatch(run, t):
+    """checkpatch --strict of the outside series: its findings are printed,
+    not counted as failures."""
+    mine = type(run)(run.out_dir)
+    checkpatch.checkpatch(mine, t.cache, [t.outside])
+    run.steps += mine.steps
+    text = "\ncheckpatch --strict of %s: %s\n" % (
+        t.outside.name, "clean" if not mine.fails else "%d patch(es) with findings" %
+        len(mine.fails))
+    for f in mine.fails:
+        text += "  " + f.replace("\n", "\n  ") + "\n"
+    print(text)
+    run.save("checkpatch-%s.txt" % t.outside.name, text)
+
+
+def stage_lab(run, t):
+    lab.lab(run, t.chosen, t.images, t.progs["klab-guest"], t.geometry, 1, t.clock)
+
+
+def stage_selftests(run, t):
+    selftests.selftests(run, t.chosen, t.images, guest.compile_selftests(t.cache, run))
+
+
+def stage_torture(run, t):
+    dbg = build.build_all(t.cache, "debug", [t.outside], run)
+    torture.torture(run, [t.outside], dbg, t.progs["ktorture"], "short")
+
+
+# (name, stage): run in this order. A stage is stage(run, trial).
+STAGES = (
+    ("checkpatch", stage_checkpatch),
+    ("lab", stage_lab),
+    ("selftests", stage_selftests),
+    ("torture", stage_torture),
+)
+
+
+def main(run, args):
+    chosen = designs.from_args(args)
+    if not chosen[-1].origin:
+        raise SystemExit("klab try: name an outside series: --series DIR, or --git TREE "
+                         "--range BASE..TIP (klab try --help)")
+    t = Trial(tree.Cache(), chosen, chosen[-1], args.geometry, args.clock)
+    t.progs = guest.compile_programs(run)
+    t.images = build.build_all(t.cache, "lab", chosen, run)
+    for name, stage in STAGES:
+        with run.step("try: %s" % name):
+            try:
+                stage(run, t)
+            except RuntimeError as e:
+                run.fail("%s: %s" % (name, e))
+    print("klab try %s (%s): results in %s" % (t.outside.name, t.outside.origin,
+                                              os.path.abspath(run.out_dir)))

@@ -1,0 +1,588 @@
+# SPDX-License-Identifier: GPL-2.0
+"""klab reproduce: every seed table a guest can run, each seed figure beside
+the kernel's figure of the same design and the model's, with a verdict per
+seed claim for the kernel and for the model, judged alike (verdict.py
+follows tools/shrinklab/verdict.c).
+
+The tables are shrinklab reproduce's experiments (tools/shrinklab/
+experiments.c), with the same ids and metric names:
+
+  seed000-vm     seed 000's VM table (base: unit-cache, then the seed's
+                 xarray and old array on demand): kseeds --table vm, booted
+                 as the seed's VM (1 node, 4 CPUs), 20000 mounts, 2000
+                 cgroups;
+  seed003-units  seeds 002/004's unit-cache table (mainline, unit-cache):
+                 measured in the same boot at 8000 mounts on the way up;
+  seed000-host   seed 000's host table, scaled: kseeds --table host with 4
+                 nodes as the seed's host but 2 CPUs of its 48, 20000 mounts
+                 of its 50000 and 2000 cgroups of its 20000;
+  seed004-bitmap seed 003's drop_caches test (4001 memcgs, each with its
+                 own tmpfs holding a file; echo 3 > drop_caches five times):
+                 kwork's tkhai, on every design, nobitmap the base;
+  seed001-pods   seed 001's pods (a cgroup and 4 mounts, one pod after
+                 another) under cgroup.memory=nokmem: kwork's pods, on
+                 mainline, nonslab-ids and nokmem-noinfo (and batched).
+
+Each guest run boots every design of its tables K times, interleaved
+(boot k of every design, then boot k+1); a kernel figure is the median of
+the boots' medians [min..max of every sample]; a ratio is of those
+medians, its range paired over the boots (the per-boot ratios) when K is
+2 or more, else the widest the two designs' samples allow. The model is
+shrinklab reproduce's own run of the experiment (its verdicts are printed
+as it prints them) plus a shrinklab run of each model design a kernel
+design maps to that its table lacks, at the same scale.
+
+Where the kernel's verdict and the model's differ, the table says so.
+"""
+import dataclasses
+import datetime
+import json
+import os
+import statistics
+import subprocess
+
+from . import boot, guest, model, paths, verdict
+from .boots import checked_boot
+from .run import log
+
+SEEDS = os.path.join(paths.REPO, "data", "seed_figures.tsv")
+
+PER_CGROUP = ("units", "nodes", "cpus")
+WHOLE_HOST = PER_CGROUP + ("cgroups",)
+
+
+@dataclasses.dataclass
+class Table:
+    exp: str                 # shrinklab's experiment id (and data/seed_figures.tsv's)
+    title: str
+    guest_run: str           # the GuestRun that measures it
+    designs: tuple           # (kernel design, model design), the seed's base first
+    metrics: tuple           # (metric, geometry keys it depends on, words), in order
+    model_scale: str = "default"    # shrinklab's --scale for its run
+    rename: dict = dataclasses.field(default_factory=dict)  # guest metric -> ours
+    guest_exp: str = None           # the guest's experiment id, when not @exp
+    # kernel design -> the model design that does its work, where that is
+    # not the seed's design it stands for (the seed's base is older than 6.12)
+    kernel_models: dict = dataclasses.field(default_factory=dict)
+    extra_designs: tuple = ()       # kernel designs beside the seed's
+    every_design: bool = False      # also every other kernel design, beside the seed's
+    notes: tuple = ()
+
+
+@dataclasses.dataclass
+class GuestRun:
+    name: str
+    prog: str                # a guest program (guest.PROGRAMS)
+    args: dict               # geometry name -> the program's arguments
+    nodes: int
+    cpus: int
+    mem: int                 # MiB
+    timeout: int             # s
+    append: str = ""
+    words: str = ""
+
+
+GUEST_RUNS = {
+    "vm": GuestRun("vm", "kseeds", {
+        "seed": ["--table", "vm", "--mounts", "20000", "--units-mounts", "8000",
+                 "--cgroups", "2000", "--units-cgroups", "200", "--obj-cgroups", "2000",
+                 "--register-more", "4000", "--samples", "5"],
+        "short": ["--table", "vm", "--mounts", "1000", "--units-mounts", "400",
+                  "--cgroups", "100", "--units-cgroups", "20", "--obj-cgroups", "20",
+                  "--register-more", "400", "--samples", "3"]},
+        nodes=1, cpus=4, mem=6144, timeout=7200,
+        words="1 node and 4 vCPUs as the seed's VM"),
+    "host": GuestRun("host", "kseeds", {
+        "seed": ["--table", "host", "--mounts", "20000", "--cgroups", "2000",
+                 "--units-cgroups", "200", "--register-batch", "640", "--samples", "5"],
+        "short": ["--table", "host", "--mounts", "1000", "--cgroups", "100",
+                  "--units-cgroups", "20", "--register-batch", "128", "--samples", "3"]},
+        nodes=4, cpus=2, mem=6144, timeout=7200,
+        words="4 nodes as the seed's host, 2 vCPUs of its 48; 20000 mounts of its 50000 "
+              "(314 units per node of 783), 2000 cgroups of its 20000"),
+    "bitmap": GuestRun("bitmap", "kwork", {
+        "seed": ["tkhai:memcgs=4001,files=1,calls=5,what=3"],
+        "short": ["tkhai:memcgs=100,files=1,calls=5,what=3"]},
+        nodes=1, cpus=4, mem=4096, timeout=7200,
+        words="1 node and 4 vCPUs as the model's run (the seed does not say)"),
+    "pods": GuestRun("pods", "kwork", {
+        "seed": ["pods:pods=400,mounts=tmpfs+tmpfs+tmpfs+tmpfs,cgroups_per_pod=1"],
+        "short": ["pods:pods=40,mounts=tmpfs+tmpfs+tmpfs+tmpfs,cgroups_per_pod=1"]},
+        nodes=1, cpus=4, mem=4096, timeout=7200, append="cgroup.memory=nokmem",
+        words="cgroup.memory=nokmem, 1 node and 4 vCPUs as the model's run (the seed does "
+              "not say); 400 pods as the model's default (the seed does not say)"),
+}
+
+# The seed's designs in the model's names, and the kernel design that does
+# that work (the seed's xarray is kseed1's series; ours is `xarray`).
+TABLES = (
+    Table("seed000-vm", "seed 000, VM table: 20000 mounts, 2000 cgroups, 1 node, 4 CPUs", "vm",
+          (("unit-cache", "prealloc+units=cache"), ("seed-xarray", "xarray"),
+           ("array-ondemand", "array-ondemand"), ("mainline", "prealloc")),
+          (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
+           ("walk_ns_empty_cgroup", PER_CGROUP, "shrink_slab_memcg(), empty cgroup"),
+           ("walk_ns_cgroup_objects_100", PER_CGROUP,
+            "same, cgroup with objects on 100 sb"),
+           ("mkdir_rmdir_ns_per_cgroup", PER_CGROUP, "mkdir/rmdir the cgroups"),
+           ("register_ns_per_mount_cgroups_alive", WHOLE_HOST,
+            "4000 more mounts with them alive, per mount"),
+           ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches, the cgroups alive"))),
+    Table("seed003-units", "seeds 002/004, the unit cache: 8000 mounts, 1 node, 4 CPUs", "vm",
+          (("mainline", "prealloc"), ("unit-cache", "prealloc+units=cache")),
+          (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
+           ("units_per_slab", ("cpus",), "units per order-2 slab"))),
+    Table("seed000-host", "seed 000, host table (scaled: the seed's 50000 mounts, 20000 "
+          "cgroups, 4 nodes, 48 CPUs)", "host",
+          (("unit-cache", "prealloc+units=cache"), ("array-ondemand", "array-ondemand"),
+           ("seed-xarray", "xarray"), ("mainline", "prealloc")),
+          (("slab_bytes_per_empty_cgroup", PER_CGROUP, "unreclaimable slab per empty cgroup"),
+           ("container_bytes_per_empty_cgroup", PER_CGROUP,
+            "of it, the per-cgroup container"),
+           ("register_640_mounts_ns_cgroups_alive", WHOLE_HOST,
+            "640 mounts crossing 10 unit boundaries, cgroups alive"),
+           ("register_640_mounts_ns_no_cgroups", PER_CGROUP, "the same 640 mounts, no cgroups"),
+           ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches"),
+           ("walk_ns_per_cgroup_node", PER_CGROUP,
+            "of it, shrink_slab_memcg() per cgroup and node")),
+          notes=("scaled: the seed's host does not fit a guest (48 CPUs; 20000 cgroups of "
+                 "783 units per node are 64 GB on the base); the model's run is at its own "
+                 "default scale (50000 mounts, 2000 cgroups, 48 CPUs); neither is at the "
+                 "seed's geometry, so no claim is compared (as shrinklab reproduce says)",)),
+    Table("seed004-bitmap", "seed 003 (2018): 4001 memcgs, each with its own tmpfs and a file",
+          "bitmap", (("nobitmap", "nobitmap"), ("mainline", "flat")),
+          (("drop_caches_ns_first", ("mounts", "cgroups", "nodes", "cpus"),
+            "drop_caches, first call"),
+           ("drop_caches_ns_repeat", ("mounts", "cgroups", "nodes", "cpus"),
+            "drop_caches, the calls after it")),
+          model_scale="seed", every_design=True, guest_exp="tkhai",
+          kernel_models={"mainline": "prealloc"},
+          rename={"drop_caches_first_ns": "drop_caches_ns_first",
+                  "drop_caches_ns": "drop_caches_ns_repeat"},
+          notes=("the seed's kernels are 2018's, before and after the bitmap; here the bitmap "
+                 "is 6.12 (mainline; the model's flat stands for 2018's bitmap) and the "
+                 "kernel before it is the nobitmap series (every memcg-aware shrinker called "
+                 "for every memcg on 6.12)",)),
+    Table("seed001-pods", "seed 001: pods of a cgroup and 4 mounts under cgroup.memory=nokmem",
+          "pods", (("mainline", "flat"), ("nonslab-ids", "flat+nonslab_ids"),
+                   (None, "prealloc")),
+          (("pod_create_ns_total", ("cgroups", "nodes", "cpus"), "every pod, one after another"),
+           ("registry_mutex_hold_ns_max", ("cgroups", "nodes", "cpus"),
+            "the longest registration")),
+          guest_exp="pods", extra_designs=("nokmem-noinfo", "batched-8", "batched-32"),
+          kernel_models={"mainline": "prealloc", "nonslab-ids": "prealloc+nonslab_ids",
+                         "nokmem-noinfo": "prealloc+nonslab_ids",
+                         "batched-8": "prealloc+expand_batch=512",
+                         "batched-32": "prealloc+expand_batch=2048"},
+          rename={"pods_total_ns": "pod_create_ns_total",
+                  "pod_register_max_ns": "registry_mutex_hold_ns_max"},
+          notes=("the seed's base is 6.6.102 (one id per expansion: the model's flat); the "
+                 "kernel's base is 6.12 (one 64-id unit per expansion), so the kernel judges "
+                 "the seed's ratios against mainline 6.12; the seed's 6.12.76 bound (prealloc) "
+                 "has no kernel of its own here: mainline is the base",
+                 "the kernel's longest registration is the longest mount(2) of a pod, which "
+                 "holds shrinker_mutex for the expansion and does the rest of the mount; the "
+                 "model's is the longest hold of its registry mutex")),
+)
+
+def tables_of(run_name):
+    return [t for t in TABLES if t.guest_run == run_name]
+
+
+def kernel_designs(run_name, available):
+    """The kernel designs a guest run boots, in order, mainline first: its
+    tables' designs that exist (all of them for a table that runs on every
+    design), then the pods' extras."""
+    want = []
+    for t in tables_of(run_name):
+        names = [k for k, _ in t.designs if k] + list(t.extra_designs)
+        if t.every_design:
+            names += sorted(available)
+        for n in names:
+            if n in available and n not in want:
+                want.append(n)
+    return sorted(want, key=lambda n: n != "mainline")
+
+
+# ------------------------------------------------------------------ kernel
+
+def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
+    """Boot each design of @chosen @boots times, interleaved; {design:
+    [doc per boot]}."""
+    gr = GUEST_RUNS[run_name]
+    accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    out = {d.name: [] for d in chosen}
+    for rnd in range(boots):
+        for d in chosen:
+            label = "reproduce-%s-%s-%s-%d" % (run_name, geometry, d.name, rnd)
+            date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            args = ["--design", "kernel:" + d.name, "--accel", accel, "--date", date] + \
+                (["--clock", clock] if gr.prog == "kwork" else []) + gr.args[geometry]
+            r = checked_boot(run, label, boot.BootSpec(
+                kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
+                nodes=gr.nodes, mem=gr.mem, timeout=gr.timeout, append=gr.append,
+                clock=clock))
+            if r.status != 0:
+                if r.status is not None:
+                    run.fail("%s: %s exited %d" % (label, gr.prog, r.status))
+                continue
+            try:
+                doc = json.loads(r.stdout)
+            except ValueError as e:
+                run.fail("%s: no JSON from the guest (%s)" % (label, e))
+                continue
+            doc["machine"]["accelerator"] = r.accel_words()
+            doc["machine"]["clock"] = r.clock
+            doc["run"]["boot"] = rnd
+            with open(run.path(label + ".json"), "w") as f:
+                json.dump(doc, f, indent=1)
+            out[d.name].append(doc)
+    return out
+
+
+def kernel_row(docs, exp, metric, rename, guest_exp=None):
+    """The kernel's row of @metric over the boots @docs (None: no boot has
+    it): the median of the boots' medians, the min and max of every
+    sample, the boots' medians as its samples (paired over boots when there
+    are two or more), the geometry of the first boot's row."""
+    back = {v: k for k, v in rename.items()}
+    name = back.get(metric, metric)
+    rows = []
+    for doc in docs:
+        for e in doc["experiments"]:
+            if e["id"] not in (exp, guest_exp):
+                continue
+            for r in e["results"]:
+                if r["metric"] == name:
+                    rows.append(r)
+    if not rows:
+        return None
+    meds = [r["value"] for r in rows]
+    allv = [x for r in rows for x in (r["samples"] or [r["value"]])]
+    return dict(design=rows[0]["design"], metric=metric, unit=rows[0]["unit"],
+                timed=bool(rows[0]["timed"]), value=statistics.median(meds), min=min(allv),
+                max=max(allv), n=len(rows), samples=meds, paired=len(rows) >= 2,
+                samples_per_boot=len(rows[0]["samples"] or [1]),
+                geometry=rows[0]["geometry"], note=rows[0]["geometry"].get("note", ""))
+
+
+# ------------------------------------------------------------------- model
+
+def model_docs(run, table, extra_labels, geometry):
+    """shrinklab reproduce's document of @table's experiment, and one
+    shrinklab run document per model design in @extra_labels; {label: row
+    source doc}. The short geometry runs the model at --scale quick."""
+    exe = model.shrinklab_path(run)
+    scale = "quick" if geometry == "short" else table.model_scale
+    docs = []
+    base = run.path("reproduce-model-%s" % table.exp)
+    cmd = [exe, "reproduce", "--quiet", "--no-plots", "--experiment", table.exp, "--json",
+           base + ".json", "--scale", scale]
+    with run.step("model %s (shrinklab reproduce)" % table.exp):
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    run.save(os.path.basename(base) + ".txt", r.stdout)
+    if r.returncode != 0:
+        run.fail("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                                         r.stdout[-2000:]))
+        return None, []
+    with open(base + ".json") as f:
+        main = json.load(f)
+    for label in extra_labels:
+        name = "%s-%s" % (base, label.replace("+", "_").replace("=", "-"))
+        cmd = [exe, "run", "--quiet", "--no-plots", "--experiment", table.exp, "--json",
+               name + ".json", "--scale", scale] + design_options(label)
+        with run.step("model %s %s (shrinklab run)" % (table.exp, label)):
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+        run.save(os.path.basename(name) + ".txt", r.stdout)
+        if r.returncode != 0:
+            run.fail("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                                             r.stdout[-2000:]))
+            continue
+        with open(name + ".json") as f:
+            docs.append(json.load(f))
+    return main, docs
+
+
+def design_options(label):
+    """shrinklab run's design options for a model label (measure.c's syntax:
+    design[+units=S][+expand_batch=N][+nonslab_ids][+lru_reparent=M])."""
+    parts = label.split("+")
+    out = ["--design", parts[0]]
+    for p in parts[1:]:
+        k, _, v = p.partition("=")
+        if k == "nonslab_ids":
+            out.append("--nonslab-ids")
+        elif k in ("units", "expand_batch", "lru_reparent"):
+            out += ["--" + k.replace("_", "-"), v]
+        elif k == "root_bits" and v == "off":
+            out.append("--no-root-bits")
+        else:
+            raise ValueError("model label %r: no shrinklab run option for %r" % (label, p))
+    return out
+
+
+def model_row(doc, exp, label, metric):
+    for e in (doc or {}).get("experiments", []):
+        if e["id"] != exp:
+            continue
+        for r in e["results"]:
+            if r["design"] == label and r["metric"] == metric and not r["unavailable"]:
+                return dict(r, paired=bool(r["timed"]))
+    return None
+
+
+def model_verdict(doc, exp, label, base_label, metric):
+    for e in (doc or {}).get("experiments", []):
+        if e["id"] != exp:
+            continue
+        for v in e["verdicts"]:
+            if v["metric"] == metric and v["design"] == label and \
+                    v["base"] in (base_label, None, ""):
+                return v
+    return None
+
+
+# ----------------------------------------------------------------- output
+
+def fmt(v, unit):
+    if v is None:
+        return "-"
+    if unit == "ns":
+        for div, u in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+            if abs(v) >= div:
+                return "%.3g %s" % (v / div, u)
+        return "%.3g ns" % v
+    if unit == "B":
+        for div, u in ((1 << 20, "MB"), (1 << 10, "KB")):
+            if abs(v) >= div:
+                return "%.3g %s" % (v / div, u)
+        return "%.0f B" % v
+    return "%.4g" % v
+
+
+def fmt_ratio(v):
+    if v.get("ours") is None:
+        return "-"
+    return "%.3g [%.3g..%.3g]" % (v["ours"], v["lo"], v["hi"])
+
+
+def short_verdict(v):
+    if v is None:
+        return "-"
+    return v["kind"]
+
+
+def agreement(kv, mv):
+    """Do the kernel's and the model's verdicts on one claim agree?"""
+    if kv is None or mv is None:
+        return "-"
+    k, m = kv["kind"], mv["kind"]
+    if k in (verdict.NOT_COMPARED, verdict.NOT_MEASURED) or \
+            m in (verdict.NOT_COMPARED, verdict.NOT_MEASURED):
+        return "-"
+    if k == m:
+        return "kernel and model agree"
+    return "KERNEL AND MODEL DISAGREE"
+
+
+def table_designs(table, available, series_model):
+    """(kernel design, the seed's model design or None, the model design that
+    does the kernel's work) of every row of @table: the seed's designs, then
+    the extras that exist."""
+    out = []
+    for kd, ml in table.designs:
+        out.append((kd, ml, table.kernel_models.get(kd, ml)))
+    extra = list(table.extra_designs) + (sorted(available) if table.every_design else [])
+    for kd in extra:
+        if kd in available and kd not in [k for k, _, _ in out]:
+            out.append((kd, None, table.kernel_models.get(kd) or series_model(kd)))
+    return out
+
+
+def extra_model_labels(table, available, series_model):
+    """The model designs a table's kernel designs do the work of that its
+    shrinklab reproduce table lacks (each gets a shrinklab run)."""
+    own = {m for _, m in table.designs}
+    return sorted({w for _, _, w in table_designs(table, available, series_model)
+                   if w and w not in own})
+
+
+def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
+    """Every row of @table, per metric and kernel design: the seed's figure,
+    the kernel's row, the model's row of the design that does the kernel's
+    work, the kernel's verdict on the seed's claim, the model's on the same
+    claim for that same work, and shrinklab's own verdict on the seed's
+    designs (the same claim when the two pairs are the same)."""
+    out = []
+    base_k, base_m = table.designs[0]
+    rows_of = table_designs(table, available, series_model)
+    base_w = rows_of[0][2]
+    docs = [mdoc] + list(extra_docs)
+
+    def mrow(label, metric):
+        return next((r for r in (model_row(d, table.exp, label, metric) for d in docs) if r),
+                    None)
+
+    for metric, keys, words in table.metrics:
+        bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.rename, table.guest_exp)
+        bm = mrow(base_w, metric)
+        bf = seeds.get((table.exp, base_m, metric))
+        for kd, ml, wl in rows_of:
+            f = seeds.get((table.exp, ml, metric)) if ml else None
+            kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.rename,
+                            table.guest_exp) if kd else None
+            mr = mrow(wl, metric)
+            row = dict(metric=metric, words=words, kernel_design=kd, seed_design=ml,
+                       model_design=wl, unit=(kr or mr or {}).get("unit") or
+                       (f or {}).get("unit"), kernel=kr, model=mr, seed=f,
+                       kernel_verdict=None, model_verdict=None, shrinklab_verdict=None,
+                       available=kd in available)
+            if f and (kd != base_k or f["unit"] == "count"):
+                kv = verdict.judge(kr, bk if kd != base_k else kr, f, bf, keys)
+                if kd is None:
+                    kv["text"] = "no kernel of this model design in the lab"
+                elif kd not in available:
+                    kv["text"] = "kernel:%s is not a series in kernel/patches/" % kd
+                row["kernel_verdict"] = kv
+                row["shrinklab_verdict"] = model_verdict(mdoc, table.exp, ml, base_m, metric)
+                if kd is None:
+                    pass  # no kernel: shrinklab's verdict alone
+                elif (ml, base_m) == (wl, base_w):
+                    row["model_verdict"] = from_json(row["shrinklab_verdict"])
+                elif mr and bm:
+                    row["model_verdict"] = verdict.judge(mr, mr if kd == base_k else bm, f, bf,
+                                                         keys)
+            elif kd != base_k and bk and kr and bk["value"]:
+                # No seed figure: the kernel's ratio to the base, for information.
+                ours, lo, hi, rounds, paired = verdict.ratio_of(kr, bk)
+                row["ratio"] = dict(ours=ours, lo=lo, hi=hi, rounds=rounds, paired=paired,
+                                    cls=verdict.classify(lo, hi))
+            out.append(row)
+    return out
+
+
+def from_json(v):
+    """A shrinklab JSON verdict in the shape verdict.judge() returns."""
+    if v is None:
+        return None
+    return dict(claim=v["claim"], relation=v["relation"], seed=v["seed"], ours=v["ours"],
+                lo=v["ours_lo"], hi=v["ours_hi"], rounds=v["rounds"], paired=True,
+                kind=verdict.JSON_NAMES.get(v["verdict"], v["verdict"]), text=v.get("why") or "")
+
+
+def seed_cell(f):
+    if not f:
+        return "-"
+    if f["same"]:
+        return "same"
+    return (f["relation"] if f["relation"] != "=" else "") + fmt(f["value"], f["unit"])
+
+
+def cell(r, unit):
+    if not r:
+        return "-"
+    if r["min"] == r["max"]:
+        return fmt(r["value"], unit)
+    return "%s [%s..%s]" % (fmt(r["value"], unit), fmt(r["min"], unit), fmt(r["max"], unit))
+
+
+def seed_ratio(f, bf):
+    if not f or f["same"]:
+        return "same" if f else "-"
+    if f["unit"] == "count":
+        return "= %g" % f["value"]
+    if not bf or bf["same"] or not bf["value"]:
+        return "-"
+    rel = verdict.seed_relation(f, bf)
+    return "%s%.3g" % ("" if rel == "=" else rel or "?", f["value"] / bf["value"])
+
+
+def verdict_cell(v):
+    if v is None:
+        return "-"
+    if v["ours"] is None:
+        return v["kind"]
+    if v.get("claim") == "count":
+        return "%g: %s" % (v["ours"], v["kind"])
+    return "%.3g [%.3g..%.3g]: %s" % (v["ours"], v["lo"], v["hi"], v["kind"])
+
+
+def table_text(table, rows, run_words, boots, seeds):
+    base_k, base_m = table.designs[0]
+    base_w = table.kernel_models.get(base_k, base_m)
+    lines = ["", "== %s: %s" % (table.exp, table.title),
+             "   kernel: %s; %d boot(s) per design, interleaved (ranges %s)" % (
+                 run_words, boots, "paired over boots" if boots >= 2 else
+                 "unpaired: the widest the samples allow"),
+             "   model: shrinklab reproduce --experiment %s --scale %s, and shrinklab run of "
+             "each model design a kernel design does the work of that its table lacks" % (
+                 table.exp, table.model_scale)]
+    lines += ["   note: " + n for n in table.notes]
+    for metric, _, words in table.metrics:
+        mrows = [r for r in rows if r["metric"] == metric]
+        unit = next((r["unit"] for r in mrows if r["unit"]), "")
+        lines += ["", "   %s: %s" % (metric, words),
+                  "     %-16s %-24s %10s  %-32s %-26s %s" % (
+                      "kernel design", "the seed's design", "seed", "kernel [min..max]",
+                      "model design (same work)", "model [min..max]")]
+        for r in mrows:
+            k = cell(r["kernel"], unit) if r["kernel"] else (
+                "no kernel" if not r["kernel_design"] else
+                "not a series here" if not r["available"] else "not measured")
+            lines.append("     %-16s %-24s %10s  %-32s %-26s %s" % (
+                r["kernel_design"] or "-", r["seed_design"] or "-", seed_cell(r["seed"]), k,
+                r["model_design"] or "-", cell(r["model"], unit)))
+        claims = [r for r in mrows if r["kernel_verdict"] is not None]
+        if claims:
+            lines.append("     claims over %s: %-11s %-40s %-40s %s" % (
+                base_k, "seed", "kernel: ratio [range]: verdict",
+                "model, same work: ratio [range]: verdict", "kernel vs model"))
+            for r in claims:
+                bf = seeds.get((table.exp, base_m, metric))
+                lines.append("       %-16s %-11s %-40s %-40s %s" % (
+                    r["kernel_design"] or "-", seed_ratio(r["seed"], bf),
+                    verdict_cell(r["kernel_verdict"]), verdict_cell(r["model_verdict"]),
+                    agreement(r["kernel_verdict"], r["model_verdict"])))
+                kv = r["kernel_verdict"]
+                if kv["kind"] in (verdict.NOT_COMPARED, verdict.NOT_MEASURED,
+                                  verdict.INCONCLUSIVE):
+                    lines.append("         kernel: " + kv["text"])
+                sv = from_json(r["shrinklab_verdict"])
+                if sv and (r["seed_design"], base_m) != (r["model_design"], base_w):
+                    lines.append("         shrinklab reproduce on the seed's designs (%s over "
+                                 "%s): %s" % (r["seed_design"], base_m, verdict_cell(sv)))
+        for r in mrows:
+            q = r.get("ratio")
+            if q:
+                lines.append("       %-16s no seed figure; kernel over %s %.3g [%.3g..%.3g]: "
+                             "%s" % (r["kernel_design"], base_k, q["ours"], q["lo"], q["hi"],
+                                     verdict.cls_word(q["cls"])))
+    return "\n".join(lines)
+
+
+def summary_text(all_rows):
+    counts = {"kernel": {}, "model, same work": {}, "shrinklab reproduce": {}}
+    disagree = []
+    for exp, rows in all_rows:
+        for r in rows:
+            kv, mv = r["kernel_verdict"], r["model_verdict"]
+            sv = from_json(r["shrinklab_verdict"])
+            if kv is None:
+                continue
+            for side, v in (("kernel", kv), ("model, same work", mv),
+                            ("shrinklab reproduce", sv)):
+                if v:
+                    counts[side][v["kind"]] = counts[side].get(v["kind"], 0) + 1
+            if agreement(kv, mv) == "KERNEL AND MODEL DISAGREE":
+                disagree.append("%s %s %s: kernel %s, model %s" % (
+                    exp, r["metric"], r["kernel_design"], verdict_cell(kv), verdict_cell(mv)))
+    order = (verdict.AGREES, verdict.DISAGREES, verdict.INCONCLUSIVE, verdict.NOT_COMPARED,
+             verdict.NOT_MEASURED)
+    lines = ["", "== seed claims (each side's verdict on the seed's figure)"]
+    for side in counts:
+        lines.append("   %-20s %s" % (side, ", ".join("%d %s" % (counts[side].get(k, 0), k)
+                                                     for k in order)))
+    lines.append("   where the kernel and the model disagree: %s" % (
+        "none" if not disagree else ""))
+    lines += ["     " + d for d in disagree]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+"""klab.ci, the CI plan of klab check: a design without a row is booted
+when its series touches no header under include/ and not built when it
+does; a row names its stages; --all runs everything; mainline joins the
+boot and selftests stages as their baseline; a malformed row is an error;
+kernel/ci.tsv parses and names only designs that exist.
+Run: python3 tests/kernel/test_ci.py (make check: Meson test kernel_ci)."""
+import os
+import tempfile
+import unittest
+
+import klabtest  # noqa: F401  (the klab package on the path)
+from kernelsrc import FILES, edit, patch_text, write_series
+from klab import ci, designs
+
+
+class Plan(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        pd = os.path.join(self.tmp.name, "patches")
+        write_series(os.path.join(pd, "dotc"), [patch_text(
+            {"mm/shrinker.c": edit(FILES["mm/shrinker.c"], 1, "x")})])
+        write_series(os.path.join(pd, "header"), [patch_text(
+            {"include/linux/shrinker.h": edit(FILES["include/linux/shrinker.h"], 1, "x")})])
+        write_series(os.path.join(pd, "listed"), [patch_text(
+            {"include/linux/shrinker.h": edit(FILES["include/linux/shrinker.h"], 2, "y")})])
+        self.designs = designs.in_repo(pd)
+        self.file = os.path.join(self.tmp.name, "ci.tsv")
+        self.write("# comment\nlisted\tboot torture\tthe reason\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, text):
+        with open(self.file, "w") as f:
+            f.write(text)
+
+    def test_defaults_and_rows(self):
+        p = ci.plan(self.designs, path=self.file)
+        self.assertEqual(p.stages["boot"], ["mainline", "dotc", "listed"])
+        self.assertEqual(p.stages["selftests"], [])
+        self.assertEqual(p.stages["torture"], ["listed"])
+        self.assertIn("include/linux/shrinker.h", p.why["header"])
+        self.assertIn("the reason", p.why["listed"])
+        self.assertIn("CI plan", ci.words(p))
+
+    def test_all(self):
+        p = ci.plan(self.designs, everything=True, path=self.file)
+        for s in ci.STAGES:
+            self.assertEqual(p.stages[s], [d.name for d in self.designs])
+
+    def test_mainline_is_the_baseline(self):
+        self.write("mainline\t\tnothing\ndotc\tselftests\tx\n")
+        p = ci.plan(self.designs, path=self.file)
+        self.assertEqual(p.stages["selftests"], ["mainline", "dotc"])
+        self.assertEqual(p.stages["boot"], [])     # no row boots: no baseline needed
+
+    def test_malformed(self):
+        for text in ("dotc\tboot\n", "dotc\tfly\twhy\n", "dotc\tboot\tx\ndotc\tboot\ty\n"):
+            self.write(text)
+            with self.assertRaises(ValueError, msg=text):
+                ci.read(self.file)
+
+    def test_the_repos_plan(self):
+        rows = ci.read()
+        names = {d.name for d in designs.in_repo()}
+        for name in rows:
+            self.assertIn(name, names, "kernel/ci.tsv names %s, not a design" % name)
+        p = ci.plan(designs.in_repo())
+        self.assertEqual(p.stages["selftests"][:1], ["mainline"])
+
+
+if __name__ == "__main__":
+    unittest.main()

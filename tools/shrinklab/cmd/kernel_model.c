@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinklab kernel: the kernel lab's guest experiments (kernel/guest/
+ * klab-guest.c) in the model, at the guest's geometry
+ * (kernel_experiments.h runs them): the options, which are the guest's own
+ * (klab passes the guest's, and the N each guest really used), the design
+ * configurations checked against the library before anything runs, the
+ * tables and the JSON (schema shrinklab/2) that kernel/klab lab joins with
+ * the guest's.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shrinker/host.h>
+
+#include "commands.h"
+#include "conventions.h"
+#include "design_label.h"
+#include "json.h"
+#include "kernel_experiments.h"
+#include "machine.h"
+#include "outputs.h"
+#include "report.h"
+#include "scale.h"
+#include "stats.h"
+#include "version.h"
+
+enum {
+	OPT_DESIGN = SHRINKLAB_OPT_FIRST_OWN,
+	OPT_LADDER,
+	OPT_CGROUPS,
+	OPT_REGISTER_CGROUPS,
+	OPT_TOP_CGROUPS,
+	OPT_UNITS_CGROUPS,
+	OPT_CHURN_CGROUPS,
+	OPT_SAMPLES,
+	OPT_CHURN_SAMPLES,
+	OPT_REGISTER_BATCH,
+	OPT_REGISTER_SAMPLES,
+	OPT_HIGHWATER_MOUNTS,
+	OPT_WALK_POINTS,
+	OPT_HOST_SHRINKERS,
+	OPT_NODES,
+	OPT_CPUS,
+	OPT_JSON,
+	OPT_QUIET,
+};
+
+static const struct option kernel_options[] = {
+	{ "help", no_argument, NULL, SHRINKLAB_OPT_HELP },
+	{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
+	{ "design", required_argument, NULL, OPT_DESIGN },
+	{ "ladder", required_argument, NULL, OPT_LADDER },
+	{ "cgroups", required_argument, NULL, OPT_CGROUPS },
+	{ "register-cgroups", required_argument, NULL, OPT_REGISTER_CGROUPS },
+	{ "top-cgroups", required_argument, NULL, OPT_TOP_CGROUPS },
+	{ "units-cgroups", required_argument, NULL, OPT_UNITS_CGROUPS },
+	{ "churn-cgroups", required_argument, NULL, OPT_CHURN_CGROUPS },
+	{ "samples", required_argument, NULL, OPT_SAMPLES },
+	{ "churn-samples", required_argument, NULL, OPT_CHURN_SAMPLES },
+	{ "register-batch", required_argument, NULL, OPT_REGISTER_BATCH },
+	{ "register-samples", required_argument, NULL, OPT_REGISTER_SAMPLES },
+	{ "highwater-mounts", required_argument, NULL, OPT_HIGHWATER_MOUNTS },
+	{ "walk-points", required_argument, NULL, OPT_WALK_POINTS },
+	{ "host-shrinkers", required_argument, NULL, OPT_HOST_SHRINKERS },
+	{ "nodes", required_argument, NULL, OPT_NODES },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: shrinklab kernel --design D [--design D]... [geometry options]\n"
+		"                        [--json FILE] [--quiet]\n"
+		"\n"
+		"Run the kernel lab's guest experiments (kernel/guest/klab-guest.c) in the\n"
+		"model, at the guest's geometry, one host per design configuration, side by\n"
+		"side: memory of empty cgroups up the unit ladder, high water after unmount,\n"
+		"registration of a batch of mounts with and without cgroups, drop_caches with\n"
+		"and without cgroups and its slope, mkdir/rmdir/release of cgroups. Metric\n"
+		"names are the guest's; kernel/klab lab puts the two side by side.\n"
+		"\n"
+		"  --design D            a design configuration, as the lab labels it:\n"
+		"                        DESIGN[+units=cache|kmalloc][+lru_reparent=all|index]\n"
+		"                        [+root_bits=off][+expand_batch=N]; repeatable\n"
+		"geometry (the guest's options; defaults: the guest's full geometry):\n"
+		"  --ladder U,U,...      units per node of the rungs, from 1, rising\n"
+		"                        (1,35,126,314)\n"
+		"  --cgroups N           empty cgroups for drop_caches at 0 mounts (2000)\n"
+		"  --register-cgroups N  cgroups alive during registration (--cgroups)\n"
+		"  --top-cgroups N       cgroups at the top rung's drop_caches (--cgroups)\n"
+		"  --units-cgroups N     cgroups per memory figure (200)\n"
+		"  --churn-cgroups N     cgroups per mkdir/rmdir/release sample (1000)\n"
+		"  --samples S           drop_caches samples after a warm-up, 1..64 (5)\n"
+		"  --churn-samples S     1..64 (3)\n"
+		"  --register-batch B    mounts per registration sample (640)\n"
+		"  --register-samples S  batches without and with cgroups, 1..64 (5)\n"
+		"  --highwater-mounts H  mounts made and unmounted again (2000)\n"
+		"  --walk-points P       points of the drop_caches slope, 2..32 (5)\n"
+		"  --host-shrinkers K    memcg-aware shrinker ids taken before the workload\n"
+		"                        (the guest's boot shrinkers + 4; default 22); at\n"
+		"                        most the first rung's ids (64 per unit)\n"
+		"  --nodes K             NUMA nodes (4)\n"
+		"  --cpus C              CPUs for the slab geometry (2)\n"
+		"output:\n"
+		"  --json FILE           the results as JSON (schema shrinklab/2); '-' writes\n"
+		"                        it to standard output and the tables to stderr\n"
+		"  --quiet               no progress line\n"
+		"  --version, --help\n");
+	shrinklab_print_exit_codes(out);
+}
+
+static int parse_ladder(const char *s, struct lab_kernel_geometry *g)
+{
+	char *end;
+
+	g->nr_ladder = 0;
+	while (*s) {
+		unsigned long u;
+
+		if (g->nr_ladder == LAB_KERNEL_MAX_RUNGS || *s < '0' || *s > '9')
+			return -EINVAL;
+		u = strtoul(s, &end, 10);
+		if (u < 1 || u > 100000 || (g->nr_ladder && u <= g->ladder[g->nr_ladder - 1]))
+			return -EINVAL;
+		g->ladder[g->nr_ladder++] = (unsigned int)u;
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return -EINVAL;
+		s = end;
+	}
+	return g->nr_ladder && g->ladder[0] == 1 ? 0 : -EINVAL;
+}
+
+
+/* What the command line asked. */
+struct kernel_request {
+	struct lab_kernel_geometry g;
+	bool register_given, top_given;
+	struct lab_design designs[LAB_MAX_DESIGNS];
+	size_t nr_designs;
+	const char *json;
+	bool quiet;
+};
+
+/* The geometry's counts: option, name, range, field. */
+struct count_option {
+	int opt;
+	const char *name;
+	unsigned long min, max;
+	size_t offset; /* of an unsigned long in struct lab_kernel_geometry */
+};
+
+static const struct count_option counts[] = {
+	{ OPT_CGROUPS, "--cgroups", 1, 60000, offsetof(struct lab_kernel_geometry, cgroups) },
+	{ OPT_REGISTER_CGROUPS, "--register-cgroups", 1, 60000,
+	  offsetof(struct lab_kernel_geometry, register_cgroups) },
+	{ OPT_TOP_CGROUPS, "--top-cgroups", 1, 60000,
+	  offsetof(struct lab_kernel_geometry, top_cgroups) },
+	{ OPT_UNITS_CGROUPS, "--units-cgroups", 1, 60000,
+	  offsetof(struct lab_kernel_geometry, units_cgroups) },
+	{ OPT_CHURN_CGROUPS, "--churn-cgroups", 1, 60000,
+	  offsetof(struct lab_kernel_geometry, churn_cgroups) },
+	{ OPT_REGISTER_BATCH, "--register-batch", 1, 1000000,
+	  offsetof(struct lab_kernel_geometry, register_batch) },
+	{ OPT_HIGHWATER_MOUNTS, "--highwater-mounts", 1, 10000000,
+	  offsetof(struct lab_kernel_geometry, highwater_mounts) },
+	{ OPT_SAMPLES, "--samples", 1, LAB_MAX_SAMPLES,
+	  offsetof(struct lab_kernel_geometry, samples) },
+	{ OPT_CHURN_SAMPLES, "--churn-samples", 1, LAB_MAX_SAMPLES,
+	  offsetof(struct lab_kernel_geometry, churn_samples) },
+	{ OPT_REGISTER_SAMPLES, "--register-samples", 1, LAB_MAX_SAMPLES,
+	  offsetof(struct lab_kernel_geometry, register_samples) },
+	{ OPT_WALK_POINTS, "--walk-points", 2, LAB_KERNEL_MAX_POINTS,
+	  offsetof(struct lab_kernel_geometry, walk_points) },
+	{ OPT_HOST_SHRINKERS, "--host-shrinkers", 0, 100000,
+	  offsetof(struct lab_kernel_geometry, host_shrinkers) },
+	{ OPT_NODES, "--nodes", 1, SHR_MAX_NUMNODES, offsetof(struct lab_kernel_geometry, nodes) },
+	{ OPT_CPUS, "--cpus", 1, 65536, offsetof(struct lab_kernel_geometry, cpus) },
+};
+
+static int design_value(struct kernel_request *c, const char *v)
+{
+	char why[160];
+
+	if (c->nr_designs == LAB_MAX_DESIGNS)
+		return shrinklab_bad_value("kernel", "--design", v, "too many designs");
+	if (lab_design_parse_label(v, &c->designs[c->nr_designs], why, sizeof(why)))
+		return shrinklab_bad_value("kernel", "--design", v, why);
+	c->nr_designs++;
+	return 0;
+}
+
+static int parse_value(struct kernel_request *c, int opt, const char *v)
+{
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		if (counts[i].opt != opt)
+			continue;
+		if (opt == OPT_REGISTER_CGROUPS)
+			c->register_given = true;
+		if (opt == OPT_TOP_CGROUPS)
+			c->top_given = true;
+		return shrinklab_count_value("kernel", counts[i].name, v, counts[i].min,
+					     counts[i].max, NULL,
+					     (unsigned long *)((char *)&c->g + counts[i].offset));
+	}
+	switch (opt) {
+	case OPT_DESIGN:
+		return design_value(c, v);
+	case OPT_LADDER:
+		if (parse_ladder(v, &c->g))
+			return shrinklab_bad_value("kernel", "--ladder", v,
+						   "expected rising units per node from 1, "
+						   "e.g. 1,35,126,314 (at most 8)");
+		return 0;
+	case OPT_JSON:
+		c->json = v;
+		return 0;
+	case OPT_QUIET:
+		c->quiet = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* 1 = --help/--version printed, 0 = go, -1 = bad usage (printed). */
+static int parse(int argc, char **argv, struct kernel_request *c)
+{
+	static const int repeatable[] = { OPT_DESIGN, 0 };
+	struct shrinklab_getopt g;
+	int opt;
+
+	shrinklab_getopt_init(&g, "kernel", ":h", kernel_options, repeatable, usage);
+	while ((opt = shrinklab_getopt_next(&g, argc, argv)) >= 0)
+		if (parse_value(c, opt, optarg))
+			return -1;
+	if (opt != SHRINKLAB_GETOPT_DONE)
+		return opt == SHRINKLAB_GETOPT_EXIT ? 1 : -1;
+	if (optind < argc) {
+		shrinklab_error("kernel", "unexpected argument '%s' (see 'shrinklab kernel --help')",
+				argv[optind]);
+		return -1;
+	}
+	if (!c->nr_designs) {
+		shrinklab_error("kernel", "--design is required (see 'shrinklab kernel --help')");
+		return -1;
+	}
+	if (c->g.host_shrinkers > c->g.ladder[0] * 64ul) {
+		/* The rung would be labelled with fewer units than its ids span. */
+		shrinklab_error("kernel", "--host-shrinkers %lu: more ids than the ladder's first "
+				"rung holds (%u unit(s) per node, %u ids); the host's shrinkers "
+				"alone span %lu units", c->g.host_shrinkers, c->g.ladder[0],
+				c->g.ladder[0] * 64u, (c->g.host_shrinkers + 63) / 64);
+		return -1;
+	}
+	if (!c->register_given)
+		c->g.register_cgroups = c->g.cgroups;
+	if (!c->top_given)
+		c->g.top_cgroups = c->g.cgroups;
+	return 0;
+}
+
+/* Each design configuration must be one this library accepts, once. */
+static int check_designs(const struct kernel_request *c)
+{
+	struct lab_scale s = { .nodes = (int)c->g.nodes, .kmem = true };
+
+	for (size_t i = 0; i < c->nr_designs; i++) {
+		const struct lab_design *d = &c->designs[i];
+		struct shr_host_params p;
+		char label[LAB_LABEL_LEN];
+		const char *why = NULL;
+
+		lab_design_host_params(d, &s, &p);
+		lab_design_label(d, label, sizeof(label));
+		if (shr_host_params_check(&p, &why)) {
+			shrinklab_error("kernel", "--design %s: %s", label, why);
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < i; k++) {
+			char other[LAB_LABEL_LEN];
+
+			lab_design_label(&c->designs[k], other, sizeof(other));
+			if (!strcmp(other, label)) {
+				shrinklab_error("kernel", "--design %s given twice", label);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The JSON of the run: 0 or -errno (printed, the output abandoned). */
+static int write_json(struct lab_output *json, const struct lab_kernel_lab *st, uint64_t t0)
+{
+	struct lab_options opt;
+	struct lab_json_context ctx = { .subcommand = "kernel", .opt = &opt };
+	FILE *f = lab_output_begin(json);
+	int ret;
+
+	lab_options_init(&opt);
+	snprintf(opt.scale_name, sizeof(opt.scale_name), "custom");
+	opt.samples = (unsigned int)st->g.samples;
+	ctx.argc = shrinklab_command(&ctx.argv);
+	ctx.elapsed_ns = lab_now_ns() - t0;
+	ret = f ? lab_json_write(f, st->runs, LAB_K_NR_EXP, &ctx) : -errno;
+	if (f) {
+		int end = lab_output_end(json, f);
+
+		ret = ret ? ret : end;
+	}
+	if (ret) {
+		shrinklab_error("kernel", "--json '%s': writing failed: %s", json->path,
+				strerror(-ret));
+		lab_output_abandon(json);
+	}
+	return ret;
+}
+
+static int run_kernel(const struct kernel_request *c)
+{
+	static struct lab_kernel_lab st;
+	struct lab_output json;
+	char err[512];
+	uint64_t t0 = lab_now_ns();
+	FILE *out;
+	int ret;
+
+	if (check_designs(c))
+		return SHRINKLAB_EXIT_USAGE;
+	if (lab_output_open(&json, c->json, err, sizeof(err))) {
+		shrinklab_error("kernel", "--json '%s': %s", c->json, err);
+		return SHRINKLAB_EXIT_USAGE;
+	}
+	lab_kernel_init(&st, &c->g, c->designs, c->nr_designs);
+	out = json.fd == 1 ? stderr : stdout;
+	lab_progress_enable(!c->quiet);
+	fprintf(out, "shrinklab kernel: the kernel guest's experiments in the model\n");
+	lab_kernel_describe(&st.g, err, sizeof(err));
+	fprintf(out, "%s\n", err);
+	shrinklab_print_version(out);
+	ret = lab_kernel_run(&st);
+	if (ret) {
+		shrinklab_error("kernel", "the experiments failed: %s", strerror(-ret));
+		lab_output_abandon(&json);
+	} else {
+		for (int e = 0; e < LAB_K_NR_EXP; e++)
+			lab_report_rows(out, &st.runs[e], "model");
+		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
+			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
+		if (json.path)
+			ret = write_json(&json, &st, t0);
+	}
+	lab_kernel_free(&st);
+	return ret ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
+}
+
+int shrinklab_kernel(int argc, char **argv)
+{
+	struct kernel_request c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	lab_kernel_geometry_full(&c.g);
+	ret = parse(argc, argv, &c);
+	if (ret)
+		return ret > 0 ? SHRINKLAB_EXIT_OK : SHRINKLAB_EXIT_USAGE;
+	return run_kernel(&c);
+}

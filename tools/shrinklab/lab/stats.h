@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The clock, sample statistics and the progress line.
+ */
+#ifndef SHRINKLAB_STATS_H
+#define SHRINKLAB_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t lab_now_ns(void);
+
+struct lab_stats {
+	double median, min, max;
+	unsigned long n;
+};
+/* Median (mean of the middle two for an even count), min, max of @v. */
+void lab_stats_of(const double *v, size_t n, struct lab_stats *out);
+
+/* Progress on stderr when it is a terminal (and @on): one line, redrawn. */
+void lab_progress_enable(bool on);
+void lab_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Clear the line. */
+void lab_progress_done(void);
+
+#endif /* SHRINKLAB_STATS_H */

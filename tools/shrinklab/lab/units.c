@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Units (units.h): figures printed with the unit that fits them (B, KiB,
+ * MiB, GiB; ns, us, ms, s; counts), and numbers read from the command line
+ * whole, decimal and in range, or refused (never clamped).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+void lab_fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	if (!strcmp(unit, "B")) {
+		if (v >= 1073741824.0)
+			snprintf(buf, len, "%.2f GiB", v / 1073741824.0);
+		else if (v >= 1048576)
+			snprintf(buf, len, "%.2f MiB", v / 1048576);
+		else if (v >= 1024)
+			snprintf(buf, len, "%.1f KiB", v / 1024);
+		else
+			snprintf(buf, len, "%.0f B", v);
+	} else if (!strcmp(unit, "ns")) {
+		if (v >= 1e9)
+			snprintf(buf, len, "%.3f s", v / 1e9);
+		else if (v >= 1e6)
+			snprintf(buf, len, "%.2f ms", v / 1e6);
+		else if (v >= 1e3)
+			snprintf(buf, len, "%.2f us", v / 1e3);
+		else
+			snprintf(buf, len, "%.0f ns", v);
+	} else {
+		snprintf(buf, len, "%.0f", v);
+	}
+}
+
+int lab_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = (unsigned long)v;
+	return 0;
+}
+
+int lab_parse_bytes(const char *s, unsigned long long *out)
+{
+	unsigned long long mult = 1;
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k')
+		mult = 1ull << 10;
+	else if (*end == 'M' || *end == 'm')
+		mult = 1ull << 20;
+	else if (*end == 'G' || *end == 'g')
+		mult = 1ull << 30;
+	else if (*end)
+		return -EINVAL;
+	if (*end && end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))
+		return -EINVAL;
+	if (!v || v > (~0ull) / mult)
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Verdicts (verdict.h): for each seed claim, does our measurement say the
+ * same, judged on the measured spread rather than on the median alone.
+ *
+ * The seed's claims are ratios to its base design (the experiment's first),
+ * "same within noise", bounds ("over 100 ms", "under 10 ms": the ratio of a
+ * bound to a figure is a bound), or counts. Ours: the ratio of the medians,
+ * and its spread, the range of the per-round ratios. Samples are taken in
+ * rounds, every design once per round, so round k of a design and round k of
+ * the base shared the machine's state; with n rounds the range of the n
+ * paired ratios holds their median with probability 1 - 2^(1-n) (94% for 5
+ * rounds; sign test). One reading (memory) has no spread.
+ *
+ * A ratio is "lower" below 0.8, "higher" above 1.25, "about the same" in
+ * between. A verdict:
+ *   agrees        our whole range falls where the seed's claim does;
+ *   DISAGREES     our whole range falls elsewhere;
+ *   inconclusive  our range straddles a boundary of the claim;
+ *   not compared  we did not measure at the seed's geometry (the seed's
+ *                 figure stays in the JSON, with both geometries);
+ *   not measured  a design is unavailable, or the base measured zero.
+ * For a point claim that agrees, the size says how far our ratio is from
+ * the seed's (within 2x, within 10x, more than 10x).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rows.h"
+#include "seeds.h"
+#include "verdict.h"
+
+#define SAME_LO 0.8
+#define SAME_HI 1.25
+
+enum cls { LOWER, SAME, HIGHER, STRADDLES };
+
+const char *lab_verdict_name(enum lab_verdict_kind k)
+{
+	switch (k) {
+	case LAB_V_AGREES:
+		return "agrees";
+	case LAB_V_DISAGREES:
+		return "DISAGREES";
+	case LAB_V_INCONCLUSIVE:
+		return "inconclusive";
+	case LAB_V_NOT_COMPARED:
+		return "not compared";
+	default:
+		return "not measured";
+	}
+}
+
+static enum cls classify(double lo, double hi)
+{
+	if (hi < SAME_LO)
+		return LOWER;
+	if (lo > SAME_HI)
+		return HIGHER;
+	if (lo >= SAME_LO && hi <= SAME_HI)
+		return SAME;
+	return STRADDLES;
+}
+
+static const char *cls_word(enum cls c)
+{
+	return c == LOWER ? "lower" : c == HIGHER ? "higher" : c == SAME ? "about the same"
+									 : "across a boundary";
+}
+
+/* Ratio of medians and the range of the per-round ratios. */
+static void ratio_of(const struct lab_result *r, const struct lab_result *b,
+		     struct lab_verdict *v)
+{
+	v->has_ours = true;
+	v->ours = r->value / b->value;
+	if (r->timed && b->timed && r->n == b->n && r->n) {
+		v->lo = INFINITY;
+		v->hi = -INFINITY;
+		v->rounds = 0;
+		for (size_t k = 0; k < r->n; k++) {
+			double q;
+
+			if (b->raw[k] <= 0)
+				continue;
+			q = r->raw[k] / b->raw[k];
+			v->lo = q < v->lo ? q : v->lo;
+			v->hi = q > v->hi ? q : v->hi;
+			v->rounds++;
+		}
+		if (v->rounds)
+			return;
+	}
+	/* Unpaired: the widest ratio the two ranges allow. */
+	v->lo = b->max > 0 ? r->min / b->max : v->ours;
+	v->hi = b->min > 0 ? r->max / b->min : v->ours;
+	v->rounds = r->n < b->n ? r->n : b->n;
+}
+
+static void size_words(char *buf, size_t len, const struct lab_verdict *v)
+{
+	double lo = v->lo / v->seed, hi = v->hi / v->seed;
+
+	snprintf(buf, len, "%s",
+		 lo >= 0.5 && hi <= 2 ? "size within 2x of the seed's"
+		 : lo >= 0.1 && hi <= 10 ? "size within 10x of the seed's, not 2x"
+		 : hi < 0.1 || lo > 10 ? "size off by more than 10x"
+				       : "size within 10x of the seed's only in part of the range");
+}
+
+static void judge_point(struct lab_verdict *v)
+{
+	enum cls cs = classify(v->seed, v->seed), co = classify(v->lo, v->hi);
+	char size[96];
+
+	if (v->seed == 0) {
+		v->kind = v->hi == 0 ? LAB_V_AGREES : LAB_V_DISAGREES;
+		snprintf(v->text, sizeof(v->text), "%s", v->hi == 0 ? "both zero"
+			 : "the seed has none, we have some");
+		return;
+	}
+	if (v->hi == 0) {
+		v->kind = LAB_V_DISAGREES;
+		snprintf(v->text, sizeof(v->text), "we measured none, the seed some");
+		return;
+	}
+	if (co == STRADDLES) {
+		v->kind = LAB_V_INCONCLUSIVE;
+		snprintf(v->text, sizeof(v->text), "the seed's ratio is %s; ours spans %.3g..%.3g, "
+			 "across the 0.8/1.25 boundary", cls_word(cs), v->lo, v->hi);
+		return;
+	}
+	v->kind = co == cs ? LAB_V_AGREES : LAB_V_DISAGREES;
+	size_words(size, sizeof(size), v);
+	snprintf(v->text, sizeof(v->text), "ours %s, the seed's %s; %s", cls_word(co),
+		 cls_word(cs), size);
+}
+
+static void judge_same(struct lab_verdict *v)
+{
+	enum cls co = classify(v->lo, v->hi);
+
+	v->kind = co == SAME ? LAB_V_AGREES : co == STRADDLES ? LAB_V_INCONCLUSIVE
+							      : LAB_V_DISAGREES;
+	snprintf(v->text, sizeof(v->text), "%s",
+		 co == SAME ? "every round within 0.8..1.25"
+		 : co == STRADDLES ? "the rounds span the 0.8/1.25 boundary"
+		 : co == LOWER ? "every round lower than 0.8" : "every round higher than 1.25");
+}
+
+static void judge_bound(struct lab_verdict *v)
+{
+	bool below = v->relation == '<';
+
+	if (below ? v->hi < v->seed : v->lo > v->seed)
+		v->kind = LAB_V_AGREES;
+	else if (below ? v->lo >= v->seed : v->hi <= v->seed)
+		v->kind = LAB_V_DISAGREES;
+	else
+		v->kind = LAB_V_INCONCLUSIVE;
+	snprintf(v->text, sizeof(v->text), "the seed's figures bound the ratio %s %.3g; ours "
+		 "spans %.3g..%.3g", below ? "below" : "above", v->seed, v->lo, v->hi);
+}
+
+/* The seed's ratio of @f to @bf: '=', '<', '>', or 0 when the two bounds
+ * point the same way and say nothing about the ratio. */
+static char seed_relation(const struct lab_seed_figure *f, const struct lab_seed_figure *bf)
+{
+	if (f->relation == '=' && bf->relation == '=')
+		return '=';
+	if (f->relation != '>' && bf->relation != '<')
+		return '<';
+	if (f->relation != '<' && bf->relation != '>')
+		return '>';
+	return 0;
+}
+
+static struct lab_verdict *new_verdict(struct lab_run *run, const struct lab_result *r,
+				       const struct lab_result *b, const char *claim)
+{
+	struct lab_verdict *nv = realloc(run->verdicts, (run->nr_verdicts + 1) * sizeof(*nv));
+	struct lab_verdict *v;
+
+	if (!nv)
+		abort();
+	run->verdicts = nv;
+	v = &nv[run->nr_verdicts++];
+	memset(v, 0, sizeof(*v));
+	v->metric = r->metric;
+	v->claim = claim;
+	v->relation = '=';
+	snprintf(v->design, sizeof(v->design), "%s", r->design);
+	if (b)
+		snprintf(v->base, sizeof(v->base), "%s", b->design);
+	return v;
+}
+
+static void count_claim(struct lab_run *run, const struct lab_result *r)
+{
+	struct lab_verdict *v = new_verdict(run, r, NULL, "count");
+
+	v->has_seed = true;
+	v->seed = r->seed->value;
+	if (r->unavailable) {
+		v->kind = LAB_V_NOT_MEASURED;
+		snprintf(v->text, sizeof(v->text), "%s", r->seed_why);
+		return;
+	}
+	if (!r->seed_comparable) {
+		v->kind = LAB_V_NOT_COMPARED;
+		snprintf(v->text, sizeof(v->text), "%s", r->seed_why);
+		return;
+	}
+	v->has_ours = true;
+	v->ours = v->lo = v->hi = r->value;
+	v->rounds = r->n;
+	v->kind = r->value == r->seed->value ? LAB_V_AGREES : LAB_V_DISAGREES;
+	snprintf(v->text, sizeof(v->text), "%s", v->kind == LAB_V_AGREES ? "exactly" : "differs");
+}
+
+static void ratio_claim(struct lab_run *run, const struct lab_result *r,
+			const struct lab_result *b)
+{
+	const struct lab_seed_figure *f = r->seed, *bf = b ? b->seed : NULL;
+	struct lab_verdict *v = new_verdict(run, r, b, f->same_as_base ? "same" : "ratio");
+	char why[LAB_NOTE_LEN];
+
+	if (r->unavailable || !b || b->unavailable) {
+		v->kind = LAB_V_NOT_MEASURED;
+		snprintf(v->text, sizeof(v->text), "%s is unavailable in this run",
+			 r->unavailable ? r->design : b ? b->design : "the base design");
+		return;
+	}
+	if (!r->seed_comparable) {
+		v->kind = LAB_V_NOT_COMPARED;
+		snprintf(v->text, sizeof(v->text), "%s", r->seed_why);
+		return;
+	}
+	if (!lab_seed_geometry_matches(&b->scale, b->geo_mask, &f->geo, why, sizeof(why))) {
+		v->kind = LAB_V_NOT_COMPARED;
+		snprintf(v->text, sizeof(v->text), "the base, %s: %s", b->design, why);
+		return;
+	}
+	if (!f->same_as_base) {
+		char rel = bf ? seed_relation(f, bf) : 0;
+
+		if (!bf || bf->same_as_base || !rel || bf->value == 0) {
+			v->kind = LAB_V_NOT_COMPARED;
+			snprintf(v->text, sizeof(v->text), "%s",
+				 !bf || bf->same_as_base ? "the seed gives no figure for the base"
+				 : !rel ? "the seed's two bounds point the same way"
+					: "the seed's base figure is zero");
+			return;
+		}
+		v->has_seed = true;
+		v->seed = f->value / bf->value;
+		v->relation = rel;
+		v->claim = rel == '=' ? "ratio" : "bound";
+	}
+	if (b->value == 0) {
+		v->kind = LAB_V_NOT_MEASURED;
+		snprintf(v->text, sizeof(v->text), "the base measured 0: no ratio");
+		return;
+	}
+	ratio_of(r, b, v);
+	if (f->same_as_base)
+		judge_same(v);
+	else if (v->relation == '=')
+		judge_point(v);
+	else
+		judge_bound(v);
+	if (r->seed_why[0] && v->kind != LAB_V_NOT_COMPARED) {
+		size_t used = strlen(v->text);
+
+		snprintf(v->text + used, sizeof(v->text) - used, " (%s)", r->seed_why);
+	}
+}
+
+void lab_verdicts_compute(struct lab_run *run)
+{
+	free(run->verdicts);
+	run->verdicts = NULL;
+	run->nr_verdicts = 0;
+	for (size_t i = 0; i < run->nr_rows; i++) {
+		const struct lab_result *r = &run->rows[i];
+		const struct lab_result *b = lab_run_base_row(run, r->metric);
+
+		if (!r->seed)
+			continue;
+		if (!strcmp(r->unit, "count"))
+			count_claim(run, r);
+		else if (b != r)
+			ratio_claim(run, r, b);
+	}
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinklab JSON output, schema "shrinklab/2" (data/shrinklab.schema.json
+ * says what every field means), written by hand: strings are escaped per
+ * RFC 8259 (quote, backslash, control characters as \u00XX), numbers are
+ * finite (a non-finite value is written as null).
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "machine.h"
+#include "scale.h"
+#include "version.h"
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_number(FILE *f, double v)
+{
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.9g", v);
+}
+
+static void json_key(FILE *f, bool first, const char *key)
+{
+	if (!first)
+		fputc(',', f);
+	json_string(f, key);
+	fputc(':', f);
+}
+
+static void json_count_or_null(FILE *f, long v)
+{
+	if (v < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%ld", v);
+}
+
+static void json_geometry(FILE *f, const struct lab_scale *s)
+{
+	fprintf(f, "{\"mounts\":%lu,\"host_shrinkers\":%u,\"cgroups\":%lu,\"nodes\":%d,"
+		   "\"cpus\":%u,\"kmem\":%s,\"shrinker_nr_max\":", s->mounts, s->host_shrinkers,
+		s->cgroups, s->nodes, s->cpus, s->kmem ? "true" : "false");
+	json_count_or_null(f, s->shrinker_nr_max);
+	fputs(",\"units\":", f);
+	json_count_or_null(f, s->units);
+	fputs(",\"note\":", f);
+	json_string(f, s->note);
+	fputc('}', f);
+}
+
+static void json_seed_geometry(FILE *f, const struct lab_seed_geometry *g)
+{
+	bool first = true;
+
+	fputc('{', f);
+	for (int k = 0; k < LAB_NR_GEO; k++) {
+		if (g->state[k] == LAB_SEED_GEO_ABSENT)
+			continue;
+		json_key(f, first, lab_geo_name((enum lab_geo_key)k));
+		first = false;
+		if (g->state[k] == LAB_SEED_GEO_UNKNOWN)
+			fputs("null", f);
+		else if (g->lo[k] == g->hi[k])
+			fprintf(f, "%lu", g->lo[k]);
+		else
+			fprintf(f, "[%lu,%lu]", g->lo[k], g->hi[k]);
+	}
+	fputc('}', f);
+}
+
+static void json_seed(FILE *f, const struct lab_result *r)
+{
+	const struct lab_seed_figure *s = r->seed;
+	char rel[2] = { s->relation, 0 };
+
+	fputs("{\"value\":", f);
+	if (s->same_as_base)
+		fputs("null", f);
+	else
+		json_number(f, s->value);
+	fputs(",\"relation\":", f);
+	json_string(f, s->same_as_base ? "same" : rel);
+	fputs(",\"geometry\":", f);
+	json_seed_geometry(f, &s->geo);
+	fprintf(f, ",\"comparable\":%s,\"why\":", r->seed_comparable ? "true" : "false");
+	json_string(f, r->seed_why);
+	fputs(",\"file\":", f);
+	json_string(f, s->file);
+	fputs(",\"source\":", f);
+	json_string(f, s->source);
+	fputc('}', f);
+}
+
+static void json_value_or_null(FILE *f, bool null, double v)
+{
+	if (null)
+		fputs("null", f);
+	else
+		json_number(f, v);
+}
+
+static void json_result(FILE *f, const struct lab_result *r)
+{
+	fputs("{\"design\":", f);
+	json_string(f, r->design);
+	fputs(",\"metric\":", f);
+	json_string(f, r->metric);
+	fputs(",\"unit\":", f);
+	json_string(f, r->unit);
+	fprintf(f, ",\"unavailable\":%s,\"timed\":%s,\"value\":", r->unavailable ? "true" : "false",
+		r->timed ? "true" : "false");
+	json_value_or_null(f, r->unavailable, r->value);
+	fputs(",\"min\":", f);
+	json_value_or_null(f, r->unavailable, r->min);
+	fputs(",\"max\":", f);
+	json_value_or_null(f, r->unavailable, r->max);
+	fprintf(f, ",\"n\":%zu,\"samples\":[", r->unavailable ? 0 : r->n);
+	for (size_t i = 0; !r->unavailable && i < r->n; i++) {
+		if (i)
+			fputc(',', f);
+		json_number(f, r->raw[i]);
+	}
+	fputs("],\"geometry\":", f);
+	json_geometry(f, &r->scale);
+	fputs(",\"seed\":", f);
+	if (r->seed)
+		json_seed(f, r);
+	else
+		fputs("null", f);
+	fputc('}', f);
+}
+
+static const char *verdict_id(enum lab_verdict_kind k)
+{
+	static const char *const ids[] = { "agrees", "disagrees", "inconclusive", "not_compared",
+					   "not_measured" };
+
+	return ids[k];
+}
+
+static void json_verdict(FILE *f, const struct lab_verdict *v)
+{
+	char rel[2] = { v->relation, 0 };
+
+	fputs("{\"metric\":", f);
+	json_string(f, v->metric);
+	fputs(",\"design\":", f);
+	json_string(f, v->design);
+	fputs(",\"base\":", f);
+	if (v->base[0])
+		json_string(f, v->base);
+	else
+		fputs("null", f);
+	fputs(",\"claim\":", f);
+	json_string(f, v->claim);
+	fputs(",\"ours\":", f);
+	json_value_or_null(f, !v->has_ours, v->ours);
+	fputs(",\"ours_lo\":", f);
+	json_value_or_null(f, !v->has_ours, v->lo);
+	fputs(",\"ours_hi\":", f);
+	json_value_or_null(f, !v->has_ours, v->hi);
+	fprintf(f, ",\"rounds\":%zu,\"seed\":", v->has_ours ? v->rounds : 0);
+	json_value_or_null(f, !v->has_seed, v->seed);
+	fputs(",\"relation\":", f);
+	json_string(f, rel);
+	fputs(",\"verdict\":", f);
+	json_string(f, verdict_id(v->kind));
+	fputs(",\"why\":", f);
+	json_string(f, v->text);
+	fputc('}', f);
+}
+
+static void json_machine(FILE *f)
+{
+	struct utsname u;
+	char host[256] = "";
+	char kernel[sizeof(u.sysname) + sizeof(u.release) + sizeof(u.version) +
+		    sizeof(u.machine) + 4] = "";
+
+	if (!uname(&u))
+		snprintf(kernel, sizeof(kernel), "%s %s %s %s", u.sysname, u.release, u.version,
+			 u.machine);
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+	fprintf(f, "{\"cpus\":%ld,\"memory_bytes\":%llu,\"mem_available_bytes\":%llu,\"kernel\":",
+		sysconf(_SC_NPROCESSORS_ONLN), lab_mem_total(), lab_mem_available());
+	json_string(f, kernel);
+	if (host[0]) {
+		fputs(",\"hostname\":", f);
+		json_string(f, host);
+	}
+	fputc('}', f);
+}
+
+int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
+		   const struct lab_json_context *ctx)
+{
+	const struct lab_options *opt = ctx->opt;
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fputs("{\"schema\":\"shrinklab/2\",\"tool\":{\"name\":\"shrinklab\",\"version\":", f);
+	json_string(f, shrinklab_version());
+	fputs(",\"git_revision\":", f);
+	if (shrinklab_git_revision()[0])
+		json_string(f, shrinklab_git_revision());
+	else
+		fputs("null", f);
+	fputs("},\"date\":", f);
+	json_string(f, date);
+	fputs(",\"command\":[", f);
+	for (int i = 0; i < ctx->argc; i++) {
+		if (i)
+			fputc(',', f);
+		json_string(f, ctx->argv[i]);
+	}
+	fputs("],\"machine\":", f);
+	json_machine(f);
+	fputs(",\"run\":{\"subcommand\":", f);
+	json_string(f, ctx->subcommand);
+	fputs(",\"scale\":", f);
+	json_string(f, lab_options_custom(opt) ? "custom" : opt->scale_name);
+	fputs(",\"factor\":", f);
+	json_value_or_null(f, opt->scale_kind == LAB_SCALE_DEFAULT, opt->factor);
+	fprintf(f, ",\"samples\":%u,\"mem_budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
+		   "\"elapsed_ns\":%llu},\"experiments\":[", opt->samples, opt->mem_budget,
+		lab_peak_rss(), (unsigned long long)ctx->elapsed_ns);
+	for (size_t k = 0; k < n; k++) {
+		const struct lab_run *run = &runs[k];
+
+		fputs(k ? ",\n{\"id\":" : "\n{\"id\":", f);
+		json_string(f, run->exp->id);
+		fputs(",\"seed_title\":", f);
+		json_string(f, run->exp->title);
+		fputs(",\"seed_geometry\":", f);
+		json_geometry(f, &run->exp->seed_scale);
+		fputs(",\"geometry\":", f);
+		json_geometry(f, &run->scale);
+		fputs(",\"scale\":", f);
+		json_string(f, run->scale_desc);
+		fprintf(f, ",\"elapsed_ns\":%llu,\"hosts\":[", (unsigned long long)run->elapsed_ns);
+		for (size_t i = 0, first = 1; i < run->nr_designs; i++) {
+			const struct lab_host_info *h = &run->hosts[i];
+
+			if (!h->label[0])
+				continue;
+			fputs(first ? "\n {\"design\":" : ",\n {\"design\":", f);
+			first = 0;
+			json_string(f, h->label);
+			fprintf(f, ",\"available\":%s,\"why\":", h->available ? "true" : "false");
+			if (h->available)
+				fputs("null", f);
+			else
+				json_string(f, h->why ? h->why : "");
+			fputs(",\"geometry\":", f);
+			if (h->available)
+				json_geometry(f, &h->geo);
+			else
+				fputs("null", f);
+			fputc('}', f);
+		}
+		fputs("],\"results\":[", f);
+		for (size_t i = 0; i < run->nr_rows; i++) {
+			fputs(i ? ",\n " : "\n ", f);
+			json_result(f, &run->rows[i]);
+		}
+		fputs("],\"verdicts\":[", f);
+		for (size_t i = 0; i < run->nr_verdicts; i++) {
+			fputs(i ? ",\n " : "\n ", f);
+			json_verdict(f, &run->verdicts[i]);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO); /* EFBIG, ENOSPC, EPIPE... */
+	return 0;
+}
