@@ -19,11 +19,11 @@ import sys
 from schema_check import validate
 
 EXPECTED = {
-    "seed000-vm": ["slab_bytes_per_empty_cgroup", "walk_ns_empty_cgroup",
+    "xarray-2026-vm": ["slab_bytes_per_empty_cgroup", "walk_ns_empty_cgroup",
                    "walk_ns_cgroup_objects_100", "mkdir_rmdir_ns_per_cgroup",
                    "mkdir_ns_per_cgroup", "rmdir_ns_per_cgroup", "release_cpu_ns_per_cgroup",
                    "register_ns_per_mount_cgroups_alive"],
-    "seed000-host": ["slab_bytes_per_empty_cgroup", "container_bytes_per_empty_cgroup",
+    "xarray-2026-host": ["slab_bytes_per_empty_cgroup", "container_bytes_per_empty_cgroup",
                      "bookkeeping_bytes_per_empty_cgroup",
                      "register_640_mounts_ns_cgroups_alive",
                      "register_640_mounts_ns_no_cgroups", "drop_caches_ns",
@@ -32,19 +32,19 @@ EXPECTED = {
                      "release_cpu_ns_per_cgroup", "mkdir_rmdir_ns_per_cgroup_no_mounts",
                      "bookkeeping_bytes_per_empty_cgroup_after_umount",
                      "mkdir_ns_per_cgroup_after_umount"],
-    "seed003-units": ["slab_bytes_per_empty_cgroup", "units_per_slab"],
-    "seed001-pods": ["pod_create_ns_total", "registry_mutex_hold_ns_max",
+    "unit-cache-2026": ["slab_bytes_per_empty_cgroup", "units_per_slab"],
+    "nonslab-2026-pods": ["pod_create_ns_total", "registry_mutex_hold_ns_max",
                      "registry_mutex_hold_ns_median"],
-    "seed004-bitmap": ["drop_caches_ns_first", "drop_caches_ns_repeat"],
+    "bitmap-2018": ["drop_caches_ns_first", "drop_caches_ns_repeat"],
 }
 DESIGNS = {
-    "seed000-vm": ["prealloc+units=cache", "xarray", "array-ondemand", "prealloc"],
-    "seed000-host": ["prealloc+units=cache", "array-ondemand", "xarray",
+    "xarray-2026-vm": ["prealloc+units=cache", "xarray", "array-ondemand", "prealloc"],
+    "xarray-2026-host": ["prealloc+units=cache", "array-ondemand", "xarray",
                      "xarray+lru_reparent=index"],
-    "seed003-units": ["prealloc", "prealloc+units=cache"],
-    "seed001-pods": ["flat", "flat+expand_batch=8", "flat+expand_batch=32",
+    "unit-cache-2026": ["prealloc", "prealloc+units=cache"],
+    "nonslab-2026-pods": ["flat", "flat+expand_batch=8", "flat+expand_batch=32",
                      "flat+expand_batch=64", "flat+nonslab_ids", "prealloc", "xarray"],
-    "seed004-bitmap": ["nobitmap", "flat", "xarray"],
+    "bitmap-2018": ["nobitmap", "flat", "xarray"],
 }
 
 
@@ -125,8 +125,8 @@ def main():
     judged = [(e["id"], v["metric"]) for e in doc["experiments"] for v in e["verdicts"]
               if v["verdict"] not in ("not_compared", "not_measured")]
     for eid, m in judged:
-        if eid not in ("seed003-units", "seed001-pods") or \
-                (eid == "seed003-units" and m != "units_per_slab"):
+        if eid not in ("unit-cache-2026", "nonslab-2026-pods") or \
+                (eid == "unit-cache-2026" and m != "units_per_slab"):
             fail("%s %s judged at the quick scale" % (eid, m))
     print("ok: %d experiments, %d verdicts judged" % (len(exps), len(judged)))
 
