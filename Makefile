@@ -75,7 +75,7 @@ TSAN_TESTS = test_xarray_threads test_xarray_threads_small test_rcu test_rcu_thr
 	example_tenant_cache_cxx test_page_counter test_reclaimer example_pressure_cache
 
 # The TSan build has race points: torture and the threaded tests run with
-# window widening (docs/RACES.md), and -d all checks every point was hit.
+# window widening (docs/design/RACES.md), and -d all checks every point was hit.
 check-tsan: build-tsan
 	$(MESON) test -C $(TSAN_BUILD) --print-errorlogs $(TSAN_TESTS)
 	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp" \
@@ -87,8 +87,8 @@ check-tsan: build-tsan
 
 # Long torture runs (not part of check): every design, then the option
 # variants, in the normal build; then every design in the ASan+UBSan build,
-# whose race points widen the windows (docs/RACES.md), with ids past every
-# size class too (--id-base: the ballast of tests/stress/torture.c); then the differential
+# whose race points widen the windows (docs/design/RACES.md), with ids past every
+# size class too (--id-base: the ballast of tests/stress/torture/run.c); then the differential
 # test with --long (200 seeds x 1000 steps per group instead of check's 20 x 400).
 torture: build build-asan
 	./$(BUILD)/tests/torture $(TORTURE_ARGS) -t $(TORTURE_SECONDS) -s $(TORTURE_SEED) -d all
@@ -137,7 +137,7 @@ kernel-reproduce:
 check-kernel:
 	kernel/klab check
 
-# The reclaimer under a real kernel's memory.high (docs/PRESSURE.md): the
+# The reclaimer under a real kernel's memory.high (docs/guides/PRESSURE.md): the
 # installed library's static pressure_cache example in a cgroup v2 of the
 # lab's mainline guest (the image check-kernel builds), with and without
 # its reclaimer; about 2 minutes of TCG. `make check` runs it after

@@ -40,7 +40,7 @@
  *   cc -std=c11 pressure_cache.c $(pkg-config --cflags --libs libshrinker)
  *   cc -static -std=c11 pressure_cache.c $(pkg-config --static --cflags --libs libshrinker)
  * tests/pressure/cgroup_limit.c runs it in a kernel cgroup with memory.high
- * (docs/PRESSURE.md has the figures).
+ * (docs/guides/PRESSURE.md has the figures).
  */
 /* clock_gettime, sysconf, malloc_usable_size: POSIX and glibc, beyond C11. */
 #ifndef _GNU_SOURCE

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The reclaimer under a real kernel's memory.high, in the kernel lab's QEMU
-# guest (docs/PRESSURE.md, "Under a real limit"):
+# guest (docs/guides/PRESSURE.md, "Under a real limit"):
 #   - the library as users install it (`meson install --destdir` into
 #     BUILDDIR/pressure-guest/stage);
 #   - examples/pressure_cache.c built -static against that copy with

@@ -26,7 +26,7 @@ extern "C" {
  * SHR_API marks the functions of the public API, the only symbols the
  * shared library exports: the library is compiled with -fvisibility=hidden,
  * and its version script (src/libshrinker.map) gives them the version
- * LIBSHRINKER_1 (docs/ABI.md).
+ * LIBSHRINKER_1 (docs/design/ABI.md).
  */
 #define SHR_API __attribute__((visibility("default")))
 

@@ -168,10 +168,10 @@ SHR_API void shr_host_get_params(const struct shr_host *host, struct shr_host_pa
  *                 calls only the shrinkers whose bit is set (false: it
  *                 calls every memcg-aware shrinker, as before 4.19).
  * @root_bits:     global reclaim finds SHR_SHRINKER_ROOT_BITS shrinkers
- *                 through the root's bits (docs/INDEXED.md).
+ *                 through the root's bits (docs/design/INDEXED.md).
  * @scrubs_reused_ids: a freed shrinker's bits and deferred work go with it,
  *                 so the next owner of its id starts clean (the kernel
- *                 hands them over: docs/kernel-bug-id-reuse.md).
+ *                 hands them over: docs/upstream/kernel-bug-id-reuse.md).
  * @default_lru_reparent: how offline finds a cgroup's lists by default
  *                 (SHR_LRU_REPARENT_ALL_LRUS or SHR_LRU_REPARENT_PER_CGROUP).
  */

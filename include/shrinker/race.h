@@ -4,7 +4,7 @@
  * spirit of liburcu's DEBUG_YIELD and rcutorture's stutter.
  *
  * The library marks each place where another thread's interleaving matters
- * with a named point (enum shr_race_point; docs/RACES.md lists the races and
+ * with a named point (enum shr_race_point; docs/design/RACES.md lists the races and
  * the barrier or lock that closes each). In a build configured with
  * -Ddebug_checks=true (the ASan, TSan and fuzz builds of `make check`) every
  * point counts its hits and, once shr_race_delays_enable() has armed it,
@@ -29,7 +29,7 @@ extern "C" {
 
 /**
  * enum shr_race_point - the named race points. Each comment says which
- * window the point widens (docs/RACES.md has the races in full).
+ * window the point widens (docs/design/RACES.md has the races in full).
  */
 enum shr_race_point {
 	/* set_shrinker_bit(): the caller's store (item on the list, list count)
@@ -41,7 +41,7 @@ enum shr_race_point {
 	SHR_RACE_EMPTY_CLEAR_B,
 	/* shrink_slab_memcg(): a set bit whose id maps to no shrinker that can
 	 * be pinned; the bit is not cleared yet (id reuse: a new owner may set
-	 * it for its first object meanwhile; docs/kernel-bug-id-reuse.md). */
+	 * it for its first object meanwhile; docs/upstream/kernel-bug-id-reuse.md). */
 	SHR_RACE_WALK_STALE_LOOKUP,
 	/* The same walker after clearing that bit, before its barrier and the
 	 * second lookup that re-sets the bit for a new owner. */

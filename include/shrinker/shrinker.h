@@ -142,7 +142,7 @@ SHR_API SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned in
  *    owned by a shrinker that is not armed yet. This is a deliberate
  *    difference: the kernel's shrink_slab_memcg() clears it, and the objects
  *    are then not found through that cgroup until its list goes from 0 to 1
- *    again (docs/RACES.md, R2). Here they are found once it is registered;
+ *    again (docs/design/RACES.md, R2). Here they are found once it is registered;
  *  - root objects are found by global reclaim once the shrinker is
  *    registered (under indexed, the root's bit of a SHR_SHRINKER_ROOT_BITS
  *    shrinker is kept for it);

@@ -494,6 +494,7 @@ static void check_reuse(void)
 
 #define THP_SIZE (2ul << 20)
 #define NR_THP 8
+#define NOKMEM_RELEASE_S 600
 
 static long vmstat(const char *key)
 {
@@ -632,14 +633,14 @@ static double kmalloc1k_per_memcg(const char *dir)
 {
 	long a, b;
 
-	cg_wait_released(dir, RELEASE_TIMEOUT_S);
+	cg_wait_released(dir, NOKMEM_RELEASE_S);
 	slab_shrink_all();
 	a = slab_objs("kmalloc-1k");
 	cg_mkdir_range(dir, 0, 20);
 	slab_shrink_all();
 	b = slab_objs("kmalloc-1k");
 	cg_rmdir_range(dir, 0, 20);
-	cg_wait_released(dir, RELEASE_TIMEOUT_S);
+	cg_wait_released(dir, NOKMEM_RELEASE_S);
 	return (double)(b - a) / 20;
 }
 

@@ -2,7 +2,7 @@
 /*
  * The guest's JSON writer: the rows of every experiment are collected while
  * the experiments run and written once at the end as one document of schema
- * "shrinklab/2" (docs/shrinklab.schema.json, the schema of shrinklab's
+ * "shrinklab/2" (data/shrinklab.schema.json, the schema of shrinklab's
  * --json), so that the kernel's figures and the model's (shrinklab kernel)
  * are read by one tool. The guest's facts (kernel, accelerator, shrinkers
  * at boot) go in "machine"; the host adds its own there ("host") when it

@@ -4,7 +4,7 @@
  * klab-guest writes (timed samples, a reading, a negative fit, notes with
  * characters JSON must escape, two experiments); tests/kernel/test_guest_json.py
  * compiles it on the host and validates the output against
- * docs/shrinklab.schema.json.
+ * data/shrinklab.schema.json.
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Locks with ranks: the lock order of docs/ARCHITECTURE.md as data, checked
+ * Locks with ranks: the lock order of docs/design/ARCHITECTURE.md as data, checked
  * at run time in debug builds (-Ddebug_checks=true: the ASan, TSan and fuzz
  * builds of `make check`), like jemalloc's witness and the kernel's lockdep.
  *
@@ -35,7 +35,7 @@
 
 /*
  * The classes, in rank order: a lock may be taken while holding locks of
- * earlier classes only (docs/ARCHITECTURE.md's lock order, levels 0-7).
+ * earlier classes only (docs/design/ARCHITECTURE.md's lock order, levels 0-7).
  * The leaves at the end take nothing, not even another leaf.
  */
 enum shr_lock_class {

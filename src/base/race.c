@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Race-window widening (see <shrinker/race.h> and docs/RACES.md).
+ * Race-window widening (see <shrinker/race.h> and docs/design/RACES.md).
  *
  * Design
  * ------

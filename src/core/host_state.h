@@ -11,7 +11,7 @@
  * (the registry: ids, shrinker_nr_max, shrinker lists, growth of
  * bookkeeping, deferred reparenting). The lock order is enum
  * shr_lock_class (base/lock.h), checked in debug builds, and
- * docs/ARCHITECTURE.md. RCU read-side sections may be entered under any
+ * docs/design/ARCHITECTURE.md. RCU read-side sections may be entered under any
  * lock; inside one only xa_lock and the slab and page allocator locks are
  * taken.
  */

@@ -40,7 +40,7 @@
  * took the item. (The kernel sets the dying caller's bit, which reclaim
  * never reads, since offline cgroups are not scanned: the item could then
  * sit on the ancestor's list with the ancestor's bit clear. Deliberate
- * difference, see docs/ARCHITECTURE.md.) Under root bits (a
+ * difference, see docs/design/ARCHITECTURE.md.) Under root bits (a
  * SHR_SHRINKER_ROOT_BITS shrinker and a design that indexes the root), a
  * root list going 0 -> 1 sets the root's bit too; the root's bookkeeping is
  * installed once before the first add or cgroup list (lru_root_install())

@@ -111,7 +111,7 @@ unsigned long shr_list_lru_reparent_visits(struct shr_host *host);
  * shr_list_lru_reparent_memcg() - offline step 1 (memcg_reparent_list_lrus):
  * hand @memcg's list_lru items to @parent. The one call from memcg.c up to
  * list_lru.c, as in the kernel (memcontrol.c calls into list_lru.c): the
- * single upward edge of the module graph (docs/ARCHITECTURE.md).
+ * single upward edge of the module graph (docs/design/ARCHITECTURE.md).
  * Context: host->cgroup_mutex held; takes list_lrus_mutex and list locks.
  */
 void shr_list_lru_reparent_memcg(struct shr_mem_cgroup *memcg, struct shr_mem_cgroup *parent);

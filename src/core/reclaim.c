@@ -58,7 +58,7 @@
  * set_bit (A) (shr_info_unit_set_bit() in shrinker_info_unit.h). The clear of a
  * stale bit (its shrinker gone) has the same shape: clear / full barrier
  * (R) / look the id up again, (R) also pairing with (A)
- * (clear_stale_bit()). docs/RACES.md lists every race and its pair.
+ * (clear_stale_bit()). docs/design/RACES.md lists every race and its pair.
  */
 #include <shrinker/reclaim.h>
 
@@ -368,8 +368,8 @@ static unsigned long recheck_empty(struct shr_shrink_control *sc, struct shr_shr
  * @nid:   node.
  * @id:    the id, in @memcg's id space.
  *
- * Race being closed (id reuse; docs/RACES.md R2 and
- * docs/kernel-bug-id-reuse.md). Left: this walker, which found the bit set
+ * Race being closed (id reuse; docs/design/RACES.md R2 and
+ * docs/upstream/kernel-bug-id-reuse.md). Left: this walker, which found the bit set
  * but could not pin the id's shrinker; right: other threads.
  *
  *      walk_pin_next()                  shr_shrinker_free(old): id released

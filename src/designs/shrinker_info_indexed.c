@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Design "indexed": costs follow only what cgroups hold. See docs/INDEXED.md.
+ * Design "indexed": costs follow only what cgroups hold. See docs/design/INDEXED.md.
  *
  * Data
  *  - Per (cgroup, node), inline (struct ix_node, 24 bytes): a pointer to a
@@ -85,7 +85,7 @@
  * Unit life vs readers: a unit leaves the XArray under xa_lock (with the
  * counted update) and is freed after a grace period; a reader that found it
  * under RCU keeps valid memory, and what it writes is lost with the unit,
- * which no list of its 64 ids needs any more. Diagram in docs/INDEXED.md.
+ * which no list of its 64 ids needs any more. Diagram in docs/design/INDEXED.md.
  */
 #include <string.h>
 

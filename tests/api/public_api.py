@@ -24,7 +24,7 @@
       (nm -D), each STATIC exactly those names. A symbol removed, renamed,
       added or moved to another version node fails, and so does a new
       soname, until the list is updated in the same change: that is where a
-      reviewer sees an ABI change (docs/ABI.md, "Version policy"). Prints
+      reviewer sees an ABI change (docs/design/ABI.md, "Version policy"). Prints
       each difference and what it takes; exit 1 on any.
 
   public_api.py abi-write LIST SHARED
@@ -279,7 +279,7 @@ def cmd_abi_list(args):
         ok = False
         print(f'  the library\'s soname is {built}, the list\'s {soname}: a new soname is an '
               'ABI change; write the new list (public_api.py abi-write) in the same change, '
-              'with its entry in docs/ABI.md')
+              'with its entry in docs/design/ABI.md')
     for lib in [args.shared] + args.static:
         syms, problems = library_symbols(lib)
         shared = not lib.endswith('.a')
@@ -290,7 +290,7 @@ def cmd_abi_list(args):
         print(f'{lib}: {len(syms)} symbols exported')
         for n in removed:
             print(f'  removed: {n} ({listed[n]}): a removal breaks every program that uses it; '
-                  f'it takes a new soname (docs/ABI.md)')
+                  f'it takes a new soname (docs/design/ABI.md)')
         for n in added:
             print(f'  added, not in the list: {n}: review it, give it a version node, list it')
         for n in moved:

@@ -4,7 +4,7 @@
 (tests/kernel/fixtures/guest-short-mainline.json, the short geometry) with the
 four model designs the kernel designs map to, and check that the model ran
 the guest's experiments: the JSON validates against
-docs/shrinklab.schema.json (schema shrinklab/2); every metric the guest
+data/shrinklab.schema.json (schema shrinklab/2); every metric the guest
 wrote is there for every design, measured at the guest's geometry (the same
 mounts, cgroups and units per node, row by row: the same script); timed rows
 carry their samples; the designs' labels say which variant ran

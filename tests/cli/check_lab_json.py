@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Run `shrinklab reproduce --scale quick --json FILE --plots DIR` and check
-the JSON: it validates against docs/shrinklab.schema.json (schema
+the JSON: it validates against data/shrinklab.schema.json (schema
 shrinklab/2), every experiment id and every metric of the lab's table is
 present for every design, values are numbers (or null when unavailable),
 every timed row carries its raw samples (n of them, the median among them),

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Validate a shrinklab JSON document against docs/shrinklab.schema.json with
+"""Validate a shrinklab JSON document against data/shrinklab.schema.json with
 python3-jsonschema (Debian's, installed by scripts/install-deps.sh)."""
 import json
 import os
 
 import jsonschema
 
-SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
                       "shrinklab.schema.json")
 
 

@@ -70,8 +70,9 @@
  * its first input left (the ballast, the root's units, and the 32 freed
  * shrinkers a host keeps back, filled when the host is made). Scale hosts
  * leave out the designs without bits (nobitmap: every cgroup reclaim would
- * visit every ballast id) and give flat 64 ids per growth step (one at a
- * time, the ballast would copy the root's arrays once per id).
+ * visit every ballast id) and give flat 4096 ids per growth step (one at a
+ * time, the ballast would copy the root's arrays once per id; 64 at a time
+ * still cost 2 s of CPU per process).
  *
  * Bounds: <= 8 mounts, <= 16 cgroups (root included), <= 2 nodes, <= 250
  * files (500 objects), <= 256 operations.
@@ -1085,7 +1086,7 @@ static void setup_hosts(int nr_nodes, bool scale)
 		if (extra)
 			p.units = SHR_UNITS_KMALLOC;
 		if (scale && shr_design_info_of(p.design)->expand_batch == 1)
-			p.expand_batch = 64;
+			p.expand_batch = 4096;
 		fz_check(NULL, "host_params_check", 0, shr_host_params_check(&p, NULL));
 		FZ_UNPOISON(h->store, sizeof(h->store));
 		memset(h, 0, sizeof(*h));

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's JSON: the writer (kernel/guest/kjson.c, compiled here with its
 test driver) and a saved guest document validate against
-docs/shrinklab.schema.json, and a negative clock sample does not; the model
+data/shrinklab.schema.json, and a negative clock sample does not; the model
 runs at the N the guest really used (klab.model.model_args).
 Run: python3 tests/kernel/test_guest_json.py (make check: Meson test kernel_guest_json)."""
 import json

@@ -2,7 +2,9 @@
 """klab reproduce's judging (kernel/py/klab/verdict.py, reproduce.py): the
 port of shrinklab's verdicts gives every verdict of two saved shrinklab
 reproduce documents exactly as shrinklab gave it (the same kind, the same
-ratio and range), so the kernel's claims are judged as the model's are;
+ratio and range), so the kernel's claims are judged as the model's are
+(and a kernel figure of one sample, which shrinklab never has, is
+inconclusive);
 the seed file's geometry syntax; the boundaries (inconclusive across 0.8
 and 1.25, bounds, counts); a kernel figure over boots (median of the boots'
 medians, paired over two or more boots, unpaired over one boot's samples);
@@ -58,10 +60,10 @@ class AsShrinklabJudges(unittest.TestCase):
         self.assertGreaterEqual(self.check_doc("model-reproduce-pods-units.json"), 5)
 
 
-def row(value, lo, hi, samples=None, paired=False, design="d", **geo):
+def row(value, lo, hi, samples=None, paired=False, design="d", per_boot=5, **geo):
     samples = samples if samples is not None else [value]
     return dict(design=design, metric="m", unit="ns", timed=True, value=value, min=lo, max=hi,
-                n=len(samples), samples=samples, paired=paired,
+                n=len(samples), samples=samples, paired=paired, samples_per_boot=per_boot,
                 geometry=dict(dict(mounts=4001, cgroups=4001, nodes=1, cpus=4, units=63), **geo))
 
 
@@ -85,6 +87,12 @@ class Claims(unittest.TestCase):
         self.assertIn("the seed does not give its nodes, cpus", v["text"])
         self.assertAlmostEqual(v["lo"], 38 / 105)
         self.assertFalse(v["paired"])
+
+    def test_one_sample_is_inconclusive(self):
+        v = verdict.judge(row(40, 40, 40, per_boot=1), row(100, 100, 100, per_boot=1), self.f,
+                          self.bf, self.keys)
+        self.assertEqual(v["kind"], verdict.INCONCLUSIVE)
+        self.assertIn("one sample", v["text"])
 
     def test_straddles_is_inconclusive(self):
         v = verdict.judge(row(70, 50, 90), row(100, 95, 105), self.f, self.bf, self.keys)

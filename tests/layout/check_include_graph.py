@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Check every #include of the tree against the layers of docs/ARCHITECTURE.md.
+"""Check every #include of the tree against the layers of docs/design/ARCHITECTURE.md.
 
 The document's ```layers block names each layer, its folder, the layers it
 may include, and, for the library's layers, the order of its modules: a
@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else '.'
-DOC = os.path.join(ROOT, 'docs', 'ARCHITECTURE.md')
+DOC = os.path.join(ROOT, 'docs', 'design', 'ARCHITECTURE.md')
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -124,7 +124,7 @@ def main():
                 errors.append(f'{rel}: includes {trel}: layer {name} may not depend on {tlayer}')
     for e in errors:
         print(e)
-    print(f'# {len(files)} files, {len(errors)} violations of docs/ARCHITECTURE.md')
+    print(f'# {len(files)} files, {len(errors)} violations of docs/design/ARCHITECTURE.md')
     return 1 if errors else 0
 
 
@@ -159,8 +159,8 @@ exception: high/d -> high/c
             'src/high/inner/g.h: header name "g.h"'}
     tmp = tempfile.mkdtemp()
     try:
-        os.makedirs(os.path.join(tmp, 'docs'))
-        open(os.path.join(tmp, 'docs', 'ARCHITECTURE.md'), 'w').write(doc)
+        os.makedirs(os.path.join(tmp, 'docs', 'design'))
+        open(os.path.join(tmp, 'docs', 'design', 'ARCHITECTURE.md'), 'w').write(doc)
         for rel, text in files.items():
             os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
             open(os.path.join(tmp, rel), 'w').write(text)

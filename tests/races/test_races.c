@@ -6,7 +6,7 @@
  * deterministic; without race points in the build (-Ddebug_checks=false)
  * the tests are skipped.
  *
- * Id reuse (issue 11, bug 2; docs/kernel-bug-id-reuse.md): a cgroup walk
+ * Id reuse (issue 11, bug 2; docs/upstream/kernel-bug-id-reuse.md): a cgroup walk
  * finds a bit whose shrinker cannot be pinned (being freed) and clears it.
  * Inside that window the old owner's free finishes, a new shrinker gets the
  * same (lowest free) id and adds its first object in the cgroup, which sets

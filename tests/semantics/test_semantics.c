@@ -160,7 +160,7 @@ static bool has_root_bits(struct shr_host *host)
 	return shr_design_info_of(p.design)->root_bits;
 }
 
-/* Root bits (a deliberate difference, docs/INDEXED.md): every design frees
+/* Root bits (a deliberate difference, docs/design/INDEXED.md): every design frees
  * the same; a design with root bits calls a ROOT_BITS shrinker at the root
  * only on nodes whose root bit is set, clears it by the SHRINK_EMPTY
  * protocol, and still calls every other shrinker. */
@@ -355,7 +355,7 @@ static void test_bit_of_unarmed_shrinker_is_kept(void **state)
  * at shr_shrinker_register()): the add sets the cgroup's bit as usual (the id
  * exists from alloc on). Reclaim never calls the unregistered shrinker, and a
  * cgroup walk that meets the bit keeps it (a deliberate difference: the
- * kernel's shrink_slab_memcg() clears it, docs/RACES.md R2), so once the
+ * kernel's shrink_slab_memcg() clears it, docs/design/RACES.md R2), so once the
  * shrinker is registered its objects are found in every cgroup, reclaimed
  * before registration or not. Designs without bits (nobitmap) call every
  * memcg-aware shrinker. Root objects are found by global reclaim once the

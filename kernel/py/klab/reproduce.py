@@ -61,6 +61,10 @@ class Table:
     model_scale: str = "default"    # shrinklab's --scale for its run
     rename: dict = dataclasses.field(default_factory=dict)  # guest metric -> ours
     guest_exp: str = None           # the guest's experiment id, when not @exp
+    # kernel design -> the model design that does its work, where that is
+    # not the seed's design it stands for (the seed's base is older than 6.12)
+    kernel_models: dict = dataclasses.field(default_factory=dict)
+    extra_designs: tuple = ()       # kernel designs beside the seed's
     every_design: bool = False      # also every other kernel design, beside the seed's
     notes: tuple = ()
 
@@ -151,6 +155,7 @@ TABLES = (
            ("drop_caches_ns_repeat", ("mounts", "cgroups", "nodes", "cpus"),
             "drop_caches, the calls after it")),
           model_scale="seed", every_design=True, guest_exp="tkhai",
+          kernel_models={"mainline": "prealloc"},
           rename={"drop_caches_first_ns": "drop_caches_ns_first",
                   "drop_caches_ns": "drop_caches_ns_repeat"},
           notes=("the seed's kernels are 2018's, before and after the bitmap; here the bitmap "
@@ -163,7 +168,12 @@ TABLES = (
           (("pod_create_ns_total", ("cgroups", "nodes", "cpus"), "every pod, one after another"),
            ("registry_mutex_hold_ns_max", ("cgroups", "nodes", "cpus"),
             "the longest registration")),
-          guest_exp="pods", rename={"pods_total_ns": "pod_create_ns_total",
+          guest_exp="pods", extra_designs=("nokmem-noinfo", "batched-8", "batched-32"),
+          kernel_models={"mainline": "prealloc", "nonslab-ids": "prealloc+nonslab_ids",
+                         "nokmem-noinfo": "prealloc+nonslab_ids",
+                         "batched-8": "prealloc+expand_batch=512",
+                         "batched-32": "prealloc+expand_batch=2048"},
+          rename={"pods_total_ns": "pod_create_ns_total",
                   "pod_register_max_ns": "registry_mutex_hold_ns_max"},
           notes=("the seed's base is 6.6.102 (one id per expansion: the model's flat); the "
                  "kernel's base is 6.12 (one 64-id unit per expansion), so the kernel judges "
@@ -173,16 +183,6 @@ TABLES = (
                  "holds shrinker_mutex for the expansion and does the rest of the mount; the "
                  "model's is the longest hold of its registry mutex")),
 )
-
-# Kernel designs beside the seed's in a table, and the model design each is
-# measured against (kernel/patches/<design>/model wins over this).
-EXTRA_MODEL = {
-    "seed001-pods": {"nokmem-noinfo": "prealloc+nonslab_ids",
-                     "batched-8": "prealloc+expand_batch=512",
-                     "batched-32": "prealloc+expand_batch=2048"},
-}
-POD_EXTRA = ("nokmem-noinfo", "batched-8", "batched-32")
-
 
 def tables_of(run_name):
     return [t for t in TABLES if t.guest_run == run_name]
@@ -194,11 +194,9 @@ def kernel_designs(run_name, available):
     design), then the pods' extras."""
     want = []
     for t in tables_of(run_name):
-        names = [k for k, _ in t.designs if k]
+        names = [k for k, _ in t.designs if k] + list(t.extra_designs)
         if t.every_design:
             names += sorted(available)
-        if t.exp == "seed001-pods":
-            names += list(POD_EXTRA)
         for n in names:
             if n in available and n not in want:
                 want.append(n)
@@ -207,7 +205,7 @@ def kernel_designs(run_name, available):
 
 # ------------------------------------------------------------------ kernel
 
-def guest_docs(run, run_name, chosen, images, progs, geometry, boots):
+def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
     """Boot each design of @chosen @boots times, interleaved; {design:
     [doc per boot]}."""
     gr = GUEST_RUNS[run_name]
@@ -218,10 +216,11 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots):
             label = "reproduce-%s-%s-%s-%d" % (run_name, geometry, d.name, rnd)
             date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             args = ["--design", "kernel:" + d.name, "--accel", accel, "--date", date] + \
-                gr.args[geometry]
+                (["--clock", clock] if gr.prog == "kwork" else []) + gr.args[geometry]
             r = checked_boot(run, label, boot.BootSpec(
                 kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
-                nodes=gr.nodes, mem=gr.mem, timeout=gr.timeout, append=gr.append))
+                nodes=gr.nodes, mem=gr.mem, timeout=gr.timeout, append=gr.append,
+                clock=clock))
             if r.status != 0:
                 if r.status is not None:
                     run.fail("%s: %s exited %d" % (label, gr.prog, r.status))
@@ -232,6 +231,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots):
                 run.fail("%s: no JSON from the guest (%s)" % (label, e))
                 continue
             doc["machine"]["accelerator"] = r.accel_words()
+            doc["machine"]["clock"] = r.clock
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
@@ -376,7 +376,7 @@ def agreement(kv, mv):
     """Do the kernel's and the model's verdicts on one claim agree?"""
     if kv is None or mv is None:
         return "-"
-    k, m = kv["kind"], verdict.JSON_NAMES.get(mv["verdict"], mv["verdict"])
+    k, m = kv["kind"], mv["kind"]
     if k in (verdict.NOT_COMPARED, verdict.NOT_MEASURED) or \
             m in (verdict.NOT_COMPARED, verdict.NOT_MEASURED):
         return "-"
@@ -385,40 +385,73 @@ def agreement(kv, mv):
     return "KERNEL AND MODEL DISAGREE"
 
 
+def table_designs(table, available, series_model):
+    """(kernel design, the seed's model design or None, the model design that
+    does the kernel's work) of every row of @table: the seed's designs, then
+    the extras that exist."""
+    out = []
+    for kd, ml in table.designs:
+        out.append((kd, ml, table.kernel_models.get(kd, ml)))
+    extra = list(table.extra_designs) + (sorted(available) if table.every_design else [])
+    for kd in extra:
+        if kd in available and kd not in [k for k, _, _ in out]:
+            out.append((kd, None, table.kernel_models.get(kd) or series_model(kd)))
+    return out
+
+
+def extra_model_labels(table, available, series_model):
+    """The model designs a table's kernel designs do the work of that its
+    shrinklab reproduce table lacks (each gets a shrinklab run)."""
+    own = {m for _, m in table.designs}
+    return sorted({w for _, _, w in table_designs(table, available, series_model)
+                   if w and w not in own})
+
+
 def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
-    """Every row of @table: {metric, design, seed, kernel row, model row,
-    kernel verdict, model verdict, ...}."""
+    """Every row of @table, per metric and kernel design: the seed's figure,
+    the kernel's row, the model's row of the design that does the kernel's
+    work, the kernel's verdict on the seed's claim, the model's on the same
+    claim for that same work, and shrinklab's own verdict on the seed's
+    designs (the same claim when the two pairs are the same)."""
     out = []
     base_k, base_m = table.designs[0]
-    designs = list(table.designs)
-    if table.every_design or table.exp == "seed001-pods":
-        names = sorted(available) if table.every_design else list(POD_EXTRA)
-        for n in names:
-            if n in available and n not in [k for k, _ in designs]:
-                designs.append((n, EXTRA_MODEL.get(table.exp, {}).get(n) or series_model(n)))
+    rows_of = table_designs(table, available, series_model)
+    base_w = rows_of[0][2]
+    docs = [mdoc] + list(extra_docs)
+
+    def mrow(label, metric):
+        return next((r for r in (model_row(d, table.exp, label, metric) for d in docs) if r),
+                    None)
+
     for metric, keys, words in table.metrics:
         bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.rename, table.guest_exp)
+        bm = mrow(base_w, metric)
         bf = seeds.get((table.exp, base_m, metric))
-        for kd, ml in designs:
-            f = seeds.get((table.exp, ml, metric)) if (kd, ml) in table.designs else None
+        for kd, ml, wl in rows_of:
+            f = seeds.get((table.exp, ml, metric)) if ml else None
             kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.rename,
                             table.guest_exp) if kd else None
-            mr = model_row(mdoc, table.exp, ml, metric)
-            for d in extra_docs:
-                mr = mr or model_row(d, table.exp, ml, metric)
-            row = dict(metric=metric, words=words, kernel_design=kd, model_design=ml,
-                       unit=(kr or mr or {}).get("unit") or (f or {}).get("unit"),
-                       kernel=kr, model=mr, seed=f, kernel_verdict=None, model_verdict=None,
+            mr = mrow(wl, metric)
+            row = dict(metric=metric, words=words, kernel_design=kd, seed_design=ml,
+                       model_design=wl, unit=(kr or mr or {}).get("unit") or
+                       (f or {}).get("unit"), kernel=kr, model=mr, seed=f,
+                       kernel_verdict=None, model_verdict=None, shrinklab_verdict=None,
                        available=kd in available)
             if f and (kd != base_k or f["unit"] == "count"):
-                row["kernel_verdict"] = verdict.judge(kr, bk if kd != base_k else kr, f, bf,
-                                                      keys)
+                kv = verdict.judge(kr, bk if kd != base_k else kr, f, bf, keys)
                 if kd is None:
-                    row["kernel_verdict"]["text"] = "no kernel of this model design in the lab"
+                    kv["text"] = "no kernel of this model design in the lab"
                 elif kd not in available:
-                    row["kernel_verdict"]["text"] = "kernel:%s is not a series in " \
-                        "kernel/patches/" % kd
-                row["model_verdict"] = model_verdict(mdoc, table.exp, ml, base_m, metric)
+                    kv["text"] = "kernel:%s is not a series in kernel/patches/" % kd
+                row["kernel_verdict"] = kv
+                row["shrinklab_verdict"] = model_verdict(mdoc, table.exp, ml, base_m, metric)
+                if kd is None:
+                    pass  # no kernel: shrinklab's verdict alone
+                elif (ml, base_m) == (wl, base_w):
+                    row["model_verdict"] = from_json(row["shrinklab_verdict"])
+                elif mr and bm:
+                    row["model_verdict"] = verdict.judge(mr, mr if kd == base_k else bm, f, bf,
+                                                         keys)
             elif kd != base_k and bk and kr and bk["value"]:
                 # No seed figure: the kernel's ratio to the base, for information.
                 ours, lo, hi, rounds, paired = verdict.ratio_of(kr, bk)
@@ -426,6 +459,15 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
                                     cls=verdict.classify(lo, hi))
             out.append(row)
     return out
+
+
+def from_json(v):
+    """A shrinklab JSON verdict in the shape verdict.judge() returns."""
+    if v is None:
+        return None
+    return dict(claim=v["claim"], relation=v["relation"], seed=v["seed"], ours=v["ours"],
+                lo=v["ours_lo"], hi=v["ours_hi"], rounds=v["rounds"], paired=True,
+                kind=verdict.JSON_NAMES.get(v["verdict"], v["verdict"]), text=v.get("why") or "")
 
 
 def seed_cell(f):
@@ -455,59 +497,60 @@ def seed_ratio(f, bf):
     return "%s%.3g" % ("" if rel == "=" else rel or "?", f["value"] / bf["value"])
 
 
-def verdict_cell(v, json_names=False):
+def verdict_cell(v):
     if v is None:
         return "-"
-    if json_names:
-        kind = verdict.JSON_NAMES.get(v["verdict"], v["verdict"])
-        ours, lo, hi = v["ours"], v["ours_lo"], v["ours_hi"]
-    else:
-        kind, ours, lo, hi = v["kind"], v["ours"], v["lo"], v["hi"]
-    if ours is None:
-        return kind
+    if v["ours"] is None:
+        return v["kind"]
     if v.get("claim") == "count":
-        return "%g: %s" % (ours, kind)
-    return "%.3g [%.3g..%.3g]: %s" % (ours, lo, hi, kind)
+        return "%g: %s" % (v["ours"], v["kind"])
+    return "%.3g [%.3g..%.3g]: %s" % (v["ours"], v["lo"], v["hi"], v["kind"])
 
 
 def table_text(table, rows, run_words, boots, seeds):
     base_k, base_m = table.designs[0]
+    base_w = table.kernel_models.get(base_k, base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
              "   kernel: %s; %d boot(s) per design, interleaved (ranges %s)" % (
                  run_words, boots, "paired over boots" if boots >= 2 else
                  "unpaired: the widest the samples allow"),
-             "   model: shrinklab reproduce --experiment %s (--scale %s), and shrinklab run for "
-             "the model designs its table lacks" % (table.exp, table.model_scale)]
+             "   model: shrinklab reproduce --experiment %s --scale %s, and shrinklab run of "
+             "each model design a kernel design does the work of that its table lacks" % (
+                 table.exp, table.model_scale)]
     lines += ["   note: " + n for n in table.notes]
     for metric, _, words in table.metrics:
         mrows = [r for r in rows if r["metric"] == metric]
         unit = next((r["unit"] for r in mrows if r["unit"]), "")
-        lines.append("")
-        lines.append("   %s: %s" % (metric, words))
-        lines.append("     %-16s %-26s %10s  %-34s %-34s" % (
-            "kernel design", "model design", "seed", "kernel [min..max]", "model [min..max]"))
+        lines += ["", "   %s: %s" % (metric, words),
+                  "     %-16s %-24s %10s  %-32s %-26s %s" % (
+                      "kernel design", "the seed's design", "seed", "kernel [min..max]",
+                      "model design (same work)", "model [min..max]")]
         for r in mrows:
             k = cell(r["kernel"], unit) if r["kernel"] else (
                 "no kernel" if not r["kernel_design"] else
                 "not a series here" if not r["available"] else "not measured")
-            lines.append("     %-16s %-26s %10s  %-34s %-34s" % (
-                r["kernel_design"] or "-", r["model_design"], seed_cell(r["seed"]), k,
-                cell(r["model"], unit)))
+            lines.append("     %-16s %-24s %10s  %-32s %-26s %s" % (
+                r["kernel_design"] or "-", r["seed_design"] or "-", seed_cell(r["seed"]), k,
+                r["model_design"] or "-", cell(r["model"], unit)))
         claims = [r for r in mrows if r["kernel_verdict"] is not None]
         if claims:
-            lines.append("     claims (over %s):  %-10s  %-44s %-44s %s" % (
+            lines.append("     claims over %s: %-11s %-40s %-40s %s" % (
                 base_k, "seed", "kernel: ratio [range]: verdict",
-                "model: ratio [range]: verdict", "kernel vs model"))
+                "model, same work: ratio [range]: verdict", "kernel vs model"))
             for r in claims:
                 bf = seeds.get((table.exp, base_m, metric))
-                lines.append("       %-16s %-10s  %-44s %-44s %s" % (
+                lines.append("       %-16s %-11s %-40s %-40s %s" % (
                     r["kernel_design"] or "-", seed_ratio(r["seed"], bf),
-                    verdict_cell(r["kernel_verdict"]),
-                    verdict_cell(r["model_verdict"], True),
+                    verdict_cell(r["kernel_verdict"]), verdict_cell(r["model_verdict"]),
                     agreement(r["kernel_verdict"], r["model_verdict"])))
-                why = r["kernel_verdict"]["text"]
-                if r["kernel_verdict"]["kind"] in (verdict.NOT_COMPARED, verdict.NOT_MEASURED):
-                    lines.append("         kernel: %s" % why)
+                kv = r["kernel_verdict"]
+                if kv["kind"] in (verdict.NOT_COMPARED, verdict.NOT_MEASURED,
+                                  verdict.INCONCLUSIVE):
+                    lines.append("         kernel: " + kv["text"])
+                sv = from_json(r["shrinklab_verdict"])
+                if sv and (r["seed_design"], base_m) != (r["model_design"], base_w):
+                    lines.append("         shrinklab reproduce on the seed's designs (%s over "
+                                 "%s): %s" % (r["seed_design"], base_m, verdict_cell(sv)))
         for r in mrows:
             q = r.get("ratio")
             if q:
@@ -518,27 +561,27 @@ def table_text(table, rows, run_words, boots, seeds):
 
 
 def summary_text(all_rows):
-    counts = {"kernel": {}, "model": {}}
+    counts = {"kernel": {}, "model, same work": {}, "shrinklab reproduce": {}}
     disagree = []
     for exp, rows in all_rows:
         for r in rows:
             kv, mv = r["kernel_verdict"], r["model_verdict"]
+            sv = from_json(r["shrinklab_verdict"])
             if kv is None:
                 continue
-            counts["kernel"][kv["kind"]] = counts["kernel"].get(kv["kind"], 0) + 1
-            if mv:
-                mk = verdict.JSON_NAMES.get(mv["verdict"], mv["verdict"])
-                counts["model"][mk] = counts["model"].get(mk, 0) + 1
+            for side, v in (("kernel", kv), ("model, same work", mv),
+                            ("shrinklab reproduce", sv)):
+                if v:
+                    counts[side][v["kind"]] = counts[side].get(v["kind"], 0) + 1
             if agreement(kv, mv) == "KERNEL AND MODEL DISAGREE":
                 disagree.append("%s %s %s: kernel %s, model %s" % (
-                    exp, r["metric"], r["kernel_design"], kv["kind"],
-                    verdict.JSON_NAMES.get(mv["verdict"], mv["verdict"])))
+                    exp, r["metric"], r["kernel_design"], verdict_cell(kv), verdict_cell(mv)))
     order = (verdict.AGREES, verdict.DISAGREES, verdict.INCONCLUSIVE, verdict.NOT_COMPARED,
              verdict.NOT_MEASURED)
-    lines = ["", "== seed claims"]
-    for side in ("kernel", "model"):
-        lines.append("   %-6s %s" % (side, ", ".join("%d %s" % (counts[side].get(k, 0), k)
-                                                   for k in order)))
+    lines = ["", "== seed claims (each side's verdict on the seed's figure)"]
+    for side in counts:
+        lines.append("   %-20s %s" % (side, ", ".join("%d %s" % (counts[side].get(k, 0), k)
+                                                     for k in order)))
     lines.append("   where the kernel and the model disagree: %s" % (
         "none" if not disagree else ""))
     lines += ["     " + d for d in disagree]

@@ -142,6 +142,12 @@ def ratio_of(r, b):
     return ours, lo, hi, min(r["n"], b["n"]), False
 
 
+def sample_count(r):
+    """Samples behind a row: its boots x samples per boot (a kernel row),
+    or its samples (a model row)."""
+    return r["n"] * r.get("samples_per_boot", 1)
+
+
 def size_words(lo, hi, seed):
     lo, hi = lo / seed, hi / seed
     if lo >= 0.5 and hi <= 2:
@@ -250,6 +256,12 @@ def judge(r, b, f, bf, keys):
         v["kind"], v["text"] = NOT_MEASURED, "the base measured 0: no ratio"
         return v
     v["ours"], v["lo"], v["hi"], v["rounds"], v["paired"] = ratio_of(r, b)
+    if r.get("timed") and min(sample_count(r), sample_count(b)) < 2:
+        # shrinklab never judges fewer than 5 rounds; a kernel figure from
+        # one boot's one sample has no spread to judge.
+        v["kind"] = INCONCLUSIVE
+        v["text"] = "one sample: no spread to judge (more boots)"
+        return v
     if f["same"]:
         _judge_same(v)
     elif v["relation"] == "=":

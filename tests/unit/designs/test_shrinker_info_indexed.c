@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The promises of the indexed design (docs/INDEXED.md): costs follow only
+ * The promises of the indexed design (docs/design/INDEXED.md): costs follow only
  * what cgroups hold. Every figure is a delta of the host's real counters or
  * of the slab-backed bookkeeping attribution.
  */

@@ -134,7 +134,7 @@ static void test_deferred_work_lives_in_the_unit(void **state)
 	f.stop_at = 1; /* every scan stops at once: the target is deferred */
 	fake_make(host, &f, SHR_SHRINKER_MEMCG_AWARE, "stop", true);
 	/* The parent holds the unit too (an on-demand design drops work that
-	 * has no unit to go to: docs/ARCHITECTURE.md). */
+	 * has no unit to go to: docs/design/ARCHITECTURE.md). */
 	assert_int_equal(shr_set_shrinker_bit(parent, 0, f.shrinker), 0);
 	assert_int_equal(shr_set_shrinker_bit(child, 0, f.shrinker), 0);
 	assert_int_equal(units_of(child, 0), 1);

@@ -6,7 +6,7 @@
  * The default memory budget is what the machine can give: MemAvailable
  * minus a margin (an eighth of it, at least 1 GiB) for the rest of the
  * system. It only decides how many cgroups a design that does not fit gets;
- * the scales' own needs are in docs/LAB.md.
+ * the scales' own needs are in docs/guides/LAB.md.
  */
 #include <stdio.h>
 #include <stdlib.h>

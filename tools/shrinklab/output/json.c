@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab JSON output, schema "shrinklab/2" (docs/shrinklab.schema.json
+ * shrinklab JSON output, schema "shrinklab/2" (data/shrinklab.schema.json
  * says what every field means), written by hand: strings are escaped per
  * RFC 8259 (quote, backslash, control characters as \u00XX), numbers are
  * finite (a non-finite value is written as null).

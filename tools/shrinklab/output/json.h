@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The results as JSON, schema shrinklab/2 (docs/shrinklab.schema.json).
+ * The results as JSON, schema shrinklab/2 (data/shrinklab.schema.json).
  */
 #ifndef SHRINKLAB_JSON_H
 #define SHRINKLAB_JSON_H

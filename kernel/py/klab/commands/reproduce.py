@@ -5,6 +5,7 @@ import json
 
 from .. import build, compare, designs, guest, reproduce, tree
 from ..run import log
+from .lab import add_clock_argument
 
 
 def arguments(p):
@@ -19,6 +20,7 @@ def arguments(p):
     p.add_argument("--table", action="append", default=[],
                    choices=[t.exp for t in reproduce.TABLES],
                    help="only this table (repeatable; default every table)")
+    add_clock_argument(p)
 
 
 def main(run, args):
@@ -45,7 +47,8 @@ def main(run, args):
             kdocs[r] = {}
             continue
         ds = [available[n] for n in reproduce.kernel_designs(r, available)]
-        kdocs[r] = reproduce.guest_docs(run, r, ds, images, progs, args.geometry, args.boots)
+        kdocs[r] = reproduce.guest_docs(run, r, ds, images, progs, args.geometry, args.boots,
+                                        args.clock)
 
     def series_model(name):
         d = available.get(name)
@@ -53,12 +56,7 @@ def main(run, args):
 
     texts, all_rows, out = [], [], []
     for t in tables:
-        labels = [series_model(n) or "" for n in available
-                  if n not in [k for k, _ in t.designs] and (
-                      t.every_design or (t.exp == "seed001-pods" and n in reproduce.POD_EXTRA))]
-        labels += list(reproduce.EXTRA_MODEL.get(t.exp, {}).values())
-        own = {m for _, m in t.designs}
-        extra = sorted({x for x in labels if x and x not in own})
+        extra = reproduce.extra_model_labels(t, available, series_model)
         mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
         rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
                                      available, series_model)
@@ -66,12 +64,19 @@ def main(run, args):
                                           args.boots, seeds))
         all_rows.append((t.exp, rows))
         out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows))
-    text = "klab reproduce, geometry %s, %d boot(s) per design\n" % (args.geometry, args.boots)
+    clocks = sorted({doc["machine"].get("clock", "?") for v in kdocs.values()
+                     for docs in v.values() for doc in docs})
+    text = "klab reproduce, geometry %s, %d boot(s) per design; the kernel's clock: %s\n" % (
+        args.geometry, args.boots, "; ".join(clocks) or args.clock)
+    if any(c.startswith("icount") for c in clocks):
+        text += ("(under icount a kernel time counts guest instructions: compare the kernel's "
+                 "ratios, not its times, with the seeds' and the model's)\n")
     text += "\n".join(texts) + "\n" + reproduce.summary_text(all_rows)
     print(text)
     run.save("reproduce-%s.txt" % args.geometry, text)
     with open(run.path("reproduce-%s.json" % args.geometry), "w") as f:
         json.dump(dict(schema="klab-reproduce/1", geometry=args.geometry, boots=args.boots,
+                       clock=args.clock,
                        tables=out,
                        kernel={r: {d: docs for d, docs in v.items()} for r, v in kdocs.items()}),
                   f, indent=1)
