@@ -12,6 +12,7 @@ usage: check_lab_json.py SHRINKLAB OUT.json PLOTDIR
 """
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -78,6 +79,50 @@ def check_row(eid, d, m, x):
         fail("%s: a seed figure not comparable without saying why" % where)
 
 
+def check_plots(plots, eid, e):
+    """The absolute plot has a legend and units on its log ticks; the
+    claims plot has a point per ratio claim with ours and the seed's ratio."""
+    with open(os.path.join(plots, eid + ".gp")) as f:
+        gp = f.read()
+    if "title \"the seed's, at our geometry\"" not in gp:
+        fail("%s.gp: no legend" % eid)
+    for ticks in re.findall(r"^set ytics \((.*)\)$", gp, re.M):
+        if not re.search(r'"[\d.]+ (ns|us|ms|s|B|KiB|MiB|GiB)"', ticks) and \
+                not re.search(r'"\d+"', ticks):
+            fail("%s.gp: log ticks without units: %s" % (eid, ticks))
+    claims = [v for v in e["verdicts"] if v["claim"] != "count"]
+    p = os.path.join(plots, eid + "-claims.gp")
+    if not claims:
+        if os.path.exists(p):
+            fail("%s: a claims plot without claims" % eid)
+        return
+    with open(p) as f:
+        gp = f.read()
+    blocks = re.findall(r'\$c\d+ << EOD\n(.*?)EOD\nset title "([^:]+):', gp, re.S)
+    got = 0
+    for data, metric in blocks:
+        want = [v for v in claims if v["metric"] == metric]
+        points = re.findall(r'^(\d+) "([^"]*)" (\S+) (\S+) (\S+) (\S+) (\d) (\d) (\d+)$',
+                            data, re.M)
+        if len(points) != len(want):
+            fail("%s-claims.gp %s: %d points for %d claims" % (eid, metric, len(points),
+                                                              len(want)))
+        for (x, label, ours, lo, hi, seed, kind, comparable, colour), v in zip(points, want):
+            if not label.startswith(v["design"]):
+                fail("%s-claims.gp: point %s is %r, the claim %s" % (eid, x, label,
+                                                                     v["design"]))
+            judged = v["verdict"] in ("agrees", "disagrees", "inconclusive")
+            if seed == "NaN" or (judged and (ours == "NaN" or
+                                             not float(lo) <= float(ours) <= float(hi))):
+                fail("%s-claims.gp: %s without our ratio and its range beside the seed's" %
+                     (eid, label))
+        got += len(points)
+    if got != len(claims):
+        fail("%s-claims.gp: %d points for %d ratio claims" % (eid, got, len(claims)))
+    if not os.path.getsize(os.path.join(plots, eid + "-claims.png")):
+        fail("%s-claims.png empty" % eid)
+
+
 def main():
     exe, out, plots = sys.argv[1], sys.argv[2], sys.argv[3]
     r = subprocess.run([exe, "reproduce", "--scale", "quick", "--quiet", "--json", out,
@@ -120,6 +165,7 @@ def main():
         with open(os.path.join(plots, eid + ".png"), "rb") as f:
             if f.read(8) != b"\x89PNG\r\n\x1a\n":
                 fail("%s.png is not a PNG" % eid)
+        check_plots(plots, eid, e)
     # At the quick scale nothing is at a seed geometry except the CPU-only
     # unit counts and the pods, whose seed gives no geometry.
     judged = [(e["id"], v["metric"]) for e in doc["experiments"] for v in e["verdicts"]
