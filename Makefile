@@ -29,7 +29,13 @@ build-asan: deps
 		$(MESON) setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Dbuildtype=debug -Ddebug_checks=true
 	ninja -C $(ASAN_BUILD)
 
-demo: build
+# The demo builds the lab alone (meson's shrinklab target and what it links:
+# about 60 of the build's 230 targets, no test binaries), runs every seed
+# experiment with every design side by side, and ends with a decision table
+# per experiment (docs/guides/LAB.md says how to read one).
+demo: deps
+	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD)
+	$(MESON) compile -C $(BUILD) shrinklab
 	./$(BUILD)/shrinklab reproduce
 
 test: build

@@ -118,7 +118,7 @@ case $("$lab" help reproduce 2>&1) in
 *"(default $prefix/share/libshrinker/seed_figures.tsv)"*) ;;
 *) fail "the installed shrinklab does not default to its installed seed figures" ;;
 esac
-run "$lab" reproduce --experiment seed003-units --scale quick --no-plots --quiet \
+run "$lab" reproduce --experiment unit-cache-2026 --scale quick --no-plots --quiet \
 	>"$out/shrinklab.log"
 grep -q 'units_per_slab: .*(seed 31)' "$out/shrinklab.log" ||
 	fail "installed shrinklab: no seed figure beside units_per_slab ($out/shrinklab.log)"

@@ -49,7 +49,8 @@ def expect_error(args, code, contains, env=None):
 
 
 def test_version():
-    for args in (["--version"], ["run", "--version"], ["reproduce", "--version"],
+    for args in (["--version"], ["run", "--version"], ["compare", "--version"],
+                 ["reproduce", "--version"],
                  ["sweep", "--version"], ["slabinfo", "--version"], ["kernel", "--version"]):
         r = run(args)
         if r.returncode or not re.match(r"^shrinklab \d+\.\d+\.\d+( \(git \S+\))?\n$",
@@ -60,7 +61,7 @@ def test_version():
 
 def test_help():
     top = run(["--help"])
-    for sub in ("run", "reproduce", "sweep", "slabinfo", "kernel"):
+    for sub in ("run", "compare", "reproduce", "sweep", "slabinfo", "kernel"):
         a, b = run(["help", sub]), run([sub, "--help"])
         if a.returncode or b.returncode or a.stdout != b.stdout or a.stdout == top.stdout \
                 or "Exit status" not in a.stdout:
@@ -79,10 +80,10 @@ def design_rows(path):
 
 def test_equals_form():
     a, b = os.path.join(WORK, "eq_a.json"), os.path.join(WORK, "eq_b.json")
-    ra = run(["run", "--design=prealloc", "--units=cache", "--experiment=seed003-units",
+    ra = run(["run", "--design=prealloc", "--units=cache", "--experiment=unit-cache-2026",
               "--scale=quick", "--quiet", "--json=" + a])
     rb = run(["run", "--design", "prealloc", "--units", "cache", "--experiment",
-              "seed003-units", "--scale", "quick", "--quiet", "--json", b])
+              "unit-cache-2026", "--scale", "quick", "--quiet", "--json", b])
     if ra.returncode or rb.returncode:
         fail("--opt=value / --opt value", ra if ra.returncode else rb)
     da, ua = design_rows(a)
@@ -103,28 +104,28 @@ def test_repeated():
     expect_error(["slabinfo", "--cpus", "2", "--cpus", "4", "520"], 2, "more than once")
     expect_error(["kernel", "--design", "prealloc", "--ladder", "1,2", "--ladder=1,3"], 2,
                  "more than once")
-    expect_error(["reproduce", "--experiment", "seed003-units", "--experiment",
-                  "seed003-units"], 2, "given twice")
+    expect_error(["reproduce", "--experiment", "unit-cache-2026", "--experiment",
+                  "unit-cache-2026"], 2, "given twice")
     out = os.path.join(WORK, "two.json")
-    r = run(["reproduce", "--experiment", "seed003-units", "--experiment=seed000-vm",
+    r = run(["reproduce", "--experiment", "unit-cache-2026", "--experiment=xarray-2026-vm",
              "--scale", "quick", "--quiet", "--no-plots", "--json", out])
     if r.returncode:
         fail("repeatable --experiment", r)
     with open(out) as f:
         ids = [e["id"] for e in json.load(f)["experiments"]]
-    if ids != ["seed000-vm", "seed003-units"]:
+    if ids != ["xarray-2026-vm", "unit-cache-2026"]:
         fail("--experiment twice ran %r" % ids)
     print("ok: repeated options rejected, --experiment repeatable")
 
 
 def test_json_stdout():
-    r = run(["run", "--design", "xarray", "--experiment", "seed003-units", "--scale", "quick",
+    r = run(["run", "--design", "xarray", "--experiment", "unit-cache-2026", "--scale", "quick",
              "--quiet", "--json", "-"])
     if r.returncode:
         fail("--json -", r)
     doc = json.loads(r.stdout)  # nothing but the document on stdout
     validate(doc)
-    if "== seed003-units" not in r.stderr or "seed claims" not in r.stderr:
+    if "== unit-cache-2026" not in r.stderr or "which design" not in r.stderr:
         fail("--json -: the tables should be on stderr", r)
     print("ok: --json - writes JSON to stdout, the tables to stderr")
 
@@ -133,7 +134,7 @@ def test_outputs_checked_first():
     afile = os.path.join(WORK, "a-file")
     with open(afile, "w") as f:
         f.write("x")
-    slow = ["--experiment", "seed004-bitmap", "--scale", "seed", "--quiet"]
+    slow = ["--experiment", "bitmap-2018", "--scale", "seed", "--quiet"]
     expect_error(["reproduce", "--json", "/nonexistent-dir/x.json", "--no-plots"] + slow, 2,
                  "--json")
     expect_error(["reproduce", "--json", WORK, "--no-plots"] + slow, 2, "--json")
@@ -155,7 +156,7 @@ def test_outputs_checked_first():
 
 
 def test_gnuplot():
-    quick = ["reproduce", "--experiment", "seed003-units", "--scale", "quick", "--quiet"]
+    quick = ["reproduce", "--experiment", "unit-cache-2026", "--scale", "quick", "--quiet"]
     expect_error(quick + ["--plots", os.path.join(WORK, "gp-missing")], 1, "not found",
                  env={"PATH": "/nonexistent"})
     expect_error(quick + ["--plots", os.path.join(WORK, "gp-missing2")], 1,
@@ -173,7 +174,7 @@ def test_quoted_paths():
         fail("gnuplot is needed (scripts/install-deps.sh installs gnuplot-nox)")
     d = os.path.join(WORK, "it's \"quoted\" $(x) dir")
     shutil.rmtree(d, ignore_errors=True)
-    r = run(["reproduce", "--experiment", "seed003-units", "--scale", "quick", "--quiet",
+    r = run(["reproduce", "--experiment", "unit-cache-2026", "--scale", "quick", "--quiet",
              "--plots", d])
     if r.returncode:
         fail("plots in %r" % d, r)
@@ -181,7 +182,7 @@ def test_quoted_paths():
     r = run(["sweep", "--series", "slab", "--scale", "0.05", "--quiet", "--out", s])
     if r.returncode:
         fail("sweep into %r" % s, r)
-    for p in [os.path.join(d, "seed003-units.png"), os.path.join(d, "seed003-units.gp")] + \
+    for p in [os.path.join(d, "unit-cache-2026.png"), os.path.join(d, "unit-cache-2026.gp")] + \
             [os.path.join(s, "slab" + e) for e in (".csv", ".gp", ".png")]:
         if not os.path.isfile(p) or not os.path.getsize(p):
             fail("%s missing" % p)

@@ -31,7 +31,7 @@ import sys
 
 EXE, MAN, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 ERROR = re.compile(r"^shrinklab: (\S+: )?\S.*$")
-QUICK = ["--experiment", "seed003-units", "--scale", "quick", "--quiet", "--no-plots"]
+QUICK = ["--experiment", "unit-cache-2026", "--scale", "quick", "--quiet", "--no-plots"]
 # A kernel-model run small enough to finish in a second if a check is missing.
 KSMALL = ["--ladder", "1,2", "--cgroups", "2", "--units-cgroups", "1", "--churn-cgroups", "1",
           "--highwater-mounts", "1", "--register-batch", "1", "--samples", "1",
@@ -114,13 +114,13 @@ def main():
     case(0, "Success", ["run", "--design", "xarray", "--json", "/dev/null"] + QUICK)
     case(0, "Success", ["kernel", "--design", "prealloc", "--host-shrinkers", "64"] + KSMALL)
 
-    case(1, "measuring failed", ["run", "--design", "prealloc", "--experiment", "seed000-vm",
+    case(1, "measuring failed", ["run", "--design", "prealloc", "--experiment", "xarray-2026-vm",
                                  "--mounts", "5000", "--cgroups", "100", "--mem-budget", "6M",
                                  "--quiet"], "memory budget")
     case(1, "writing an output failed", ["run", "--design", "xarray", "--json", big] + QUICK,
          "--json", preexec=fsize_limit, after=absent(big))
     case(1, "gnuplot missing or failing",
-         ["reproduce", "--experiment", "seed003-units", "--scale", "quick", "--quiet",
+         ["reproduce", "--experiment", "unit-cache-2026", "--scale", "quick", "--quiet",
           "--plots", os.path.join(WORK, "plots")], "SHRINKLAB_GNUPLOT",
          env={"SHRINKLAB_GNUPLOT": "/nonexistent/gnuplot"})
     with open("/dev/full", "w") as full:
@@ -140,7 +140,7 @@ def main():
     case(2, "an impossible scale", ["run", "--design", "xarray", "--mounts", "50000000",
                                     "--cgroups", "60000"], "more than")
     case(2, "a memory budget below the estimate of what the mounts need",
-         ["reproduce", "--experiment", "seed000-vm", "--scale", "quick", "--mem-budget", "1M",
+         ["reproduce", "--experiment", "xarray-2026-vm", "--scale", "quick", "--mem-budget", "1M",
           "--no-plots"], "memory budget")
     case(2, "a --data file that cannot be read or holds no figures",
          ["reproduce", "--data", "/nonexistent/seed_figures.tsv"] + QUICK, "--data")

@@ -12,6 +12,7 @@ usage: check_lab_json.py SHRINKLAB OUT.json PLOTDIR
 """
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -19,11 +20,11 @@ import sys
 from schema_check import validate
 
 EXPECTED = {
-    "seed000-vm": ["slab_bytes_per_empty_cgroup", "walk_ns_empty_cgroup",
+    "xarray-2026-vm": ["slab_bytes_per_empty_cgroup", "walk_ns_empty_cgroup",
                    "walk_ns_cgroup_objects_100", "mkdir_rmdir_ns_per_cgroup",
                    "mkdir_ns_per_cgroup", "rmdir_ns_per_cgroup", "release_cpu_ns_per_cgroup",
                    "register_ns_per_mount_cgroups_alive"],
-    "seed000-host": ["slab_bytes_per_empty_cgroup", "container_bytes_per_empty_cgroup",
+    "xarray-2026-host": ["slab_bytes_per_empty_cgroup", "container_bytes_per_empty_cgroup",
                      "bookkeeping_bytes_per_empty_cgroup",
                      "register_640_mounts_ns_cgroups_alive",
                      "register_640_mounts_ns_no_cgroups", "drop_caches_ns",
@@ -32,19 +33,19 @@ EXPECTED = {
                      "release_cpu_ns_per_cgroup", "mkdir_rmdir_ns_per_cgroup_no_mounts",
                      "bookkeeping_bytes_per_empty_cgroup_after_umount",
                      "mkdir_ns_per_cgroup_after_umount"],
-    "seed003-units": ["slab_bytes_per_empty_cgroup", "units_per_slab"],
-    "seed001-pods": ["pod_create_ns_total", "registry_mutex_hold_ns_max",
+    "unit-cache-2026": ["slab_bytes_per_empty_cgroup", "units_per_slab"],
+    "nonslab-2026-pods": ["pod_create_ns_total", "registry_mutex_hold_ns_max",
                      "registry_mutex_hold_ns_median"],
-    "seed004-bitmap": ["drop_caches_ns_first", "drop_caches_ns_repeat"],
+    "bitmap-2018": ["drop_caches_ns_first", "drop_caches_ns_repeat"],
 }
 DESIGNS = {
-    "seed000-vm": ["prealloc+units=cache", "xarray", "array-ondemand", "prealloc"],
-    "seed000-host": ["prealloc+units=cache", "array-ondemand", "xarray",
+    "xarray-2026-vm": ["prealloc+units=cache", "xarray", "array-ondemand", "prealloc"],
+    "xarray-2026-host": ["prealloc+units=cache", "array-ondemand", "xarray",
                      "xarray+lru_reparent=index"],
-    "seed003-units": ["prealloc", "prealloc+units=cache"],
-    "seed001-pods": ["flat", "flat+expand_batch=8", "flat+expand_batch=32",
+    "unit-cache-2026": ["prealloc", "prealloc+units=cache"],
+    "nonslab-2026-pods": ["flat", "flat+expand_batch=8", "flat+expand_batch=32",
                      "flat+expand_batch=64", "flat+nonslab_ids", "prealloc", "xarray"],
-    "seed004-bitmap": ["nobitmap", "flat", "xarray"],
+    "bitmap-2018": ["nobitmap", "flat", "xarray"],
 }
 
 
@@ -76,6 +77,50 @@ def check_row(eid, d, m, x):
             fail("%s: measured with %d mounts left" % (where, g["mounts"]))
     if x["seed"] is not None and x["seed"]["comparable"] is False and not x["seed"]["why"]:
         fail("%s: a seed figure not comparable without saying why" % where)
+
+
+def check_plots(plots, eid, e):
+    """The absolute plot has a legend and units on its log ticks; the
+    claims plot has a point per ratio claim with ours and the seed's ratio."""
+    with open(os.path.join(plots, eid + ".gp")) as f:
+        gp = f.read()
+    if "title \"the seed's, at our geometry\"" not in gp:
+        fail("%s.gp: no legend" % eid)
+    for ticks in re.findall(r"^set ytics \((.*)\)$", gp, re.M):
+        if not re.search(r'"[\d.]+ (ns|us|ms|s|B|KiB|MiB|GiB)"', ticks) and \
+                not re.search(r'"\d+"', ticks):
+            fail("%s.gp: log ticks without units: %s" % (eid, ticks))
+    claims = [v for v in e["verdicts"] if v["claim"] != "count"]
+    p = os.path.join(plots, eid + "-claims.gp")
+    if not claims:
+        if os.path.exists(p):
+            fail("%s: a claims plot without claims" % eid)
+        return
+    with open(p) as f:
+        gp = f.read()
+    blocks = re.findall(r'\$c\d+ << EOD\n(.*?)EOD\nset title "([^:]+):', gp, re.S)
+    got = 0
+    for data, metric in blocks:
+        want = [v for v in claims if v["metric"] == metric]
+        points = re.findall(r'^(\d+) "([^"]*)" (\S+) (\S+) (\S+) (\S+) (\d) (\d) (\d+)$',
+                            data, re.M)
+        if len(points) != len(want):
+            fail("%s-claims.gp %s: %d points for %d claims" % (eid, metric, len(points),
+                                                              len(want)))
+        for (x, label, ours, lo, hi, seed, kind, comparable, colour), v in zip(points, want):
+            if not label.startswith(v["design"]):
+                fail("%s-claims.gp: point %s is %r, the claim %s" % (eid, x, label,
+                                                                     v["design"]))
+            judged = v["verdict"] in ("agrees", "disagrees", "inconclusive")
+            if seed == "NaN" or (judged and (ours == "NaN" or
+                                             not float(lo) <= float(ours) <= float(hi))):
+                fail("%s-claims.gp: %s without our ratio and its range beside the seed's" %
+                     (eid, label))
+        got += len(points)
+    if got != len(claims):
+        fail("%s-claims.gp: %d points for %d ratio claims" % (eid, got, len(claims)))
+    if not os.path.getsize(os.path.join(plots, eid + "-claims.png")):
+        fail("%s-claims.png empty" % eid)
 
 
 def main():
@@ -120,13 +165,14 @@ def main():
         with open(os.path.join(plots, eid + ".png"), "rb") as f:
             if f.read(8) != b"\x89PNG\r\n\x1a\n":
                 fail("%s.png is not a PNG" % eid)
+        check_plots(plots, eid, e)
     # At the quick scale nothing is at a seed geometry except the CPU-only
     # unit counts and the pods, whose seed gives no geometry.
     judged = [(e["id"], v["metric"]) for e in doc["experiments"] for v in e["verdicts"]
               if v["verdict"] not in ("not_compared", "not_measured")]
     for eid, m in judged:
-        if eid not in ("seed003-units", "seed001-pods") or \
-                (eid == "seed003-units" and m != "units_per_slab"):
+        if eid not in ("unit-cache-2026", "nonslab-2026-pods") or \
+                (eid == "unit-cache-2026" and m != "units_per_slab"):
             fail("%s %s judged at the quick scale" % (eid, m))
     print("ok: %d experiments, %d verdicts judged" % (len(exps), len(judged)))
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The unit source the lab reports is the one the units really came from:
 xarray with units=kmalloc reports kmalloc-1k's 16 objects per order-2 slab,
-with the dedicated cache 31 (seed 004's figures, SLUB geometry for 4 CPUs);
+with the dedicated cache 31 (unit-cache-2026's figures, SLUB geometry for 4 CPUs);
 prealloc is mainline by default (kmalloc-1k) and takes the seeds' cache only
 with units=cache.
 
@@ -15,7 +15,7 @@ import sys
 
 
 def units_per_slab(exe, out, extra, design="xarray"):
-    r = subprocess.run([exe, "run", "--design", design, "--experiment", "seed003-units",
+    r = subprocess.run([exe, "run", "--design", design, "--experiment", "unit-cache-2026",
                         "--scale", "quick", "--quiet", "--json", out] + extra,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode:

@@ -38,6 +38,7 @@ class Plan(unittest.TestCase):
     def test_defaults_and_rows(self):
         p = ci.plan(self.designs, path=self.file)
         self.assertEqual(p.stages["boot"], ["mainline", "dotc", "listed"])
+        self.assertEqual(p.stages["work"], [])
         self.assertEqual(p.stages["selftests"], [])
         self.assertEqual(p.stages["torture"], ["listed"])
         self.assertIn("include/linux/shrinker.h", p.why["header"])

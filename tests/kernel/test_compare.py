@@ -158,6 +158,36 @@ class Join(unittest.TestCase):
         self.assertIsNone(compare.boot_spread([5.0]))
         self.assertNotIn("boots +-", compare.tables(self.cmp))
 
+    def test_verdicts_over_boots_use_the_boots_medians(self):
+        """Three boots each: xarray at half of mainline's drop_caches_ns, and
+        one outlier sample of 5x in one xarray boot. With one boot the
+        outlier's sample range crosses the class boundaries; over the boots'
+        medians the verdict is lower, and the printed range still shows the
+        outlier."""
+        def boots_of(doc, outlier):
+            out = []
+            for i in range(3):
+                k = copy.deepcopy(doc)
+                for e in k["experiments"]:
+                    for r in e["results"]:
+                        if r["metric"] == "drop_caches_ns" and outlier and i == 1:
+                            r["max"] = r["value"] * 10
+                out.append(k)
+            return out
+        kernel = boots_of(self.kernel[0], False) + boots_of(self.kernel[1], True)
+        cmp = compare.join(kernel, self.model)
+        e = next(e for e in cmp["experiments"] if e["id"] == "drop_caches")
+        m = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")
+        v = m["versus_base"][0]
+        self.assertEqual(v["kernel"]["cls"], "lower")
+        self.assertGreater(m["designs"]["xarray"]["kernel"]["max"],
+                           m["designs"]["xarray"]["kernel"]["verdict_max"] * 5)
+        one = compare.join(boots_of(self.kernel[0], False)[:1] +
+                           boots_of(self.kernel[1], True)[1:2], self.model)
+        e = next(e for e in one["experiments"] if e["id"] == "drop_caches")
+        m = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")
+        self.assertEqual(m["versus_base"][0]["kernel"]["cls"], "across")
+
     def test_verdict_rules(self):
         R = compare.Ratio
         self.assertEqual(compare.classify(R(0.5, 0.4, 0.79)), "lower")

@@ -137,7 +137,7 @@ class KernelFigures(unittest.TestCase):
              "value": median, "samples": samples, "geometry": {"note": "n"}}]}]}
 
     def test_over_boots(self):
-        t = TABLE["seed004-bitmap"]
+        t = TABLE["bitmap-2018"]
         docs = [self.doc(10, [9, 10, 12]), self.doc(20, [19, 20, 30]), self.doc(14, [14])]
         r = reproduce.kernel_row(docs, t.exp, "drop_caches_ns_repeat", t.rename, "tkhai")
         self.assertEqual((r["value"], r["min"], r["max"], r["n"]), (14, 9, 30, 3))

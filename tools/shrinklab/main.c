@@ -22,6 +22,8 @@ static const struct subcommand subcommands[] = {
 	{ "reproduce", "every seed experiment, every design, side by side with the seeds",
 	  shrinklab_reproduce },
 	{ "run", "one experiment (or a custom scale) with one design", shrinklab_run },
+	{ "compare", "designs side by side at a geometry you give, with the decision table",
+	  shrinklab_compare },
 	{ "sweep", "CSV and PNG plots of how the figures grow with scale", shrinklab_sweep },
 	{ "slabinfo", "the cache, order, objects per slab and waste SLUB picks per size",
 	  shrinklab_slabinfo },

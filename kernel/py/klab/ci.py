@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The CI plan (kernel/ci.tsv): which designs `klab check` builds and boots,
-and which get the selftests and the torture. Every design gets checkpatch
-and the per-patch W=1 compile; a row of the file names a design's other
-stages and why; without a row, a design is booted when its series touches
-no header under include/ (a cheap build), and nothing more."""
+"""The CI plan (kernel/ci.tsv): which designs `klab check` builds and boots
+(the short lab), which run the short workloads, and which get the selftests
+and the torture. Every design gets checkpatch and the per-patch W=1
+compile; a row of the file names a design's other stages and why; without
+a row, a design whose series touches no header under include/ (a cheap
+build) is booted with the short lab, and nothing more."""
 import dataclasses
 import os
 
 from . import paths
 
 PLAN = os.path.join(paths.KDIR, "ci.tsv")
-STAGES = ("boot", "selftests", "torture")
+STAGES = ("boot", "work", "selftests", "torture")
 
 
 @dataclasses.dataclass
@@ -60,7 +61,7 @@ def plan(chosen, everything=False, path=PLAN):
             p.stages[s].append(d.name)
         p.why[d.name] = why
     # The lab's and the selftests' baseline is mainline's boot in the same run.
-    for s in ("boot", "selftests"):
+    for s in ("boot", "work", "selftests"):
         if p.stages[s] and "mainline" not in p.stages[s]:
             p.stages[s].insert(0, "mainline")
     return p

@@ -42,9 +42,8 @@ COMMANDS = (
             "(bisectable)", compile_check.arguments, compile_check.main),
     Command("check", "CI (make check-kernel): host tests, checkpatch, builds, short lab, "
             "selftests, torture", check.arguments, check.main),
-    Command("try", "an outside series through checkpatch, lab, selftests, torture, beside "
-            "ours",
-            trial.arguments, trial.main),
+    Command("try", "an outside series through checkpatch, lab, work, selftests, torture, "
+            "beside ours", trial.arguments, trial.main),
 )
 
 OUTSIDE = """designs: mainline, and each directory of kernel/patches/ with *.patch (a
@@ -55,7 +54,7 @@ A series from outside the repo, on every command that takes designs:
                                      e.g. v6.12.117-debian of /work/linux)
   --name NAME                        its name (default: the directory's or the tip's)
   --config-fragment FILE             config lines it builds with (in trees of its own)
-e.g. klab try --series ~/fix --name myfix   (lab, selftests, torture, beside ours)
+e.g. klab try --series ~/fix --name myfix   (lab, work, selftests, torture, beside ours)
      klab lab --geometry short --git ~/linux --range v6.12.117-debian..topic mainline"""
 
 ENVIRONMENT = """environment:

@@ -134,7 +134,12 @@ def match_metric(metric, pattern):
 
 class Cell:
     """One side's figure of one design and metric: value, range, samples
-    (per boot or per document), and how it may be paired."""
+    (per boot or per document), and how it may be paired.
+
+    lo..hi is every sample's range (printed); vlo..vhi the range the
+    verdicts use: over two boots or more, the boots' medians' range (a
+    sample that a kernel job on the other vCPU fell into, under icount,
+    moves one sample, not a boot's median), with one boot its samples'."""
 
     def __init__(self, rows, unit):
         self.unit = unit
@@ -142,6 +147,10 @@ class Cell:
         self.value = statistics.median(vals) if vals else None
         self.lo = min(r["min"] for r in rows) if vals else None
         self.hi = max(r["max"] for r in rows) if vals else None
+        if len(vals) >= 2:
+            self.vlo, self.vhi = min(vals), max(vals)
+        else:
+            self.vlo, self.vhi = self.lo, self.hi
         self.n = sum(r["n"] for r in rows)
         self.timed = any(r.get("timed") for r in rows)
         self.rows = rows
@@ -149,7 +158,8 @@ class Cell:
 
     def as_json(self):
         return {"value": self.value, "min": self.lo, "max": self.hi, "n": self.n,
-                "boots": len(self.rows), "boot_spread": self.boot_spread}
+                "boots": len(self.rows), "boot_spread": self.boot_spread,
+                "verdict_min": self.vlo, "verdict_max": self.vhi}
 
 
 def boot_spread(values):
@@ -171,6 +181,7 @@ class Ratio:
 
     def __init__(self, value, lo, hi, paired=False, spread=True):
         self.value, self.lo, self.hi, self.paired, self.spread = value, lo, hi, paired, spread
+        self.vlo, self.vhi = lo, hi
         self.unit = "ratio"
         self.timed = lo != hi
         self.n = 2 if spread else 1
@@ -192,16 +203,16 @@ def _div(a, b):
 
 
 def unpaired(a, b):
-    """a/b with the widest range the two ranges allow (None when undefined;
-    1 when both are exactly 0, as two empty caches are)."""
+    """a/b with the widest range the two verdict ranges allow (None when
+    undefined; 1 when both are exactly 0, as two empty caches are)."""
     known = spread_known(a) and spread_known(b)
-    if a.value == 0 and b.value == 0 and a.lo == a.hi == b.lo == b.hi == 0:
+    if a.value == 0 and b.value == 0 and a.vlo == a.vhi == b.vlo == b.vhi == 0:
         return Ratio(1.0, 1.0, 1.0, spread=known)
     v = _div(a.value, b.value)
-    if v is None or a.lo is None or b.lo is None:
+    if v is None or a.vlo is None or b.vlo is None:
         return None
-    lo = _div(a.lo, b.hi)
-    hi = _div(a.hi, b.lo) if b.lo > 0 else None
+    lo = _div(a.vlo, b.vhi)
+    hi = _div(a.vhi, b.vlo) if b.vlo > 0 else None
     if lo is None or hi is None:
         return None
     return Ratio(v, min(lo, v), max(hi, v), spread=known)

@@ -5,23 +5,29 @@ seed claim for the kernel and for the model, judged alike (verdict.py
 follows tools/shrinklab/verdict.c).
 
 The tables are shrinklab reproduce's experiments (tools/shrinklab/
-experiments.c), with the same ids and metric names:
+experiments.c), with the same ids and metric names; an id names the thread
+(docs/THREADS.md) and its table:
 
-  seed000-vm     seed 000's VM table (base: unit-cache, then the seed's
-                 xarray and old array on demand): kseeds --table vm, booted
-                 as the seed's VM (1 node, 4 CPUs), 20000 mounts, 2000
-                 cgroups;
-  seed003-units  seeds 002/004's unit-cache table (mainline, unit-cache):
-                 measured in the same boot at 8000 mounts on the way up;
-  seed000-host   seed 000's host table, scaled: kseeds --table host with 4
-                 nodes as the seed's host but 2 CPUs of its 48, 20000 mounts
-                 of its 50000 and 2000 cgroups of its 20000;
-  seed004-bitmap seed 003's drop_caches test (4001 memcgs, each with its
-                 own tmpfs holding a file; echo 3 > drop_caches five times):
-                 kwork's tkhai, on every design, nobitmap the base;
-  seed001-pods   seed 001's pods (a cgroup and 4 mounts, one pod after
-                 another) under cgroup.memory=nokmem: kwork's pods, on
-                 mainline, nonslab-ids and nokmem-noinfo (and batched).
+  xarray-2026-vm    the xarray thread's VM table (base: unit-cache, then
+                    the thread's xarray and old array on demand): kseeds
+                    --table vm, booted as its VM (1 node, 4 CPUs), 20000
+                    mounts, 2000 cgroups;
+  unit-cache-2026   the unit-cache thread's table (mainline, unit-cache):
+                    measured in the same boot at 8000 mounts on the way up;
+  xarray-2026-host  the xarray thread's host table, scaled: kseeds --table
+                    host with 4 nodes as its host but 2 CPUs of its 48,
+                    20000 mounts of its 50000 and 2000 cgroups of its 20000;
+  bitmap-2018       the 2018 bitmap thread's drop_caches test (4001 memcgs,
+                    each with its own tmpfs holding a file; echo 3 >
+                    drop_caches five times): kwork's tkhai, on every design,
+                    nobitmap the base;
+  nonslab-2026-pods the non-slab shrinkers thread's pods (a cgroup and 4
+                    mounts, one pod after another) under
+                    cgroup.memory=nokmem: kwork's pods, on mainline,
+                    nonslab-ids and nokmem-noinfo (and batched).
+
+The guest's kseeds still names its experiments seed000-vm, seed003-units
+and seed000-host (guest_exp below).
 
 Each guest run boots every design of its tables K times, interleaved
 (boot k of every design, then boot k+1); a kernel figure is the median of
@@ -116,7 +122,8 @@ GUEST_RUNS = {
 # The seed's designs in the model's names, and the kernel design that does
 # that work (the seed's xarray is kseed1's series; ours is `xarray`).
 TABLES = (
-    Table("seed000-vm", "seed 000, VM table: 20000 mounts, 2000 cgroups, 1 node, 4 CPUs", "vm",
+    Table("xarray-2026-vm", "xarray-2026, VM table: 20000 mounts, 2000 cgroups, 1 node, 4 CPUs",
+          "vm",
           (("unit-cache", "prealloc+units=cache"), ("seed-xarray", "xarray"),
            ("array-ondemand", "array-ondemand"), ("mainline", "prealloc")),
           (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
@@ -126,12 +133,14 @@ TABLES = (
            ("mkdir_rmdir_ns_per_cgroup", PER_CGROUP, "mkdir/rmdir the cgroups"),
            ("register_ns_per_mount_cgroups_alive", WHOLE_HOST,
             "4000 more mounts with them alive, per mount"),
-           ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches, the cgroups alive"))),
-    Table("seed003-units", "seeds 002/004, the unit cache: 8000 mounts, 1 node, 4 CPUs", "vm",
+           ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches, the cgroups alive")),
+          guest_exp="seed000-vm"),
+    Table("unit-cache-2026", "unit-cache-2026: 8000 mounts, 1 node, 4 CPUs", "vm",
           (("mainline", "prealloc"), ("unit-cache", "prealloc+units=cache")),
           (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
-           ("units_per_slab", ("cpus",), "units per order-2 slab"))),
-    Table("seed000-host", "seed 000, host table (scaled: the seed's 50000 mounts, 20000 "
+           ("units_per_slab", ("cpus",), "units per order-2 slab")),
+          guest_exp="seed003-units"),
+    Table("xarray-2026-host", "xarray-2026, host table (scaled: the seed's 50000 mounts, 20000 "
           "cgroups, 4 nodes, 48 CPUs)", "host",
           (("unit-cache", "prealloc+units=cache"), ("array-ondemand", "array-ondemand"),
            ("seed-xarray", "xarray"), ("mainline", "prealloc")),
@@ -144,11 +153,12 @@ TABLES = (
            ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches"),
            ("walk_ns_per_cgroup_node", PER_CGROUP,
             "of it, shrink_slab_memcg() per cgroup and node")),
+          guest_exp="seed000-host",
           notes=("scaled: the seed's host does not fit a guest (48 CPUs; 20000 cgroups of "
                  "783 units per node are 64 GB on the base); the model's run is at its own "
                  "default scale (50000 mounts, 2000 cgroups, 48 CPUs); neither is at the "
                  "seed's geometry, so no claim is compared (as shrinklab reproduce says)",)),
-    Table("seed004-bitmap", "seed 003 (2018): 4001 memcgs, each with its own tmpfs and a file",
+    Table("bitmap-2018", "bitmap-2018: 4001 memcgs, each with its own tmpfs and a file",
           "bitmap", (("nobitmap", "nobitmap"), ("mainline", "flat")),
           (("drop_caches_ns_first", ("mounts", "cgroups", "nodes", "cpus"),
             "drop_caches, first call"),
@@ -162,7 +172,8 @@ TABLES = (
                  "is 6.12 (mainline; the model's flat stands for 2018's bitmap) and the "
                  "kernel before it is the nobitmap series (every memcg-aware shrinker called "
                  "for every memcg on 6.12)",)),
-    Table("seed001-pods", "seed 001: pods of a cgroup and 4 mounts under cgroup.memory=nokmem",
+    Table("nonslab-2026-pods", "nonslab-2026: pods of a cgroup and 4 mounts under "
+          "cgroup.memory=nokmem",
           "pods", (("mainline", "flat"), ("nonslab-ids", "flat+nonslab_ids"),
                    (None, "prealloc")),
           (("pod_create_ns_total", ("cgroups", "nodes", "cpus"), "every pod, one after another"),

@@ -9,6 +9,7 @@
 
 int shrinklab_reproduce(int argc, char **argv);
 int shrinklab_run(int argc, char **argv);
+int shrinklab_compare(int argc, char **argv);
 int shrinklab_sweep(int argc, char **argv);
 int shrinklab_slabinfo(int argc, char **argv);
 int shrinklab_kernel(int argc, char **argv);

@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "csv.h"
 #include "design_label.h"
 #include "driver.h"
 #include "experiments.h"
@@ -34,6 +36,9 @@ static const struct option common_options[] = {
 	{ "samples", required_argument, NULL, LAB_DRIVER_OPT_SAMPLES },
 	{ "mem-budget", required_argument, NULL, LAB_DRIVER_OPT_MEM_BUDGET },
 	{ "json", required_argument, NULL, LAB_DRIVER_OPT_JSON },
+	{ "csv", required_argument, NULL, LAB_DRIVER_OPT_CSV },
+	{ "markdown", required_argument, NULL, LAB_DRIVER_OPT_MARKDOWN },
+	{ "rows", no_argument, NULL, LAB_DRIVER_OPT_ROWS },
 	{ "data", required_argument, NULL, LAB_DRIVER_OPT_DATA },
 	{ "quiet", no_argument, NULL, LAB_DRIVER_OPT_QUIET },
 	{ "experiment", required_argument, NULL, LAB_DRIVER_OPT_EXPERIMENT },
@@ -41,6 +46,14 @@ static const struct option common_options[] = {
 	{ "no-plots", no_argument, NULL, LAB_DRIVER_OPT_NO_PLOTS },
 };
 #define NR_COMMON (sizeof(common_options) / sizeof(common_options[0]))
+static const struct option geometry_options[] = {
+	{ "nokmem", no_argument, NULL, LAB_DRIVER_OPT_NOKMEM },
+	{ "mounts", required_argument, NULL, LAB_DRIVER_OPT_MOUNTS },
+	{ "cgroups", required_argument, NULL, LAB_DRIVER_OPT_CGROUPS },
+	{ "nodes", required_argument, NULL, LAB_DRIVER_OPT_NODES },
+	{ "cpus", required_argument, NULL, LAB_DRIVER_OPT_CPUS },
+};
+#define NR_GEOMETRY (sizeof(geometry_options) / sizeof(geometry_options[0]))
 #define MAX_OWN 16
 
 void lab_driver_usage_common(FILE *out)
@@ -57,6 +70,10 @@ void lab_driver_usage_common(FILE *out)
 		"                     that do not fit run with fewer cgroups, said in the row\n"
 		"  --json FILE        also write the results as JSON (schema shrinklab/2); '-'\n"
 		"                     writes it to standard output and the tables to stderr\n"
+		"  --csv FILE         also write every row as CSV, a line each ('-' as above)\n"
+		"  --markdown FILE    also write the decision tables as Markdown ('-' as above)\n"
+		"  --rows             also print every row on a line of its own, with the\n"
+		"                     seed's figure and the samples' range\n"
 		"  --data FILE        seed figures (default %s)\n"
 		"  --quiet            no progress line\n"
 		"  --version          the tool's version and git revision\n"
@@ -67,6 +84,48 @@ void lab_driver_usage_common(FILE *out)
 		fprintf(out, " %s", lab_experiments[i].id);
 	fputc('\n', out);
 	shrinklab_print_exit_codes(out);
+}
+
+void lab_driver_usage_geometry(FILE *out)
+{
+	fprintf(out,
+		"\ngeometry options (override the experiment's; a seed figure is shown and\n"
+		"judged only where the run happens to be at the seed's geometry):\n"
+		"  --mounts N         1..100000000\n"
+		"  --cgroups M        1..60000\n"
+		"  --nodes K          1..%d\n"
+		"  --cpus C           geometry CPUs (slab layout), 1..65536\n"
+		"  --nokmem           kmem accounting off\n", SHR_MAX_NUMNODES);
+}
+
+/* A geometry option: 0, or -1 printed; 1 when @opt is none. */
+static int geometry_value(struct lab_request *r, int opt, const char *v)
+{
+	const char *sub = r->sub;
+	unsigned long n;
+
+	switch (opt) {
+	case LAB_DRIVER_OPT_NOKMEM:
+		r->opt.kmem = 0;
+		return 0;
+	case LAB_DRIVER_OPT_MOUNTS:
+		return shrinklab_count_value(sub, "--mounts", v, 1, 100000000, NULL, &r->opt.mounts);
+	case LAB_DRIVER_OPT_CGROUPS:
+		return shrinklab_count_value(sub, "--cgroups", v, 1, 60000, NULL, &r->opt.cgroups);
+	case LAB_DRIVER_OPT_NODES:
+		if (shrinklab_count_value(sub, "--nodes", v, 1, SHR_MAX_NUMNODES,
+					  " (SHR_MAX_NUMNODES)", &n))
+			return -1;
+		r->opt.nodes = (int)n;
+		return 0;
+	case LAB_DRIVER_OPT_CPUS:
+		if (shrinklab_count_value(sub, "--cpus", v, 1, 65536, NULL, &n))
+			return -1;
+		r->opt.cpus = (unsigned int)n;
+		return 0;
+	default:
+		return 1;
+	}
 }
 
 /* A common option with a value: 0, or -1 printed. */
@@ -94,6 +153,15 @@ static int common_value(struct lab_request *r, int opt, const char *v)
 		return 0;
 	case LAB_DRIVER_OPT_JSON:
 		r->json = v;
+		return 0;
+	case LAB_DRIVER_OPT_CSV:
+		r->csv = v;
+		return 0;
+	case LAB_DRIVER_OPT_MARKDOWN:
+		r->markdown = v;
+		return 0;
+	case LAB_DRIVER_OPT_ROWS:
+		r->rows = true;
 		return 0;
 	case LAB_DRIVER_OPT_DATA:
 		r->data = v;
@@ -128,19 +196,23 @@ static int common_value(struct lab_request *r, int opt, const char *v)
 static int parse(int argc, char **argv, const struct lab_driver_spec *spec,
 		 struct lab_request *r)
 {
-	struct option longopts[NR_COMMON + MAX_OWN + 1];
+	struct option longopts[NR_COMMON + NR_GEOMETRY + MAX_OWN + 1];
 	struct shrinklab_getopt g;
 	size_t n = 0;
 	int opt, ret;
 
 	for (size_t i = 0; i < NR_COMMON; i++)
 		longopts[n++] = common_options[i];
+	for (size_t i = 0; spec->geometry && i < NR_GEOMETRY; i++)
+		longopts[n++] = geometry_options[i];
 	for (size_t i = 0; i < spec->nr_own && i < MAX_OWN; i++)
 		longopts[n++] = spec->own[i];
 	memset(&longopts[n], 0, sizeof(longopts[n]));
 	shrinklab_getopt_init(&g, spec->sub, ":h", longopts, spec->repeatable, spec->usage);
 	while ((opt = shrinklab_getopt_next(&g, argc, argv)) >= 0) {
 		ret = common_value(r, opt, optarg);
+		if (ret > 0)
+			ret = geometry_value(r, opt, optarg);
 		if (ret > 0)
 			ret = spec->own_value(r, opt, optarg);
 		if (ret)
@@ -167,42 +239,98 @@ static bool selected(const struct lab_request *r, size_t i)
 	return !r->any_selected || r->selected[i];
 }
 
+/* The files a run writes at its end, each opened and probed up front. */
+enum { OUT_JSON, OUT_CSV, OUT_MARKDOWN, NR_OUTS };
+static const char *const out_option[NR_OUTS] = { "--json", "--csv", "--markdown" };
+
+struct outs {
+	struct lab_output o[NR_OUTS];
+};
+
+static void outs_abandon(struct outs *o)
+{
+	for (int k = 0; k < NR_OUTS; k++)
+		lab_output_abandon(&o->o[k]);
+}
+
+/* Open every output asked for: 0, or -EINVAL (printed, none left open). */
+static int outs_open(const struct lab_request *r, struct outs *o)
+{
+	const char *path[NR_OUTS] = { r->json, r->csv, r->markdown };
+	char err[512];
+	int dash = -1;
+
+	memset(o, 0, sizeof(*o));
+	for (int k = 0; k < NR_OUTS; k++)
+		o->o[k].fd = -1;
+	for (int k = 0; k < NR_OUTS; k++) {
+		if (!path[k] || strcmp(path[k], "-"))
+			continue;
+		if (dash >= 0) {
+			shrinklab_error(r->sub, "%s - and %s -: one output at most on standard "
+					"output", out_option[dash], out_option[k]);
+			return -EINVAL;
+		}
+		dash = k;
+	}
+	for (int k = 0; k < NR_OUTS; k++) {
+		if (lab_output_open(&o->o[k], path[k], err, sizeof(err))) {
+			shrinklab_error(r->sub, "%s '%s': %s", out_option[k], path[k], err);
+			outs_abandon(o);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Does any output go to standard output (then the tables go to stderr)? */
+static bool outs_stdout(const struct outs *o)
+{
+	for (int k = 0; k < NR_OUTS; k++)
+		if (o->o[k].fd == STDOUT_FILENO)
+			return true;
+	return false;
+}
+
+/* The designs each experiment will run with. */
+static size_t designs_of(const struct lab_request *r, size_t i)
+{
+	return r->one_design ? 1 : r->nr_designs ? r->nr_designs : lab_experiments[i].nr_designs;
+}
+
 /* Everything that can be wrong with the request, before the first host. */
 static int preflight(const struct lab_driver_spec *spec, struct lab_request *r,
-		     struct lab_output *json, const char **gnuplot, char *gpbuf, size_t gplen)
+		     struct outs *outs, const char **gnuplot, char *gpbuf, size_t gplen)
 {
 	char err[512];
 
 	lab_budget_default(&r->opt);
 	for (size_t i = 0; i < lab_nr_experiments; i++) {
 		struct lab_scale s;
-		size_t designs = r->one_design ? 1 : lab_experiments[i].nr_designs;
 
 		if (!selected(r, i))
 			continue;
 		lab_experiment_scale(&lab_experiments[i], &r->opt, &s);
-		if (lab_check_feasible(&r->opt, &s, designs, err, sizeof(err))) {
+		if (lab_check_feasible(&r->opt, &s, designs_of(r, i), err, sizeof(err))) {
 			shrinklab_error(r->sub, "%s: %s", lab_experiments[i].id, err);
 			return -EINVAL;
 		}
 		if (spec->check_scale && spec->check_scale(r, &s))
 			return -EINVAL;
 	}
-	if (lab_output_open(json, r->json, err, sizeof(err))) {
-		shrinklab_error(r->sub, "--json '%s': %s", r->json, err);
+	if (outs_open(r, outs))
 		return -EINVAL;
-	}
 	*gnuplot = NULL;
 	if (r->plots) {
 		if (lab_outdir_prepare(r->plots, err, sizeof(err))) {
 			shrinklab_error(r->sub, "--plots '%s': %s", r->plots, err);
-			lab_output_abandon(json);
+			outs_abandon(outs);
 			return -EINVAL;
 		}
 		*gnuplot = lab_gnuplot_find(gpbuf, gplen, err, sizeof(err));
 		if (!*gnuplot) {
 			shrinklab_error(r->sub, "%s", err);
-			lab_output_abandon(json);
+			outs_abandon(outs);
 			return -ENOENT;
 		}
 	}
@@ -223,6 +351,9 @@ static int run_one(const struct lab_request *r, const struct lab_experiment *e,
 	if (r->one_design) {
 		run->designs[0] = r->design;
 		run->nr_designs = 1;
+	} else if (r->nr_designs) {
+		memcpy(run->designs, r->designs, r->nr_designs * sizeof(*r->designs));
+		run->nr_designs = r->nr_designs;
 	} else {
 		memcpy(run->designs, e->designs, e->nr_designs * sizeof(*e->designs));
 		run->nr_designs = e->nr_designs;
@@ -234,33 +365,44 @@ static int run_one(const struct lab_request *r, const struct lab_experiment *e,
 	return ret;
 }
 
-/* The JSON of @runs into @json: 0 or -errno (printed). */
-static int write_json(const struct lab_request *r, struct lab_output *json,
-		      const struct lab_run *runs, size_t nr, uint64_t t0)
+/* Output @k of @runs: 0 or -errno (printed). */
+static int write_out(const struct lab_request *r, struct outs *outs, int k,
+		     const struct lab_run *runs, size_t nr, uint64_t t0)
 {
 	struct lab_json_context ctx = { .subcommand = r->sub, .opt = &r->opt };
-	FILE *f = lab_output_begin(json);
+	struct lab_output *o = &outs->o[k];
+	FILE *f;
 	int ret;
 
+	if (!o->path)
+		return 0;
+	f = lab_output_begin(o);
 	ctx.argc = shrinklab_command(&ctx.argv);
 	ctx.elapsed_ns = lab_now_ns() - t0;
-	ret = f ? lab_json_write(f, runs, nr, &ctx) : -errno;
+	if (!f)
+		ret = -errno;
+	else if (k == OUT_JSON)
+		ret = lab_json_write(f, runs, nr, &ctx);
+	else if (k == OUT_CSV)
+		ret = lab_csv_write(f, runs, nr);
+	else
+		ret = lab_report_markdown(f, runs, nr);
 	if (f) {
-		int end = lab_output_end(json, f);
+		int end = lab_output_end(o, f);
 
 		ret = ret ? ret : end;
 	}
 	if (ret)
-		shrinklab_error(r->sub, "--json '%s': writing failed: %s", json->path,
-				strerror(-ret));
+		shrinklab_error(r->sub, "%s '%s': writing failed: %s", out_option[k], o->path,
+				strerror(-ret ? -ret : EIO));
 	return ret;
 }
 
 static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 {
-	struct lab_run runs[16];
+	static struct lab_run runs[16];
 	struct lab_seeds seeds;
-	struct lab_output json;
+	struct outs outs;
 	char err[512], gpbuf[4096], label[LAB_LABEL_LEN];
 	const char *gnuplot;
 	bool plot_failed = false;
@@ -274,13 +416,13 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 		shrinklab_error(r->sub, "%s: %s", r->data ? "--data" : "seed figures", err);
 		return r->data ? SHRINKLAB_EXIT_USAGE : SHRINKLAB_EXIT_FAILED;
 	}
-	ret = preflight(spec, r, &json, &gnuplot, gpbuf, sizeof(gpbuf));
+	ret = preflight(spec, r, &outs, &gnuplot, gpbuf, sizeof(gpbuf));
 	if (ret) {
 		lab_seeds_free(&seeds);
 		return ret == -ENOENT ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_USAGE;
 	}
-	/* With the JSON on stdout, people read the tables on stderr. */
-	out = json.fd == 1 ? stderr : stdout;
+	/* With an output on stdout, people read the tables on stderr. */
+	out = outs_stdout(&outs) ? stderr : stdout;
 	lab_progress_enable(!r->opt.quiet);
 	lab_design_label(&r->design, label, sizeof(label));
 	lab_report_header(out, r->sub, &r->opt, r->one_design ? label : NULL);
@@ -300,7 +442,10 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 		lab_run_sort(run);
 		lab_seeds_attach(&seeds, run);
 		lab_verdicts_compute(run);
-		lab_report_run(out, run);
+		lab_report_run(out, run, LAB_TABLE_TEXT);
+		lab_report_claims(out, run);
+		if (r->rows)
+			lab_report_run_rows(out, run);
 		if (gnuplot && !plot_failed) {
 			if (lab_plot_run(gnuplot, r->plots, run, &r->opt, err, sizeof(err))) {
 				shrinklab_error(r->sub, "plot of %s: %s", e->id, err);
@@ -313,14 +458,14 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 		fflush(out);
 	}
 	if (!ret) {
-		lab_report_claims(out, runs, nr);
+		lab_report_decisions(out, runs, nr);
 		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
 			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
-		if (json.path)
-			ret = write_json(r, &json, runs, nr, t0);
+		for (int k = 0; k < NR_OUTS && !ret; k++)
+			ret = write_out(r, &outs, k, runs, nr, t0);
 	}
 	if (ret)
-		lab_output_abandon(&json);
+		outs_abandon(&outs);
 	for (size_t i = 0; i < nr; i++)
 		lab_run_free(&runs[i]);
 	lab_seeds_free(&seeds);

@@ -5,8 +5,8 @@
  * (kernel_experiments.h runs them): the options, which are the guest's own
  * (klab passes the guest's, and the N each guest really used), the design
  * configurations checked against the library before anything runs, the
- * tables and the JSON (schema shrinklab/2) that kernel/klab lab joins with
- * the guest's.
+ * decision tables, the JSON (schema shrinklab/2) that kernel/klab lab joins
+ * with the guest's, and the same rows as CSV.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "conventions.h"
+#include "csv.h"
 #include "design_label.h"
 #include "json.h"
 #include "kernel_experiments.h"
@@ -25,6 +26,7 @@
 #include "report.h"
 #include "scale.h"
 #include "stats.h"
+#include "table.h"
 #include "version.h"
 
 enum {
@@ -45,6 +47,8 @@ enum {
 	OPT_NODES,
 	OPT_CPUS,
 	OPT_JSON,
+	OPT_CSV,
+	OPT_ROWS,
 	OPT_QUIET,
 };
 
@@ -68,6 +72,8 @@ static const struct option kernel_options[] = {
 	{ "nodes", required_argument, NULL, OPT_NODES },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "rows", no_argument, NULL, OPT_ROWS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ NULL, 0, NULL, 0 },
 };
@@ -76,21 +82,24 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: shrinklab kernel --design D [--design D]... [geometry options]\n"
-		"                        [--json FILE] [--quiet]\n"
+		"                        [--json FILE] [--csv FILE] [--rows] [--quiet]\n"
 		"\n"
 		"Run the kernel lab's guest experiments (kernel/guest/klab-guest.c) in the\n"
 		"model, at the guest's geometry, one host per design configuration, side by\n"
 		"side: memory of empty cgroups up the unit ladder, high water after unmount,\n"
 		"registration of a batch of mounts with and without cgroups, drop_caches with\n"
-		"and without cgroups and its slope, mkdir/rmdir/release of cgroups. Metric\n"
-		"names are the guest's; kernel/klab lab puts the two side by side.\n"
+		"and without cgroups and its slope, mkdir/rmdir/release of cgroups; a decision\n"
+		"table per experiment, the first design the base. Metric names are the\n"
+		"guest's; kernel/klab lab puts the two side by side.\n"
 		"\n"
 		"  --design D            a design configuration, as the lab labels it:\n"
 		"                        DESIGN[+units=cache|kmalloc][+lru_reparent=all|index]\n"
 		"                        [+root_bits=off][+expand_batch=N]; repeatable\n"
 		"geometry (the guest's options; defaults: the guest's full geometry):\n"
 		"  --ladder U,U,...      units per node of the rungs, from 1, rising\n"
-		"                        (1,35,126,314)\n"
+		"                        (1,35,126,314); every rung after the first at\n"
+		"                        least the units the high water leaves\n"
+		"                        ((--host-shrinkers + --highwater-mounts) / 64)\n"
 		"  --cgroups N           empty cgroups for drop_caches at 0 mounts (2000)\n"
 		"  --register-cgroups N  cgroups alive during registration (--cgroups)\n"
 		"  --top-cgroups N       cgroups at the top rung's drop_caches (--cgroups)\n"
@@ -110,6 +119,8 @@ static void usage(FILE *out)
 		"output:\n"
 		"  --json FILE           the results as JSON (schema shrinklab/2); '-' writes\n"
 		"                        it to standard output and the tables to stderr\n"
+		"  --csv FILE            every row as CSV, a line each ('-' as above)\n"
+		"  --rows                also print every row on a line of its own\n"
 		"  --quiet               no progress line\n"
 		"  --version, --help\n");
 	shrinklab_print_exit_codes(out);
@@ -146,6 +157,8 @@ struct kernel_request {
 	struct lab_design designs[LAB_MAX_DESIGNS];
 	size_t nr_designs;
 	const char *json;
+	const char *csv;
+	bool rows;
 	bool quiet;
 };
 
@@ -222,12 +235,45 @@ static int parse_value(struct kernel_request *c, int opt, const char *v)
 	case OPT_JSON:
 		c->json = v;
 		return 0;
+	case OPT_CSV:
+		c->csv = v;
+		return 0;
+	case OPT_ROWS:
+		c->rows = true;
+		return 0;
 	case OPT_QUIET:
 		c->quiet = true;
 		return 0;
 	default:
 		return -1;
 	}
+}
+
+/*
+ * The high water runs at the first rung: its mounts raise the ids' high
+ * water to (host shrinkers + H) / 64 units, which unmounting them does not
+ * lower, so a later rung under it would be measured at the high water's
+ * units and labelled with its own: refused (0, or -1 printed).
+ */
+static int check_ladder(const struct lab_kernel_geometry *g)
+{
+	unsigned long hw = (g->host_shrinkers + g->highwater_mounts + 63) / 64;
+
+	for (int i = 1; i < g->nr_ladder; i++) {
+		unsigned long most = g->ladder[i] * 64ul > g->host_shrinkers
+					     ? g->ladder[i] * 64ul - g->host_shrinkers : 0;
+
+		if (g->ladder[i] >= hw)
+			continue;
+		shrinklab_error("kernel", "--ladder: rung %u lies under the high water: %lu host "
+				"shrinker ids and --highwater-mounts %lu leave the ids spanning %lu "
+				"units per node, so rung %uu would be measured at %lu; give rungs "
+				"of %lu units or more, or --highwater-mounts %lu or fewer",
+				g->ladder[i], g->host_shrinkers, g->highwater_mounts, hw,
+				g->ladder[i], hw, hw, most);
+		return -1;
+	}
+	return 0;
 }
 
 /* 1 = --help/--version printed, 0 = go, -1 = bad usage (printed). */
@@ -258,6 +304,13 @@ static int parse(int argc, char **argv, struct kernel_request *c)
 				"rung holds (%u unit(s) per node, %u ids); the host's shrinkers "
 				"alone span %lu units", c->g.host_shrinkers, c->g.ladder[0],
 				c->g.ladder[0] * 64u, (c->g.host_shrinkers + 63) / 64);
+		return -1;
+	}
+	if (check_ladder(&c->g))
+		return -1;
+	if (c->json && c->csv && !strcmp(c->json, "-") && !strcmp(c->csv, "-")) {
+		shrinklab_error("kernel", "--json - and --csv -: one output at most on standard "
+				"output");
 		return -1;
 	}
 	if (!c->register_given)
@@ -297,6 +350,25 @@ static int check_designs(const struct kernel_request *c)
 	return 0;
 }
 
+/* The CSV of the run: 0 or -errno (printed, the output abandoned). */
+static int write_csv(struct lab_output *csv, const struct lab_kernel_lab *st)
+{
+	FILE *f = lab_output_begin(csv);
+	int ret = f ? lab_csv_write(f, st->runs, LAB_K_NR_EXP) : -errno;
+
+	if (f) {
+		int end = lab_output_end(csv, f);
+
+		ret = ret ? ret : end;
+	}
+	if (ret) {
+		shrinklab_error("kernel", "--csv '%s': writing failed: %s", csv->path,
+				strerror(-ret));
+		lab_output_abandon(csv);
+	}
+	return ret;
+}
+
 /* The JSON of the run: 0 or -errno (printed, the output abandoned). */
 static int write_json(struct lab_output *json, const struct lab_kernel_lab *st, uint64_t t0)
 {
@@ -327,7 +399,7 @@ static int write_json(struct lab_output *json, const struct lab_kernel_lab *st, 
 static int run_kernel(const struct kernel_request *c)
 {
 	static struct lab_kernel_lab st;
-	struct lab_output json;
+	struct lab_output json, csv;
 	char err[512];
 	uint64_t t0 = lab_now_ns();
 	FILE *out;
@@ -339,8 +411,13 @@ static int run_kernel(const struct kernel_request *c)
 		shrinklab_error("kernel", "--json '%s': %s", c->json, err);
 		return SHRINKLAB_EXIT_USAGE;
 	}
+	if (lab_output_open(&csv, c->csv, err, sizeof(err))) {
+		shrinklab_error("kernel", "--csv '%s': %s", c->csv, err);
+		lab_output_abandon(&json);
+		return SHRINKLAB_EXIT_USAGE;
+	}
 	lab_kernel_init(&st, &c->g, c->designs, c->nr_designs);
-	out = json.fd == 1 ? stderr : stdout;
+	out = json.fd == 1 || csv.fd == 1 ? stderr : stdout;
 	lab_progress_enable(!c->quiet);
 	fprintf(out, "shrinklab kernel: the kernel guest's experiments in the model\n");
 	lab_kernel_describe(&st.g, err, sizeof(err));
@@ -350,13 +427,22 @@ static int run_kernel(const struct kernel_request *c)
 	if (ret) {
 		shrinklab_error("kernel", "the experiments failed: %s", strerror(-ret));
 		lab_output_abandon(&json);
+		lab_output_abandon(&csv);
 	} else {
-		for (int e = 0; e < LAB_K_NR_EXP; e++)
-			lab_report_rows(out, &st.runs[e], "model");
+		for (int e = 0; e < LAB_K_NR_EXP; e++) {
+			fprintf(out, "\n== %s (model)\n", st.runs[e].exp->id);
+			lab_table_print(out, &st.runs[e], LAB_TABLE_TEXT);
+			if (c->rows)
+				lab_report_rows(out, &st.runs[e], "model, every row");
+		}
 		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
 			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
 		if (json.path)
 			ret = write_json(&json, &st, t0);
+		if (csv.path && !ret)
+			ret = write_csv(&csv, &st);
+		else if (csv.path)
+			lab_output_abandon(&csv);
 	}
 	lab_kernel_free(&st);
 	return ret ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab run: one experiment (default seed000-vm) with one design
+ * shrinklab run: one experiment (default xarray-2026-vm) with one design
  * configuration, at the experiment's scale or a custom one, through the
  * driver (driver.h). The design and its options are checked against the
  * library (shr_host_params_check()) at each experiment's scale before any
@@ -24,11 +24,6 @@ enum {
 	OPT_NONSLAB_IDS,
 	OPT_LRU_REPARENT,
 	OPT_NO_ROOT_BITS,
-	OPT_NOKMEM,
-	OPT_MOUNTS,
-	OPT_CGROUPS,
-	OPT_NODES,
-	OPT_CPUS,
 };
 
 static const struct option run_options[] = {
@@ -38,11 +33,6 @@ static const struct option run_options[] = {
 	{ "nonslab-ids", no_argument, NULL, OPT_NONSLAB_IDS },
 	{ "lru-reparent", required_argument, NULL, OPT_LRU_REPARENT },
 	{ "no-root-bits", no_argument, NULL, OPT_NO_ROOT_BITS },
-	{ "nokmem", no_argument, NULL, OPT_NOKMEM },
-	{ "mounts", required_argument, NULL, OPT_MOUNTS },
-	{ "cgroups", required_argument, NULL, OPT_CGROUPS },
-	{ "nodes", required_argument, NULL, OPT_NODES },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
 };
 
 static void usage(FILE *out)
@@ -54,7 +44,7 @@ static void usage(FILE *out)
 		"usage: shrinklab run --design D [design options] [scale options]\n"
 		"                     [--experiment ID] [common options]\n"
 		"\n"
-		"Run one experiment (default seed000-vm) with one design configuration. A\n"
+		"Run one experiment (default xarray-2026-vm) with one design configuration. A\n"
 		"seed figure is shown, and judged, only where the run is at the seed's\n"
 		"geometry; a custom scale prints its own geometry and no seed claims.\n"
 		"\ndesign options:\n"
@@ -70,15 +60,10 @@ static void usage(FILE *out)
 		"  --no-root-bits     indexed: the mounts keep no root bits, so global reclaim\n"
 		"                     calls each mount's shrinker at the root on every node,\n"
 		"                     as a kernel without root bits does\n"
-		"\nscale options (override the experiment's):\n"
-		"  --mounts N         1..100000000\n"
-		"  --cgroups M        1..60000\n"
-		"  --nodes K          1..64\n"
-		"  --cpus C           geometry CPUs (slab layout), 1..65536\n"
-		"  --nokmem           kmem accounting off\n"
-		"  --experiment ID    the workload (default seed000-vm)\n"
+		"  --experiment ID    the workload (default xarray-2026-vm)\n"
 		"  --plots DIR        also write DIR/ID.gp and render DIR/ID.png\n",
 		names);
+	lab_driver_usage_geometry(out);
 	lab_driver_usage_common(out);
 }
 
@@ -131,24 +116,6 @@ static int own_value(struct lab_request *r, int opt, const char *v)
 	case OPT_NO_ROOT_BITS:
 		r->design.no_root_bits = true;
 		return 0;
-	case OPT_NOKMEM:
-		r->opt.kmem = 0;
-		return 0;
-	case OPT_MOUNTS:
-		return shrinklab_count_value(sub, "--mounts", v, 1, 100000000, NULL, &r->opt.mounts);
-	case OPT_CGROUPS:
-		return shrinklab_count_value(sub, "--cgroups", v, 1, 60000, NULL, &r->opt.cgroups);
-	case OPT_NODES:
-		if (shrinklab_count_value(sub, "--nodes", v, 1, SHR_MAX_NUMNODES,
-					  " (SHR_MAX_NUMNODES)", &n))
-			return -1;
-		r->opt.nodes = (int)n;
-		return 0;
-	case OPT_CPUS:
-		if (shrinklab_count_value(sub, "--cpus", v, 1, 65536, NULL, &n))
-			return -1;
-		r->opt.cpus = (unsigned int)n;
-		return 0;
 	default:
 		return -1;
 	}
@@ -166,7 +133,7 @@ static int check(struct lab_request *r)
 		return -1;
 	}
 	if (!r->any_selected)
-		r->selected[lab_experiment_find("seed000-vm") - lab_experiments] = r->any_selected =
+		r->selected[lab_experiment_find("xarray-2026-vm") - lab_experiments] = r->any_selected =
 			true;
 	return 0;
 }
@@ -191,6 +158,7 @@ int shrinklab_run(int argc, char **argv)
 		.sub = "run",
 		.own = run_options,
 		.nr_own = sizeof(run_options) / sizeof(run_options[0]),
+		.geometry = true,
 		.usage = usage,
 		.own_value = own_value,
 		.check = check,

@@ -32,7 +32,7 @@
 
 #define MAX_BENCHES LAB_MAX_DESIGNS
 /* memcg-aware shrinkers the seeds' hosts had besides their tmpfs mounts:
- * seed 000 reports shrinker_nr_max 20096 for 20000 mounts and 50112 for
+ * the xarray-2026 thread reports shrinker_nr_max 20096 for 20000 mounts and 50112 for
  * 50000, so 49..96 others; 64 gives both. */
 #define SEED_HOST_SHRINKERS 64
 #define POD_MOUNTS 4
@@ -71,7 +71,19 @@ static int sample_mounts_per_mount(struct lab_bench *b, void *ctx, double *value
 	return ret;
 }
 
-/* The churn rows, by the value of lab_lab_sample_churn() each takes. */
+/* Each walk sample visits every cgroup of the bench on every node. */
+static void walk_resolution(struct lab_run *run, const struct lab_bench *b, size_t n,
+			    const char *metric)
+{
+	double visits[MAX_BENCHES];
+
+	for (size_t i = 0; i < n; i++)
+		visits[i] = lab_bench_ok(&b[i]) ? (double)b[i].nr_cgs * shr_host_nr_nodes(b[i].host)
+						: 1;
+	lab_lockstep_resolution(run, b, n, metric, LAB_CLOCK_WALL, visits, 1);
+}
+
+/* The churn rows, by the value of lab_sample_churn() each takes. */
 static const char *const churn_metrics[4] = {
 	[LAB_CHURN_MKDIR_RMDIR] = "mkdir_rmdir_ns_per_cgroup",
 	[LAB_CHURN_MKDIR] = "mkdir_ns_per_cgroup",
@@ -79,9 +91,18 @@ static const char *const churn_metrics[4] = {
 	[LAB_CHURN_RELEASE_CPU] = "release_cpu_ns_per_cgroup",
 };
 
-/* ---- seed000-vm ---- */
+/* Churn value @k's rows: @churn cgroups per sample, on its clock. */
+static void churn_resolution(struct lab_run *run, const struct lab_bench *b, size_t n,
+			     size_t k, unsigned long churn)
+{
+	lab_lockstep_resolution(run, b, n, churn_metrics[k],
+				k == LAB_CHURN_RELEASE_CPU ? LAB_CLOCK_CPU : LAB_CLOCK_WALL, NULL,
+				(double)churn);
+}
 
-static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
+/* ---- xarray-2026-vm ---- */
+
+static int run_xarray_vm(struct lab_run *run, const struct lab_options *opt)
 {
 	static lab_samples_t v[4];
 	struct lab_bench b[MAX_BENCHES];
@@ -108,13 +129,16 @@ static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
 	if (ret)
 		goto out;
 	lab_lockstep_add_samples(run, b, n, "walk_ns_empty_cgroup", v[0], opt->samples, geo);
+	walk_resolution(run, b, n, "walk_ns_empty_cgroup");
 
 	lab_lockstep_note(geo, n, "%lu cgroups made and removed per sample", churn);
 	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "mkdir/rmdir", lab_sample_churn, &churn, 4, v);
 	if (ret)
 		goto out;
-	for (size_t k = 0; k < 4; k++)
+	for (size_t k = 0; k < 4; k++) {
 		lab_lockstep_add_samples(run, b, n, churn_metrics[k], v[k], opt->samples, geo);
+		churn_resolution(run, b, n, k, churn);
+	}
 
 	/* Objects on 100 mounts spread over the id range, in every cgroup; the
 	 * walk is measured before the registration rounds add mounts, at the
@@ -138,6 +162,7 @@ static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
 	if (ret)
 		goto out;
 	lab_lockstep_add_samples(run, b, n, "walk_ns_cgroup_objects_100", v[0], opt->samples, geo);
+	walk_resolution(run, b, n, "walk_ns_cgroup_objects_100");
 
 	extra = extra ? extra : 1;
 	lab_lockstep_geometry(b, n, geo);
@@ -148,12 +173,14 @@ static int run_seed000_vm(struct lab_run *run, const struct lab_options *opt)
 		goto out;
 	lab_lockstep_add_samples(run, b, n, "register_ns_per_mount_cgroups_alive", v[0],
 				 opt->samples, geo);
+	lab_lockstep_resolution(run, b, n, "register_ns_per_mount_cgroups_alive", LAB_CLOCK_WALL,
+				NULL, (double)extra);
 out:
 	lab_lockstep_close(b, n);
 	return ret;
 }
 
-/* ---- seed000-host ---- */
+/* ---- xarray-2026-host ---- */
 
 /*
  * The shrinker bookkeeping of the bench's cgroups, per cgroup: containers,
@@ -228,10 +255,13 @@ static int after_umount(struct lab_run *run, struct lab_bench *b, size_t n,
 		return ret;
 	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "mkdir/rmdir after umount", lab_sample_churn,
 				  &churn, 2, v);
-	if (!ret)
+	if (!ret) {
 		lab_lockstep_add_samples(run, b, n, "mkdir_ns_per_cgroup_after_umount",
 					 v[LAB_CHURN_MKDIR],
 					 opt->samples, geo);
+		lab_lockstep_resolution(run, b, n, "mkdir_ns_per_cgroup_after_umount",
+					LAB_CLOCK_WALL, NULL, (double)churn);
+	}
 	return ret;
 }
 
@@ -273,7 +303,7 @@ out:
 	return ret;
 }
 
-static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
+static int run_xarray_host(struct lab_run *run, const struct lab_options *opt)
 {
 	static lab_samples_t v[4];
 	struct lab_bench b[MAX_BENCHES];
@@ -296,6 +326,8 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 	lab_lockstep_add_samples(run, b, n, "mkdir_rmdir_ns_per_cgroup_no_mounts",
 				 v[LAB_CHURN_MKDIR_RMDIR],
 				 opt->samples, geo);
+	lab_lockstep_resolution(run, b, n, "mkdir_rmdir_ns_per_cgroup_no_mounts", LAB_CLOCK_WALL,
+				NULL, (double)churn);
 	ret = lab_lockstep_populate(run, b, n, s, opt, before);
 	if (ret)
 		goto out;
@@ -319,6 +351,7 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 	if (ret)
 		goto out;
 	lab_lockstep_add_samples(run, b, n, "walk_ns_per_cgroup_node", v[0], opt->samples, geo);
+	walk_resolution(run, b, n, "walk_ns_per_cgroup_node");
 
 	{
 		struct lab_scale cg[MAX_BENCHES];
@@ -329,9 +362,11 @@ static int run_seed000_host(struct lab_run *run, const struct lab_options *opt)
 					  &churn, 4, v);
 		if (ret)
 			goto out;
-		for (size_t k = 0; k < 4; k++)
+		for (size_t k = 0; k < 4; k++) {
 			lab_lockstep_add_samples(run, b, n, churn_metrics[k], v[k], opt->samples,
 						 cg);
+			churn_resolution(run, b, n, k, churn);
+		}
 	}
 
 	/* Each sample crosses ten fresh unit boundaries, so each starts where
@@ -353,7 +388,7 @@ out:
 	return ret;
 }
 
-/* ---- seed003-units ---- */
+/* ---- unit-cache-2026 ---- */
 
 /* objects_in_use of every cache of an allocator, to tell which one grew. */
 struct cache_snapshot {
@@ -416,7 +451,7 @@ static struct shr_kmem_cache *unit_source(struct lab_bench *b, const struct cach
 	return grown(snap, named) >= grown(snap, km) ? (named ? named : km) : km;
 }
 
-static int run_seed003_units(struct lab_run *run, const struct lab_options *opt)
+static int run_unit_cache(struct lab_run *run, const struct lab_options *opt)
 {
 	static struct cache_snapshot snap[MAX_BENCHES];
 	struct lab_bench b[MAX_BENCHES];
@@ -460,7 +495,7 @@ out:
 	return ret;
 }
 
-/* ---- seed001-pods ---- */
+/* ---- nonslab-2026-pods ---- */
 
 static int cmp_ull(const void *a, const void *b)
 {
@@ -509,7 +544,7 @@ static int pods_round(struct lab_run *run, struct lab_bench *b, unsigned int rep
 	return ret;
 }
 
-static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
+static int run_nonslab_pods(struct lab_run *run, const struct lab_options *opt)
 {
 	static lab_samples_t v[3];
 	struct lab_bench b[MAX_BENCHES];
@@ -553,7 +588,7 @@ static int run_seed001_pods(struct lab_run *run, const struct lab_options *opt)
 	return ret;
 }
 
-/* ---- seed004-bitmap ---- */
+/* ---- bitmap-2018 ---- */
 
 /* Each cgroup i gets a file on its own mount i. */
 static int one_file_each(struct lab_bench *b)
@@ -565,7 +600,7 @@ static int one_file_each(struct lab_bench *b)
 	return ret;
 }
 
-static int run_seed004_bitmap(struct lab_run *run, const struct lab_options *opt)
+static int run_bitmap(struct lab_run *run, const struct lab_options *opt)
 {
 	static lab_samples_t first, repeat;
 	struct lab_bench b[MAX_BENCHES];
@@ -655,7 +690,7 @@ static const struct lab_metric vm_metrics[] = {
 };
 
 static const struct lab_design host_designs[] = {
-	/* The seed's base, with the unit cache patch (as seed000-vm). */
+	/* The seed's base, with the unit cache patch (as xarray-2026-vm). */
 	{ .design = SHR_DESIGN_PREALLOC, .units = SHR_UNITS_CACHE },
 	{ .design = SHR_DESIGN_ARRAY_ONDEMAND },
 	{ .design = SHR_DESIGN_XARRAY },
@@ -746,33 +781,51 @@ static const struct lab_metric bitmap_metrics[] = {
 	  .host_shrinkers = (host_), .shrinker_nr_max = -1, .units = -1 }
 
 const struct lab_experiment lab_experiments[] = {
-	{ "seed000-vm", "4-CPU 1-node VM: 20000 mounts, 2000 cgroups",
+	{ "xarray-2026-vm", "xarray-2026", "4-CPU 1-node VM: 20000 mounts, 2000 cgroups",
 	  SCALE(20000, 2000, 1, 4, true, SEED_HOST_SHRINKERS), 20000, 2000, 0, vm_designs,
-	  COUNT(vm_designs), vm_metrics, COUNT(vm_metrics), run_seed000_vm },
+	  COUNT(vm_designs), vm_metrics, COUNT(vm_metrics), run_xarray_vm },
 	/* The default keeps the seed's mounts (so its units per node) and a
 	 * tenth of its cgroups: 20000 would take prealloc 32 GB. */
-	{ "seed000-host", "48-CPU 4-node host: 50000 mounts, 20000 empty cgroups",
+	{ "xarray-2026-host", "xarray-2026", "48-CPU 4-node host: 50000 mounts, 20000 empty cgroups",
 	  SCALE(50000, 20000, 4, 48, true, SEED_HOST_SHRINKERS), 50000, 2000, 0, host_designs,
-	  COUNT(host_designs), host_metrics, COUNT(host_metrics), run_seed000_host },
-	{ "seed003-units", "4-CPU 1-node VM: 8000 mounts, 2000 empty cgroups, unit source",
+	  COUNT(host_designs), host_metrics, COUNT(host_metrics), run_xarray_host },
+	{ "unit-cache-2026", "unit-cache-2026", "4-CPU 1-node VM: 8000 mounts, 2000 empty cgroups, unit source",
 	  SCALE(8000, 2000, 1, 4, true, SEED_HOST_SHRINKERS), 8000, 2000, 0, units_designs,
-	  COUNT(units_designs), units_metrics, COUNT(units_metrics), run_seed003_units },
+	  COUNT(units_designs), units_metrics, COUNT(units_metrics), run_unit_cache },
 	/* The seed gives no pod count; 1000 pods of 4 mounts is our seed scale (flat
 	 * costs grow with the cube of it: pods x registrations x cgroups). */
-	{ "seed001-pods", "pods (a cgroup + 4 mounts) one after another, kmem off",
+	{ "nonslab-2026-pods", "nonslab-2026", "pods (a cgroup + 4 mounts) one after another, kmem off",
 	  SCALE(1000 * POD_MOUNTS, 1000, 1, 4, false, 0), 400 * POD_MOUNTS, 400, POD_MOUNTS,
 	  pods_designs, COUNT(pods_designs), pods_metrics, COUNT(pods_metrics),
-	  run_seed001_pods },
+	  run_nonslab_pods },
 	/* The seed's loop runs seq 0 4000: 4001 cgroups with a mount each. Its
 	 * scale takes nobitmap minutes; the default runs x0.4. */
-	{ "seed004-bitmap", "4001 cgroups, each with its own mount holding one file",
+	{ "bitmap-2018", "bitmap-2018", "4001 cgroups, each with its own mount holding one file",
 	  SCALE(4001, 4001, 1, 4, true, 0), 1600, 1600, 1, bitmap_designs,
-	  COUNT(bitmap_designs), bitmap_metrics, COUNT(bitmap_metrics), run_seed004_bitmap },
+	  COUNT(bitmap_designs), bitmap_metrics, COUNT(bitmap_metrics), run_bitmap },
 };
 const size_t lab_nr_experiments = COUNT(lab_experiments);
 
+bool lab_metric_higher_better(const char *metric)
+{
+	/* Units packed per slab: the denser the better. Every other figure
+	 * is a cost. */
+	return !strcmp(metric, "units_per_slab");
+}
+
+/* The ids before the experiments were named after their threads
+ * (docs/THREADS.md): accepted on the command line, never printed. */
+static const char *const old_ids[][2] = {
+	{ "seed000-vm", "xarray-2026-vm" },       { "seed000-host", "xarray-2026-host" },
+	{ "seed003-units", "unit-cache-2026" },   { "seed001-pods", "nonslab-2026-pods" },
+	{ "seed004-bitmap", "bitmap-2018" },
+};
+
 const struct lab_experiment *lab_experiment_find(const char *id)
 {
+	for (size_t i = 0; i < COUNT(old_ids); i++)
+		if (!strcmp(old_ids[i][0], id))
+			id = old_ids[i][1];
 	for (size_t i = 0; i < lab_nr_experiments; i++)
 		if (!strcmp(lab_experiments[i].id, id))
 			return &lab_experiments[i];

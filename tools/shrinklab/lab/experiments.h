@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The seeds' experiments: the table reproduce and run go through.
+ * The seeds' experiments, each named after its thread (docs/THREADS.md,
+ * data/threads.tsv): the table reproduce, run and compare go through.
  */
 #ifndef SHRINKLAB_EXPERIMENTS_H
 #define SHRINKLAB_EXPERIMENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "types.h"
@@ -12,7 +14,10 @@
 /* The table, in the order reproduce runs it. */
 extern const struct lab_experiment lab_experiments[];
 extern const size_t lab_nr_experiments;
-/* The experiment @id ("seed000-vm"), or NULL. */
+/* The experiment @id ("xarray-2026-vm", or its old id "seed000-vm"), or NULL. */
 const struct lab_experiment *lab_experiment_find(const char *id);
+/* Is the best design the one with the highest figure of @metric (units
+ * per slab), rather than the lowest (every cost)? */
+bool lab_metric_higher_better(const char *metric);
 
 #endif /* SHRINKLAB_EXPERIMENTS_H */

@@ -461,6 +461,8 @@ static int churn(struct lab_kernel_lab *st, const char *suffix)
 		snprintf(m, sizeof(m), "%s_ns_per_cgroup%s", what[k], suffix);
 		geos(st, st->g.churn_cgroups, notes[k], geo);
 		add_rows(st, LAB_K_CHURN, value[k], m, st->g.churn_samples, geo);
+		lab_lockstep_resolution(&st->runs[LAB_K_CHURN], st->b, st->n, m, LAB_CLOCK_WALL,
+					NULL, (double)st->g.churn_cgroups);
 	}
 	return 0;
 }
@@ -500,6 +502,8 @@ static int highwater(struct lab_kernel_lab *st, const struct cgcost *at0)
 		lab_run_add_value(&st->runs[LAB_K_HIGHWATER], &st->b[i], "umount_ns_per_mount",
 				  (double)(lab_now_ns() - t0) / (double)h, &geo);
 		st->runs[LAB_K_HIGHWATER].rows[st->runs[LAB_K_HIGHWATER].nr_rows - 1].timed = true;
+		lab_run_set_resolution(&st->runs[LAB_K_HIGHWATER], st->b[i].label,
+				       "umount_ns_per_mount", LAB_CLOCK_WALL, (double)h);
 		ret = measure_cgroups(st, i, st->g.units_cgroups, &c[i]);
 		if (ret)
 			break;

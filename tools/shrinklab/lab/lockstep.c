@@ -194,6 +194,15 @@ void lab_lockstep_add_samples(struct lab_run *run, const struct lab_bench *b, si
 			lab_run_add_samples(run, &b[i], metric, v[i], rounds, &geo[i]);
 }
 
+void lab_lockstep_resolution(struct lab_run *run, const struct lab_bench *b, size_t n,
+			     const char *metric, enum lab_clock clock, const double *per,
+			     double per1)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lab_bench_ok(&b[i]))
+			lab_run_set_resolution(run, b[i].label, metric, clock, per ? per[i] : per1);
+}
+
 void lab_lockstep_note(struct lab_scale *geo, size_t n, const char *fmt, ...)
 {
 	char add[LAB_NOTE_LEN];

@@ -43,6 +43,11 @@ void lab_lockstep_close(struct lab_bench *b, size_t n);
 void lab_lockstep_geometry(const struct lab_bench *b, size_t n, struct lab_scale *geo);
 /* What the run's hosts looked like after their main phase (run->hosts). */
 void lab_lockstep_record_hosts(struct lab_run *run, const struct lab_bench *b, size_t n);
+/* Each sample of @metric on bench i timed @per[i] items on @clock (the
+ * rows' resolution, lab_run_set_resolution()); @per NULL: @per1 for all. */
+void lab_lockstep_resolution(struct lab_run *run, const struct lab_bench *b, size_t n,
+			     const char *metric, enum lab_clock clock, const double *per,
+			     double per1);
 /* Append @fmt to the note of every bench's geometry in @geo. */
 void lab_lockstep_note(struct lab_scale *geo, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

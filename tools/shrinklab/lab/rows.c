@@ -90,7 +90,27 @@ void lab_run_add_samples(struct lab_run *run, const struct lab_bench *b, const c
 	if (!r->raw)
 		abort();
 	memcpy(r->raw, v, n * sizeof(*v));
+	r->clock = LAB_CLOCK_WALL;
+	r->resolution = lab_clock_resolution_ns(LAB_CLOCK_WALL);
 	r->scale = *geo;
+}
+
+void lab_run_set_resolution(struct lab_run *run, const char *design, const char *metric,
+			    enum lab_clock clock, double per)
+{
+	for (size_t i = 0; i < run->nr_rows; i++) {
+		struct lab_result *r = &run->rows[i];
+
+		if (r->timed && !strcmp(r->design, design) && !strcmp(r->metric, metric)) {
+			r->clock = clock;
+			r->resolution = lab_clock_resolution_ns(clock) / (per >= 1 ? per : 1);
+		}
+	}
+}
+
+bool lab_result_under_resolution(const struct lab_result *r)
+{
+	return r->timed && !r->unavailable && r->value < r->resolution;
 }
 
 static size_t design_index(const struct lab_run *run, const char *label)

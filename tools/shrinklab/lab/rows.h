@@ -5,6 +5,7 @@
 #ifndef SHRINKLAB_ROWS_H
 #define SHRINKLAB_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bench.h"
@@ -21,6 +22,12 @@ void lab_run_add_value(struct lab_run *run, const struct lab_bench *b, const cha
 		       double value, const struct lab_scale *geo);
 void lab_run_add_samples(struct lab_run *run, const struct lab_bench *b, const char *metric,
 			 const double *v, size_t n, const struct lab_scale *geo);
+/* The row of @design and @metric: each of its samples timed @per items on
+ * @clock (lab_run_add_samples() assumes one item on the wall clock). */
+void lab_run_set_resolution(struct lab_run *run, const char *design, const char *metric,
+			    enum lab_clock clock, double per);
+/* Is @r's median under its clock's resolution (a timed row only)? */
+bool lab_result_under_resolution(const struct lab_result *r);
 void lab_run_free(struct lab_run *run);
 /* Order rows by design (the run's list), then metric (the experiment's). */
 void lab_run_sort(struct lab_run *run);

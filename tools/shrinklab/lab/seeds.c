@@ -13,7 +13,8 @@
  *           keys mounts, units (per node: shrinker_nr_max / 64), cgroups,
  *           nodes, cpus; a value is N, a range N..M (inferred), or ? (the
  *           seed does not say); "-" for none,
- *   seed file, the table row or quote the figure comes from.
+ *   thread  the mailing-list thread the figure comes from (its id in
+ *           data/threads.tsv), then the table row or quote.
  *
  * '#' starts a comment line. A row of ours is compared with a figure only
  * when every key its metric depends on matches (a range: lies within); a
@@ -97,6 +98,39 @@ const char *lab_seeds_default_path(void)
 }
 
 /* Split @line at tabs into at most @max fields; returns the count. */
+static size_t split_tabs(char *line, char **f, size_t max);
+
+bool lab_thread_describe(const char *id, char *buf, size_t len)
+{
+	const char *seeds = lab_seeds_default_path(), *slash = strrchr(seeds, '/');
+	char path[PATH_MAX], line[2048];
+	bool found = false;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%.*sthreads.tsv", slash ? (int)(slash - seeds + 1) : 0,
+		     seeds) >= (int)sizeof(path))
+		return false;
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *fld[7];
+		char *author;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '#' || split_tabs(line, fld, 7) < 4 || strcmp(fld[0], id))
+			continue;
+		author = fld[2];
+		author[strcspn(author, "<")] = '\0';
+		while (*author && author[strlen(author) - 1] == ' ')
+			author[strlen(author) - 1] = '\0';
+		snprintf(buf, len, "\"%s\" (%s, %s)", fld[1], author, fld[3]);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 static size_t split_tabs(char *line, char **f, size_t max)
 {
 	size_t n = 0;
@@ -169,7 +203,7 @@ static int parse_figure(char *line, struct lab_seed_figure *fig)
 	snprintf(fig->design, sizeof(fig->design), "%s", f[1]);
 	snprintf(fig->metric, sizeof(fig->metric), "%s", f[2]);
 	snprintf(fig->unit, sizeof(fig->unit), "%s", f[4]);
-	snprintf(fig->file, sizeof(fig->file), "%s", f[6]);
+	snprintf(fig->thread, sizeof(fig->thread), "%s", f[6]);
 	snprintf(fig->source, sizeof(fig->source), "%s", f[7]);
 	if (strcmp(fig->unit, "B") && strcmp(fig->unit, "ns") && strcmp(fig->unit, "count"))
 		return -EINVAL;

@@ -28,6 +28,10 @@ void lab_seeds_attach(const struct lab_seeds *s, struct lab_run *run);
  * keys the seed leaves unknown (then it counts as a match). */
 bool lab_seed_geometry_matches(const struct lab_scale *s, unsigned int mask,
 			       const struct lab_seed_geometry *g, char *why, size_t len);
+/* Thread @id of threads.tsv (beside the seeds' figures): its subject,
+ * author and date as people cite it, "[PATCH v9 00/17] Improve ... (Kirill
+ * Tkhai, 2018-07-09)". False when there is no such file or line. */
+bool lab_thread_describe(const char *id, char *buf, size_t len);
 /* "mounts=20000 units=314 cgroups=2000 nodes=1 cpus=4". */
 void lab_seed_geometry_format(const struct lab_seed_geometry *g, char *buf, size_t len);
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Clock, statistics and progress (stats.h): the monotonic clock every timed
- * figure is read from, the median and range of samples, and the one-line
+ * figure is read from, the resolution of the clocks as measured here, the median and range of samples, and the one-line
  * progress shown on a terminal (never in a log or a pipe).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,54 @@ uint64_t lab_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double read_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The smallest positive step between back-to-back readings of @id. */
+static double probe_resolution(clockid_t id)
+{
+	double best = INFINITY;
+	struct timespec res;
+
+	for (int i = 0; i < LAB_CLOCK_PROBES; i++) {
+		double a = read_ns(id), b = read_ns(id);
+
+		while (b <= a)
+			b = read_ns(id);
+		if (b - a < best)
+			best = b - a;
+	}
+	/* Never finer than what the clock says it resolves. */
+	if (!clock_getres(id, &res)) {
+		double stated = (double)res.tv_sec * 1e9 + (double)res.tv_nsec;
+
+		best = best > stated ? best : stated;
+	}
+	return best;
+}
+
+double lab_clock_resolution_ns(enum lab_clock clock)
+{
+	static double measured[LAB_NR_CLOCKS];
+
+	if (clock >= LAB_NR_CLOCKS)
+		return 0;
+	if (measured[clock] == 0)
+		measured[clock] = probe_resolution(clock == LAB_CLOCK_WALL ? CLOCK_MONOTONIC
+									     : CLOCK_PROCESS_CPUTIME_ID);
+	return measured[clock];
+}
+
+const char *lab_clock_name(enum lab_clock clock)
+{
+	return clock == LAB_CLOCK_WALL ? "CLOCK_MONOTONIC" : "process CPU time";
 }
 
 static int cmp_double(const void *a, const void *b)

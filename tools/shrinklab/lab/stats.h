@@ -9,8 +9,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "types.h"
+
 /* CLOCK_MONOTONIC in ns. */
 uint64_t lab_now_ns(void);
+
+/*
+ * The resolution of @clock as measured on this machine, in ns: the smallest
+ * step two back-to-back readings show (the finer of the tick the clock
+ * advances by and the cost of reading it), over LAB_CLOCK_PROBES pairs;
+ * measured once, on first use. A sample that timed less than this cannot
+ * be told from zero.
+ */
+#define LAB_CLOCK_PROBES 2000
+double lab_clock_resolution_ns(enum lab_clock clock);
+/* "CLOCK_MONOTONIC", "process CPU time". */
+const char *lab_clock_name(enum lab_clock clock);
 
 struct lab_stats {
 	double median, min, max;

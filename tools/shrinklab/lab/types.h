@@ -87,7 +87,14 @@ struct lab_seed_figure {
 	char relation;     /* '=' a value, '<' at most, '>' at least */
 	double value;
 	struct lab_seed_geometry geo;
-	char file[64], source[256];
+	char thread[64], source[256]; /* the thread (data/threads.tsv), the row or quote */
+};
+
+/* The clocks timed figures are read from (stats.h measures them). */
+enum lab_clock {
+	LAB_CLOCK_WALL, /* CLOCK_MONOTONIC (lab_now_ns()) */
+	LAB_CLOCK_CPU,  /* CLOCK_PROCESS_CPUTIME_ID less CLOCK_THREAD_CPUTIME_ID */
+	LAB_NR_CLOCKS,
 };
 
 /* One measured figure of one design. */
@@ -101,6 +108,11 @@ struct lab_result {
 	double value, min, max;
 	size_t n;              /* samples (rounds) behind value, min and max */
 	double *raw;           /* the n samples, in round order (owned) */
+	/* Timed: the clock's measured resolution per item a sample divides
+	 * by, in the row's unit (lab_run_set_resolution()); a median below it
+	 * cannot be told from zero. 0 for a reading. */
+	double resolution;
+	enum lab_clock clock;
 	struct lab_scale scale;
 	/* The seed's figure for this row (any geometry), whether the row is at
 	 * the seed's geometry, and why not (or what the seed leaves unknown). */
@@ -190,13 +202,14 @@ struct lab_metric {
 
 /* An experiment: fixed id, seed scale, design list, metric names, runner. */
 struct lab_experiment {
-	const char *id;
-	const char *title;
+	const char *id;     /* the thread's id, then its table: "xarray-2026-vm" */
+	const char *thread; /* the thread's id in data/threads.tsv, or NULL */
+	const char *title;  /* the seed's setting */
 	struct lab_scale seed_scale;
 	/* Mounts and cgroups of the default scale: the seed's where that fits
 	 * the default's time and memory, else a cut that says which. */
 	unsigned long default_mounts, default_cgroups;
-	/* Mounts follow cgroups (a pod's 4 mounts, seed004's own mount), or
+	/* Mounts follow cgroups (a pod's 4 mounts, bitmap-2018's own mount), or
 	 * 0 when they scale on their own. */
 	unsigned int mounts_per_cgroup;
 	const struct lab_design *designs;

@@ -31,10 +31,11 @@
 #include "seeds.h"
 #include "verdict.h"
 
-#define SAME_LO 0.8
-#define SAME_HI 1.25
+#define SAME_LO LAB_SAME_LO
+#define SAME_HI LAB_SAME_HI
 
-enum cls { LOWER, SAME, HIGHER, STRADDLES };
+enum cls { LOWER = LAB_RATIO_LOWER, SAME = LAB_RATIO_SAME, HIGHER = LAB_RATIO_HIGHER,
+	   STRADDLES = LAB_RATIO_STRADDLES };
 
 const char *lab_verdict_name(enum lab_verdict_kind k)
 {
@@ -52,15 +53,20 @@ const char *lab_verdict_name(enum lab_verdict_kind k)
 	}
 }
 
-static enum cls classify(double lo, double hi)
+enum lab_ratio_class lab_ratio_classify(double lo, double hi)
 {
 	if (hi < SAME_LO)
-		return LOWER;
+		return LAB_RATIO_LOWER;
 	if (lo > SAME_HI)
-		return HIGHER;
+		return LAB_RATIO_HIGHER;
 	if (lo >= SAME_LO && hi <= SAME_HI)
-		return SAME;
-	return STRADDLES;
+		return LAB_RATIO_SAME;
+	return LAB_RATIO_STRADDLES;
+}
+
+static enum cls classify(double lo, double hi)
+{
+	return (enum cls)lab_ratio_classify(lo, hi);
 }
 
 static const char *cls_word(enum cls c)
@@ -69,33 +75,49 @@ static const char *cls_word(enum cls c)
 									 : "across a boundary";
 }
 
+bool lab_ratio_of(const struct lab_result *r, const struct lab_result *b, struct lab_ratio *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (!r || !b || r->unavailable || b->unavailable || b->value == 0)
+		return false;
+	q->median = r->value / b->value;
+	if (r->timed && b->timed && r->n == b->n && r->n) {
+		q->lo = INFINITY;
+		q->hi = -INFINITY;
+		for (size_t k = 0; k < r->n; k++) {
+			double x;
+
+			if (b->raw[k] <= 0)
+				continue;
+			x = r->raw[k] / b->raw[k];
+			q->lo = x < q->lo ? x : q->lo;
+			q->hi = x > q->hi ? x : q->hi;
+			q->rounds++;
+		}
+		if (q->rounds) {
+			q->paired = true;
+			return true;
+		}
+	}
+	/* Unpaired: the widest ratio the two ranges allow. */
+	q->lo = b->max > 0 ? r->min / b->max : q->median;
+	q->hi = b->min > 0 ? r->max / b->min : q->median;
+	q->rounds = r->n < b->n ? r->n : b->n;
+	return true;
+}
+
 /* Ratio of medians and the range of the per-round ratios. */
 static void ratio_of(const struct lab_result *r, const struct lab_result *b,
 		     struct lab_verdict *v)
 {
-	v->has_ours = true;
-	v->ours = r->value / b->value;
-	if (r->timed && b->timed && r->n == b->n && r->n) {
-		v->lo = INFINITY;
-		v->hi = -INFINITY;
-		v->rounds = 0;
-		for (size_t k = 0; k < r->n; k++) {
-			double q;
+	struct lab_ratio q;
 
-			if (b->raw[k] <= 0)
-				continue;
-			q = r->raw[k] / b->raw[k];
-			v->lo = q < v->lo ? q : v->lo;
-			v->hi = q > v->hi ? q : v->hi;
-			v->rounds++;
-		}
-		if (v->rounds)
-			return;
-	}
-	/* Unpaired: the widest ratio the two ranges allow. */
-	v->lo = b->max > 0 ? r->min / b->max : v->ours;
-	v->hi = b->min > 0 ? r->max / b->min : v->ours;
-	v->rounds = r->n < b->n ? r->n : b->n;
+	lab_ratio_of(r, b, &q);
+	v->has_ours = true;
+	v->ours = q.median;
+	v->lo = q.lo;
+	v->hi = q.hi;
+	v->rounds = q.rounds;
 }
 
 static void size_words(char *buf, size_t len, const struct lab_verdict *v)

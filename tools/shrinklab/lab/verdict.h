@@ -6,7 +6,34 @@
 #ifndef SHRINKLAB_VERDICT_H
 #define SHRINKLAB_VERDICT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "types.h"
+
+/* A ratio is lower below LAB_SAME_LO, higher above LAB_SAME_HI, about the
+ * same in between (within the noise of a shared machine). */
+#define LAB_SAME_LO 0.8
+#define LAB_SAME_HI 1.25
+enum lab_ratio_class {
+	LAB_RATIO_LOWER,     /* the whole range below 0.8 */
+	LAB_RATIO_SAME,      /* the whole range in 0.8..1.25 */
+	LAB_RATIO_HIGHER,    /* the whole range above 1.25 */
+	LAB_RATIO_STRADDLES, /* across a boundary */
+};
+enum lab_ratio_class lab_ratio_classify(double lo, double hi);
+
+/* One row over another of the same metric. */
+struct lab_ratio {
+	double median; /* the ratio of the medians */
+	double lo, hi; /* the range of the per-round ratios (paired), else the
+			* widest the two rows' ranges allow */
+	size_t rounds;
+	bool paired;
+};
+/* @r over @b: true, or false when there is none (either missing or
+ * unavailable, or @b measured zero). */
+bool lab_ratio_of(const struct lab_result *r, const struct lab_result *b, struct lab_ratio *q);
 
 /* "agrees", "DISAGREES", "inconclusive", "not compared", "not measured". */
 const char *lab_verdict_name(enum lab_verdict_kind k);

@@ -110,8 +110,8 @@ static void json_seed(FILE *f, const struct lab_result *r)
 	json_seed_geometry(f, &s->geo);
 	fprintf(f, ",\"comparable\":%s,\"why\":", r->seed_comparable ? "true" : "false");
 	json_string(f, r->seed_why);
-	fputs(",\"file\":", f);
-	json_string(f, s->file);
+	fputs(",\"thread\":", f);
+	json_string(f, s->thread);
 	fputs(",\"source\":", f);
 	json_string(f, s->source);
 	fputc('}', f);
@@ -146,7 +146,9 @@ static void json_result(FILE *f, const struct lab_result *r)
 			fputc(',', f);
 		json_number(f, r->raw[i]);
 	}
-	fputs("],\"geometry\":", f);
+	fputs("],\"resolution\":", f);
+	json_value_or_null(f, r->unavailable || !r->timed, r->resolution);
+	fputs(",\"geometry\":", f);
 	json_geometry(f, &r->scale);
 	fputs(",\"seed\":", f);
 	if (r->seed)
@@ -259,6 +261,11 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 
 		fputs(k ? ",\n{\"id\":" : "\n{\"id\":", f);
 		json_string(f, run->exp->id);
+		fputs(",\"thread\":", f);
+		if (run->exp->thread)
+			json_string(f, run->exp->thread);
+		else
+			fputs("null", f);
 		fputs(",\"seed_title\":", f);
 		json_string(f, run->exp->title);
 		fputs(",\"seed_geometry\":", f);

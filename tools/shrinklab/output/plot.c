@@ -23,6 +23,9 @@
 
 #include "design_label.h"
 #include "plot.h"
+#include "rows.h"
+#include "units.h"
+#include "verdict.h"
 #include "version.h"
 
 extern char **environ;
@@ -146,6 +149,37 @@ int lab_gnuplot_run(const char *gnuplot, const char *dir, const char *script, ch
 	return -1;
 }
 
+/*
+ * A figure of @rows x @cols panels under @title (the last cell is the
+ * legend's: legend_panel()).
+ */
+static void multiplot_begin(FILE *f, size_t rows, size_t cols, const char *title)
+{
+	fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
+	gp_string(f, title);
+	fputs(" noenhanced\n", f);
+}
+
+/* The grid for @panels panels and the legend's cell. */
+static void grid(size_t panels, size_t *rows, size_t *cols)
+{
+	*cols = panels + 1 < 3 ? panels + 1 : 3;
+	*rows = (panels + 1 + *cols - 1) / *cols;
+}
+
+/* A panel that holds only the legend: @entries, each "plot item" of a
+ * series that is never drawn (NaN) with the style and title it explains. */
+static void legend_panel(FILE *f, const char *const *entries, size_t n)
+{
+	fputs("unset title\nunset logscale y\nunset border\nunset xtics\nunset ytics\n"
+	      "unset ylabel\nunset grid\nunset object 1\nunset label 1\nset xrange [0:1]\n"
+	      "set yrange [0:1]\nset lmargin 1\nset rmargin 1\nset key center center vertical "
+	      "Left reverse box opaque font \",9\" samplen 1.5 spacing 1.2\nplot ", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%sNaN %s", i ? ", \\\n     " : "", entries[i]);
+	fputs("\nset border\nset xtics\nset ytics\nset grid ytics\nunset key\n", f);
+}
+
 /* The display unit of a panel whose largest value is @max. */
 static double display_unit(const char *unit, double max, const char **name)
 {
@@ -161,6 +195,45 @@ static double display_unit(const char *unit, double max, const char **name)
 	return 1;
 }
 
+/* Tick labels in the unit that fits each tick: "10 ns", "1 us", "32 KiB". */
+static void log_ticks(FILE *f, const char *unit, double lo, double hi)
+{
+	bool first = true;
+
+	fputs("set ytics (", f);
+	if (!strcmp(unit, "B")) {
+		for (double v = 1; v <= hi * 4; v *= 4) {
+			char label[32];
+
+			if (v < lo / 4)
+				continue;
+			lab_fmt_value(label, sizeof(label), v, unit);
+			fprintf(f, "%s\"%s\" %.9g", first ? "" : ", ", label, v);
+			first = false;
+		}
+	} else {
+		for (double v = 1; v <= hi * 10; v *= 10) {
+			char label[32];
+
+			if (v < lo / 10)
+				continue;
+			if (!strcmp(unit, "ns") && v < 1000)
+				snprintf(label, sizeof(label), "%.0f ns", v);
+			else if (!strcmp(unit, "ns") && v < 1e6)
+				snprintf(label, sizeof(label), "%.0f us", v / 1e3);
+			else if (!strcmp(unit, "ns") && v < 1e9)
+				snprintf(label, sizeof(label), "%.0f ms", v / 1e6);
+			else if (!strcmp(unit, "ns"))
+				snprintf(label, sizeof(label), "%.0f s", v / 1e9);
+			else
+				snprintf(label, sizeof(label), "%.0f", v);
+			fprintf(f, "%s\"%s\" %.9g", first ? "" : ", ", label, v);
+			first = false;
+		}
+	}
+	fputs(")\n", f);
+}
+
 static void data_number(FILE *f, bool ok, double v)
 {
 	if (ok && isfinite(v))
@@ -170,11 +243,20 @@ static void data_number(FILE *f, bool ok, double v)
 }
 
 /* One panel: the rows of @metric, one x position per design. */
+static const char *const values_legend[] = {
+	"with yerrorbars pt 7 ps 1.2 lc rgb \"#1f77b4\" title \"ours: median, bar: min..max "
+	"(colour: design)\"",
+	"with points pt 6 ps 2.5 lw 2 lc rgb \"black\" title \"the seed's, at our geometry\"",
+	"with points pt 6 ps 2.5 lc rgb \"gray60\" title \"the seed's, at another geometry\"",
+};
+
 static bool plot_panel(FILE *f, const struct lab_run *run, const struct lab_metric *m,
 		       size_t idx)
 {
 	double lo = INFINITY, hi = 0, div;
 	bool any = false, nonpositive = false;
+	size_t under = 0;
+	bool blank;
 	const char *uname;
 
 	for (size_t i = 0; i < run->nr_rows; i++) {
@@ -184,6 +266,10 @@ static bool plot_panel(FILE *f, const struct lab_run *run, const struct lab_metr
 		if (strcmp(r->metric, m->name) || r->unavailable)
 			continue;
 		any = true;
+		if (lab_result_under_resolution(r)) {
+			under++;
+			continue;
+		}
 		for (int k = 0; k < 3; k++) {
 			nonpositive |= v[k] <= 0;
 			lo = v[k] > 0 && v[k] < lo ? v[k] : lo;
@@ -197,22 +283,34 @@ static bool plot_panel(FILE *f, const struct lab_run *run, const struct lab_metr
 	}
 	if (!any)
 		return false;
-	div = display_unit(m->unit, hi, &uname);
+	blank = lo > hi; /* every figure under the resolution */
+	if (blank)
+		lo = hi = 1;
+	/* Log panels keep base units and say the unit on each tick; linear
+	 * ones (less than 20x apart) take the unit that fits the largest. */
+	if (!nonpositive && hi / lo > 20) {
+		div = 1;
+		uname = "";
+	} else {
+		div = display_unit(m->unit, hi, &uname);
+	}
 	fprintf(f, "$d%zu << EOD\n# x design median min max seed seed_at_our_geometry colour\n",
 		idx);
 	for (size_t d = 0; d < run->nr_designs; d++) {
 		char label[LAB_LABEL_LEN];
 		const struct lab_result *r = NULL;
+		bool ok;
 
 		lab_design_label(&run->designs[d], label, sizeof(label));
 		for (size_t i = 0; i < run->nr_rows && !r; i++)
 			if (!strcmp(run->rows[i].metric, m->name) &&
 			    !strcmp(run->rows[i].design, label))
 				r = &run->rows[i];
+		ok = r && !r->unavailable && !lab_result_under_resolution(r);
 		fprintf(f, "%zu \"%s\"", d, label);
-		data_number(f, r && !r->unavailable, r ? r->value / div : 0);
-		data_number(f, r && !r->unavailable, r ? r->min / div : 0);
-		data_number(f, r && !r->unavailable, r ? r->max / div : 0);
+		data_number(f, ok, r ? r->value / div : 0);
+		data_number(f, ok, r ? r->min / div : 0);
+		data_number(f, ok, r ? r->max / div : 0);
 		data_number(f, r && r->seed && !r->seed->same_as_base,
 			    r && r->seed ? r->seed->value / div : 0);
 		fprintf(f, " %d %lu\n", r && r->seed_comparable ? 1 : 0, colour_value(label));
@@ -221,16 +319,26 @@ static bool plot_panel(FILE *f, const struct lab_run *run, const struct lab_metr
 	{
 		char title[256];
 
-		snprintf(title, sizeof(title), "%s\n%s", m->name, m->what);
+		if (under)
+			snprintf(title, sizeof(title), "%s\n%s (%zu under the clock's resolution: "
+				 "not drawn)", m->name, m->what, under);
+		else
+			snprintf(title, sizeof(title), "%s\n%s", m->name, m->what);
 		fputs("set title ", f);
 		gp_string(f, title);
 		fprintf(f, " noenhanced\nset ylabel \"%s\"\n", uname);
 	}
-	if (!nonpositive && hi / lo > 20)
-		fputs("set logscale y\nset format y \"%g\"\n", f);
-	else
-		fprintf(f, "unset logscale y\nset format y \"%%g\"\nset yrange [0:%s]\n",
-			hi > 0 ? "*" : "1");
+	if (!nonpositive && hi / lo > 20) {
+		fputs("set logscale y\n", f);
+		log_ticks(f, m->unit, lo, hi);
+	} else {
+		fprintf(f, "unset logscale y\nset ytics autofreq\nset format y \"%%g\"\n"
+			   "set yrange [0:%s]\n", hi > 0 && !blank ? "*" : "1");
+	}
+	if (blank)
+		fputs("set label 1 \"every median under the clock's resolution\" at graph 0.5,0.5 "
+		      "center\n", f);
+	fputs("unset key\n", f);
 	fprintf(f, "set xrange [-0.6:%zu.6]\n", run->nr_designs - 1);
 	fprintf(f, "plot $d%zu using 1:3:4:5:8:xtic(2) with yerrorbars pt 7 ps 1.2 "
 		   "lc rgb variable notitle, \\\n"
@@ -238,9 +346,219 @@ static bool plot_panel(FILE *f, const struct lab_run *run, const struct lab_metr
 		   "lc rgb \"black\" notitle, \\\n"
 		   "     $d%zu using 1:($7 == 0 ? $6 : NaN) with points pt 6 ps 2.5 "
 		   "lc rgb \"gray60\" notitle\n"
-		   "set yrange [*:*]\n",
+		   "set yrange [*:*]\nunset label 1\n",
 		idx, idx, idx);
 	return true;
+}
+
+/* ---- the seeds' claims: our ratio beside the seed's ---- */
+
+/* The verdict's colour: agrees green, disagrees red, inconclusive orange,
+ * not compared or measured gray. */
+static unsigned long verdict_colour(enum lab_verdict_kind k)
+{
+	return k == LAB_V_AGREES ? 0x2ca02c : k == LAB_V_DISAGREES ? 0xd62728
+		: k == LAB_V_INCONCLUSIVE ? 0xff7f0e : 0x7f7f7f;
+}
+
+/* A ratio claim of @run on @metric (not a count)? */
+static bool claim_metric(const struct lab_run *run, const char *metric)
+{
+	for (size_t i = 0; i < run->nr_verdicts; i++)
+		if (!strcmp(run->verdicts[i].metric, metric) &&
+		    strcmp(run->verdicts[i].claim, "count"))
+			return true;
+	return false;
+}
+
+/* The seed's ratio of @r to @b, and how it is meant: 0 a figure, 1 at
+ * most, 2 at least, 3 the same within noise; false when it gives none. */
+static bool seed_ratio(const struct lab_result *r, const struct lab_result *b, double *q,
+		       int *kind)
+{
+	const struct lab_seed_figure *f = r->seed, *bf = b ? b->seed : NULL;
+
+	if (!f)
+		return false;
+	if (f->same_as_base) {
+		*q = 1;
+		*kind = 3;
+		return true;
+	}
+	if (!bf || bf->same_as_base || bf->value == 0)
+		return false;
+	*q = f->value / bf->value;
+	if (f->relation == '=' && bf->relation == '=')
+		*kind = 0;
+	else if (f->relation != '>' && bf->relation != '<')
+		*kind = 1;
+	else if (f->relation != '<' && bf->relation != '>')
+		*kind = 2;
+	else
+		return false;
+	return true;
+}
+
+/* Ratio ticks "0.5x", "1x", "2x": 1-2-5 per decade over a range narrower
+ * than 1000x, decades over a wider one. */
+static void ratio_ticks(FILE *f, double lo, double hi)
+{
+	static const double steps[] = { 1, 2, 5 };
+	bool dense = hi / lo < 1000, first = true;
+
+	fputs("set ytics (", f);
+	for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+		for (size_t k = 0; k < (dense ? 3 : 1); k++) {
+			double v = d * steps[k];
+
+			if (v < lo || v > hi)
+				continue;
+			fprintf(f, "%s\"%gx\" %.9g", first ? "" : ", ", v, v);
+			first = false;
+		}
+	fputs(")\n", f);
+}
+
+/* One panel per metric with a ratio claim: a point per design the seed
+ * compares with the base, ours (median, per-round range) coloured by the
+ * verdict, the seed's ratio as a ring, its bound as a triangle, its "same"
+ * as a square at 1; the 0.8..1.25 band shaded. */
+static const char *const claims_legend[] = {
+	"with yerrorbars pt 7 ps 1.3 lc rgb \"#7f7f7f\" title \"ours: ratio of medians, bar: "
+	"range of the per-round ratios\"",
+	"with points pt 6 ps 2.6 lw 2 lc rgb \"black\" title \"the seed's ratio\"",
+	"with points pt 11 ps 2 lc rgb \"black\" title \"the seed's bound: at most\"",
+	"with points pt 9 ps 2 lc rgb \"black\" title \"the seed's bound: at least\"",
+	"with points pt 4 ps 2.6 lw 2 lc rgb \"black\" title \"the seed: the same within noise\"",
+	"with points pt 6 ps 2.6 lc rgb \"gray60\" title \"the seed's, at another geometry\"",
+	"with boxes fs solid 0.6 lc rgb \"#dddddd\" title \"0.8..1.25: the same within noise\"",
+	"with points pt 7 ps 1.3 lc rgb \"#2ca02c\" title \"ours, the verdict: agrees\"",
+	"with points pt 7 ps 1.3 lc rgb \"#d62728\" title \"disagrees\"",
+	"with points pt 7 ps 1.3 lc rgb \"#ff7f0e\" title \"inconclusive\"",
+	"with points pt 7 ps 1.3 lc rgb \"#7f7f7f\" title \"not compared (another geometry)\"",
+};
+
+static void claims_panel(FILE *f, const struct lab_run *run, const struct lab_metric *m,
+			 size_t idx)
+{
+	const struct lab_result *b = lab_run_base_row(run, m->name);
+	double lo = LAB_SAME_LO, hi = LAB_SAME_HI;
+	size_t x = 0;
+
+	fprintf(f, "$c%zu << EOD\n# x label ours lo hi seed kind comparable colour\n", idx);
+	for (size_t i = 0; i < run->nr_verdicts; i++) {
+		const struct lab_verdict *v = &run->verdicts[i];
+		const struct lab_result *r = NULL;
+		struct lab_ratio q;
+		double sq = 0;
+		int kind = 0;
+		bool has_q, has_s;
+
+		if (strcmp(v->metric, m->name) || !strcmp(v->claim, "count"))
+			continue;
+		for (size_t k = 0; k < run->nr_rows && !r; k++)
+			if (!strcmp(run->rows[k].metric, m->name) &&
+			    !strcmp(run->rows[k].design, v->design))
+				r = &run->rows[k];
+		has_q = r && b && lab_ratio_of(r, b, &q) && !lab_result_under_resolution(r) &&
+			!lab_result_under_resolution(b);
+		has_s = r && seed_ratio(r, b, &sq, &kind);
+		fprintf(f, "%zu \"%s\\n%s\"", x++, v->design, lab_verdict_name(v->kind));
+		data_number(f, has_q, has_q ? q.median : 0);
+		data_number(f, has_q, has_q ? q.lo : 0);
+		data_number(f, has_q, has_q ? q.hi : 0);
+		data_number(f, has_s, sq);
+		fprintf(f, " %d %d %lu\n", kind, r && r->seed_comparable ? 1 : 0,
+			verdict_colour(v->kind));
+		if (has_q && q.lo > 0) {
+			lo = q.lo < lo ? q.lo : lo;
+			hi = q.hi > hi ? q.hi : hi;
+		}
+		if (has_s && sq > 0) {
+			lo = sq < lo ? sq : lo;
+			hi = sq > hi ? sq : hi;
+		}
+	}
+	fputs("EOD\n", f);
+	{
+		char title[256];
+
+		snprintf(title, sizeof(title), "%s: ratio to %s\n%s", m->name,
+			 b ? b->design : "the base", m->what);
+		fputs("set title ", f);
+		gp_string(f, title);
+		fputs(" noenhanced\n", f);
+	}
+	ratio_ticks(f, lo / 2, hi * 2);
+	fprintf(f, "set logscale y\n"
+		   "set yrange [%.9g:%.9g]\nset xrange [-0.6:%zu.6]\n"
+		   "set object 1 rect from graph 0, first %g to graph 1, first %g fc rgb "
+		   "\"#dddddd\" fs solid 0.6 noborder behind\n",
+		lo / 2, hi * 2, x ? x - 1 : 0, LAB_SAME_LO, LAB_SAME_HI);
+	fputs("unset key\n", f);
+	fprintf(f, "plot $c%zu using 1:3:4:5:9:xtic(2) with yerrorbars pt 7 ps 1.3 "
+		   "lc rgb variable notitle, \\\n"
+		   "     $c%zu using 1:($7 == 0 && $8 == 1 ? $6 : NaN) with points pt 6 ps 2.6 "
+		   "lw 2 lc rgb \"black\" notitle, \\\n"
+		   "     $c%zu using 1:($7 == 1 && $8 == 1 ? $6 : NaN) with points pt 11 ps 2 "
+		   "lc rgb \"black\" notitle, \\\n"
+		   "     $c%zu using 1:($7 == 2 && $8 == 1 ? $6 : NaN) with points pt 9 ps 2 "
+		   "lc rgb \"black\" notitle, \\\n"
+		   "     $c%zu using 1:($7 == 3 && $8 == 1 ? $6 : NaN) with points pt 4 ps 2.6 "
+		   "lw 2 lc rgb \"black\" notitle, \\\n"
+		   "     $c%zu using 1:($8 == 0 ? $6 : NaN) with points pt 6 ps 2.6 "
+		   "lc rgb \"gray60\" notitle\n"
+		   "unset object 1\nset yrange [*:*]\nset format y \"%%g\"\n",
+		idx, idx, idx, idx, idx, idx);
+}
+
+/* DIR/<id>-claims.gp and .png when the run has ratio claims: 0, 1 (none),
+ * or -1 with @err set. */
+static int plot_claims(const char *gnuplot, const char *dir, const struct lab_run *run,
+		       const struct lab_options *opt, char *err, size_t errlen)
+{
+	char script[256], path[4096], title[1024];
+	const struct lab_scale *s = &run->scale;
+	size_t panels = 0, cols, rows;
+	FILE *f;
+
+	for (size_t m = 0; m < run->exp->nr_metrics; m++)
+		panels += claim_metric(run, run->exp->metrics[m].name);
+	if (!panels)
+		return 1;
+	grid(panels, &rows, &cols);
+	snprintf(script, sizeof(script), "%s-claims.gp", run->exp->id);
+	snprintf(path, sizeof(path), "%s/%s", dir, script);
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", script, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# %s: the seeds' claims, our ratio beside the seed's; shrinklab ",
+		run->exp->id);
+	shrinklab_print_version(f);
+	fprintf(f, "# Re-render: cd to this directory, then: gnuplot %s\n", script);
+	fprintf(f, "set terminal pngcairo size %zu,%zu font \",9\"\n", cols * 560, rows * 430 + 90);
+	fprintf(f, "set output \"%s-claims.png\"\n", run->exp->id);
+	fputs("set grid ytics\nset xtics noenhanced\nset bars 2\nset lmargin 9\n"
+	      "set bmargin 4\n", f);
+	snprintf(title, sizeof(title),
+		 "%s, the seed's claims: our ratio to the base beside the seed's (shaded: "
+		 "0.8..1.25, the same within noise)\nours: %lu mounts + %u host shrinkers, %lu "
+		 "cgroups, %d node(s), %u geometry CPUs, kmem %s; %u rounds; a claim is judged "
+		 "only at the seed's geometry", run->exp->id, s->mounts, s->host_shrinkers,
+		 s->cgroups, s->nodes, s->cpus, s->kmem ? "on" : "off", opt->samples);
+	multiplot_begin(f, rows, cols, title);
+	for (size_t m = 0, idx = 0; m < run->exp->nr_metrics; m++)
+		if (claim_metric(run, run->exp->metrics[m].name))
+			claims_panel(f, run, &run->exp->metrics[m], idx++);
+	legend_panel(f, claims_legend, sizeof(claims_legend) / sizeof(claims_legend[0]));
+	fputs("unset multiplot\n", f);
+	if (ferror(f) | fclose(f)) {
+		snprintf(err, errlen, "writing %s failed", script);
+		return -1;
+	}
+	return lab_gnuplot_run(gnuplot, dir, script, err, errlen);
 }
 
 int lab_plot_run(const char *gnuplot, const char *dir, const struct lab_run *run,
@@ -264,8 +582,7 @@ int lab_plot_run(const char *gnuplot, const char *dir, const struct lab_run *run
 			}
 	if (!panels)
 		return 0;
-	cols = panels < 3 ? panels : 3;
-	rows = (panels + cols - 1) / cols;
+	grid(panels, &rows, &cols);
 	snprintf(script, sizeof(script), "%s.gp", run->exp->id);
 	snprintf(path, sizeof(path), "%s/%s", dir, script);
 	f = fopen(path, "w");
@@ -278,7 +595,7 @@ int lab_plot_run(const char *gnuplot, const char *dir, const struct lab_run *run
 	fprintf(f, "# Re-render: cd to this directory, then: gnuplot %s\n", script);
 	fprintf(f, "set terminal pngcairo size %zu,%zu font \",9\"\n", cols * 520, rows * 400 + 80);
 	fprintf(f, "set output \"%s.png\"\n", run->exp->id);
-	fputs("set grid ytics\nunset key\nset xtics rotate by 25 right "
+	fputs("set grid ytics\nset xtics rotate by 25 right "
 	      "noenhanced\nset bars 2\nset lmargin 10\nset bmargin 6\n", f);
 	{
 		char title[1024];
@@ -286,22 +603,21 @@ int lab_plot_run(const char *gnuplot, const char *dir, const struct lab_run *run
 		snprintf(title, sizeof(title),
 			 "%s (the seed: %s)\nours: %lu mounts + %u host shrinkers (ids span %ld units "
 			 "per node), %lu cgroups, %d node(s), %u geometry CPUs, kmem %s; %u samples "
-			 "after a warm-up\nfilled dots: our median with a min-max bar; black ring: "
-			 "the seed's figure, measured at our geometry; gray ring: the seed's, at "
-			 "another geometry (not compared)",
+			 "after a warm-up",
 			 run->exp->id, run->exp->title, s->mounts, s->host_shrinkers, units,
 			 s->cgroups, s->nodes, s->cpus, s->kmem ? "on" : "off", opt->samples);
-		fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
-		gp_string(f, title);
-		fputs(" noenhanced\n", f);
+		multiplot_begin(f, rows, cols, title);
 	}
 	for (size_t m = 0, idx = 0; m < run->exp->nr_metrics; m++)
 		if (plot_panel(f, run, &run->exp->metrics[m], idx))
 			idx++;
+	legend_panel(f, values_legend, sizeof(values_legend) / sizeof(values_legend[0]));
 	fputs("unset multiplot\n", f);
 	if (ferror(f) | fclose(f)) {
 		snprintf(err, errlen, "writing %s failed", script);
 		return -1;
 	}
-	return lab_gnuplot_run(gnuplot, dir, script, err, errlen);
+	if (lab_gnuplot_run(gnuplot, dir, script, err, errlen))
+		return -1;
+	return plot_claims(gnuplot, dir, run, opt, err, errlen) < 0 ? -1 : 0;
 }

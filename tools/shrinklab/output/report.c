@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reports (report.h): one table per experiment (ours next to the seed's,
- * each relative to the experiment's base design, the seed's figure only
- * where we measured at the seed's geometry), the hosts' geometry, a closing
- * section with one verdict per seed claim (verdict.c), and plain tables of
- * rows without seeds (shrinklab kernel).
+ * Reports (report.h): per experiment its geometry, its hosts and its
+ * decision table (table.c), or every row on a line of its own (ours next to
+ * the seed's, each relative to the experiment's base design, the seed's
+ * figure only where we measured at the seed's geometry); a closing section
+ * with one verdict per seed claim (verdict.c) and the count of metrics each
+ * design is best at; the decision tables as Markdown; and plain tables of
+ * rows without seeds.
  */
+#include <errno.h>
+#include <math.h>
 #include <string.h>
 
+#include "design_label.h"
 #include "report.h"
 #include "rows.h"
 #include "scale.h"
+#include "seeds.h"
+#include "table.h"
 #include "units.h"
 #include "verdict.h"
 #include "version.h"
@@ -121,30 +128,77 @@ static void print_geometry(FILE *out, const char *lead, const struct lab_scale *
 		s->cpus, s->kmem ? "on" : "off");
 }
 
-void lab_report_run(FILE *out, const struct lab_run *run)
+static bool same_host(const struct lab_host_info *a, const struct lab_host_info *b)
 {
-	const struct lab_scale *s = &run->scale;
+	return a->available && b->available && a->geo.shrinker_nr_max == b->geo.shrinker_nr_max &&
+	       a->geo.units == b->geo.units && a->geo.cgroups == b->geo.cgroups;
+}
 
-	fprintf(out, "\n== %s (the seed: %s)\n", run->exp->id, run->exp->title);
-	print_geometry(out, "   ours: ", s);
-	fprintf(out, ": %s\n", run->scale_desc);
+static void print_host(FILE *out, const char *who, const struct lab_host_info *h)
+{
+	if (!h->available) {
+		fprintf(out, "   host %s unavailable: %s\n", who, h->why ? h->why : "");
+		return;
+	}
+	fprintf(out, "   host %s: ", who);
+	if (h->geo.shrinker_nr_max >= 0)
+		fprintf(out, "shrinker_nr_max %ld, ", h->geo.shrinker_nr_max);
+	else
+		fputs("no shrinker_nr_max, ", out);
+	fprintf(out, "ids span %ld units per node, %lu cgroups\n", h->geo.units, h->geo.cgroups);
+}
+
+/* The hosts, in one line when every design's looks the same. */
+static void print_hosts(FILE *out, const struct lab_run *run)
+{
+	const struct lab_host_info *first = NULL;
+	bool same = true;
+
 	for (size_t i = 0; i < run->nr_designs; i++) {
 		const struct lab_host_info *h = &run->hosts[i];
 
 		if (!h->label[0])
 			continue;
-		if (!h->available) {
-			fprintf(out, "   host %-26s unavailable: %s\n", h->label, h->why ? h->why : "");
-			continue;
-		}
-		fprintf(out, "   host %-26s ", h->label);
-		if (h->geo.shrinker_nr_max >= 0)
-			fprintf(out, "shrinker_nr_max %ld, ", h->geo.shrinker_nr_max);
-		else
-			fputs("no shrinker_nr_max, ", out);
-		fprintf(out, "ids span %ld units per node, %lu cgroups\n", h->geo.units,
-			h->geo.cgroups);
+		if (!first)
+			first = h;
+		else if (!same_host(first, h))
+			same = false;
 	}
+	if (!first)
+		return;
+	if (same && first->available) {
+		print_host(out, "of every design", first);
+		return;
+	}
+	for (size_t i = 0; i < run->nr_designs; i++)
+		if (run->hosts[i].label[0])
+			print_host(out, run->hosts[i].label, &run->hosts[i]);
+}
+
+void lab_report_run(FILE *out, const struct lab_run *run, enum lab_table_format fmt)
+{
+	const struct lab_scale *s = &run->scale;
+
+	char thread[512];
+
+	if (run->exp->thread && lab_thread_describe(run->exp->thread, thread, sizeof(thread)))
+		fprintf(out, "\n== %s: %s\n   the seed: %s\n", run->exp->id, thread,
+			run->exp->title);
+	else
+		fprintf(out, "\n== %s (the seed: %s)\n", run->exp->id, run->exp->title);
+	print_geometry(out, "   ours: ", s);
+	fprintf(out, ": %s\n", run->scale_desc);
+	print_hosts(out, run);
+	fputc('\n', out);
+	lab_table_print(out, run, fmt);
+	fprintf(out, "   (experiment took %.1f s)\n", (double)run->elapsed_ns / 1e9);
+}
+
+void lab_report_run_rows(FILE *out, const struct lab_run *run)
+{
+	const struct lab_scale *s = &run->scale;
+
+	fprintf(out, "\n== %s, every row\n", run->exp->id);
 	fprintf(out, "   %-26s %-48s %12s %12s %9s %9s  %s\n", "design", "metric", "ours", "seed",
 		"ours/base", "seed/base", "samples [min..max] / note");
 	for (size_t i = 0; i < run->nr_rows; i++) {
@@ -158,6 +212,8 @@ void lab_report_run(FILE *out, const struct lab_run *run)
 			continue;
 		}
 		lab_fmt_value(ours, sizeof(ours), r->value, r->unit);
+		if (lab_result_under_resolution(r))
+			snprintf(ours, sizeof(ours), "< res.");
 		fmt_seed(seed, sizeof(seed), r);
 		fmt_ratio(rel, sizeof(rel), b && !b->unavailable, r->value, b ? b->value : 0);
 		fmt_seed_ratio(srel, sizeof(srel), r, b);
@@ -178,45 +234,126 @@ void lab_report_run(FILE *out, const struct lab_run *run)
 			fprintf(out, " (%s)", r->scale.note);
 		fputc('\n', out);
 	}
-	fprintf(out, "   (experiment took %.1f s)\n", (double)run->elapsed_ns / 1e9);
 }
 
-static void report_verdict(FILE *out, const struct lab_run *run, const struct lab_verdict *v)
+/* "1.7x lower", or "same" for a ratio of exactly 1. */
+static void words_of(char *buf, size_t len, double ratio)
 {
-	fprintf(out, "%s %s: %s", run->exp->id, v->metric, v->design);
+	if (ratio == 1)
+		snprintf(buf, len, "the same");
+	else if (ratio > 0 && isfinite(ratio))
+		lab_table_ratio_words(buf, len, ratio);
+	else
+		snprintf(buf, len, "%.3g", ratio);
+}
+
+static void report_verdict(FILE *out, const struct lab_verdict *v)
+{
+	char w[40], lo[40], hi[40];
+
+	fprintf(out, "%s: %s", v->metric, v->design);
 	if (v->base[0])
-		fprintf(out, "/%s", v->base);
-	if (v->has_ours && !strcmp(v->claim, "count"))
+		fprintf(out, " vs %s", v->base);
+	if (v->has_ours && !strcmp(v->claim, "count")) {
 		fprintf(out, " = %.0f (seed %.0f)", v->ours, v->seed);
-	else if (v->has_ours) {
-		fprintf(out, " = %.3g", v->ours);
-		if (v->rounds > 1)
-			fprintf(out, " [%.3g..%.3g, %zu rounds]", v->lo, v->hi, v->rounds);
-		if (!strcmp(v->claim, "same"))
-			fputs(" (seed: same within noise)", out);
-		else if (v->relation == '=')
-			fprintf(out, " (seed %.3g)", v->seed);
-		else
-			fprintf(out, " (seed %c%.3g)", v->relation, v->seed);
+	} else if (v->has_ours) {
+		words_of(w, sizeof(w), v->ours);
+		fprintf(out, ": ours %s", w);
+		if (v->rounds > 1) {
+			words_of(lo, sizeof(lo), v->lo);
+			words_of(hi, sizeof(hi), v->hi);
+			fprintf(out, " (%zu rounds: %s to %s)", v->rounds, lo, hi);
+		}
+		if (!strcmp(v->claim, "same")) {
+			fputs(", seed: same within noise", out);
+		} else {
+			words_of(w, sizeof(w), v->seed);
+			fprintf(out, ", seed %s%s", v->relation == '<' ? "at most "
+						    : v->relation == '>' ? "at least " : "", w);
+		}
 	}
 	fprintf(out, ": %s: %s\n", lab_verdict_name(v->kind), v->text);
 }
 
-void lab_report_claims(FILE *out, const struct lab_run *runs, size_t n)
+void lab_report_claims(FILE *out, const struct lab_run *run)
 {
-	size_t count[LAB_V_NOT_MEASURED + 1] = { 0 };
-
-	fprintf(out, "\n== seed claims (our ratio of medians [range of the per-round ratios]; "
-		     "a verdict only at the seed's geometry)\n");
-	for (size_t k = 0; k < n; k++) {
-		for (size_t i = 0; i < runs[k].nr_verdicts; i++) {
-			report_verdict(out, &runs[k], &runs[k].verdicts[i]);
-			count[runs[k].verdicts[i].kind]++;
-		}
+	if (!run->nr_verdicts)
+		return; /* not at a seed's geometry, or no claim of the seed's */
+	fprintf(out, "   seed claims: our ratio of medians and its per-round range beside the "
+		     "seed's ratio:\n");
+	for (size_t i = 0; i < run->nr_verdicts; i++) {
+		fputs("   ", out);
+		report_verdict(out, &run->verdicts[i]);
 	}
-	fprintf(out, "(%zu agree, %zu disagree, %zu inconclusive, %zu not compared, %zu not "
-		     "measured)\n", count[LAB_V_AGREES], count[LAB_V_DISAGREES],
-		count[LAB_V_INCONCLUSIVE], count[LAB_V_NOT_COMPARED], count[LAB_V_NOT_MEASURED]);
+}
+
+void lab_report_decisions(FILE *out, const struct lab_run *runs, size_t n)
+{
+	size_t count[LAB_V_NOT_MEASURED + 1] = { 0 }, total = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < runs[k].nr_verdicts; i++)
+			count[runs[k].verdicts[i].kind]++;
+		total += runs[k].nr_verdicts;
+	}
+	if (total)
+		fprintf(out, "\nthe seeds' claims: %zu agree, %zu disagree, %zu inconclusive, %zu not "
+			     "compared (not at the seed's geometry), %zu not measured\n",
+			count[LAB_V_AGREES], count[LAB_V_DISAGREES], count[LAB_V_INCONCLUSIVE],
+			count[LAB_V_NOT_COMPARED], count[LAB_V_NOT_MEASURED]);
+	fprintf(out, "\n== which design: per experiment, the metrics where each design is best "
+		     "(or within noise of the best)\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct lab_run *run = &runs[k];
+		size_t best[LAB_MAX_DESIGNS] = { 0 }, metrics = 0;
+		char label[LAB_LABEL_LEN];
+
+		for (size_t m = 0; m < run->exp->nr_metrics; m++) {
+			bool any = false;
+
+			for (size_t i = 0; i < run->nr_rows; i++) {
+				const struct lab_result *r = &run->rows[i];
+				struct lab_cell c;
+
+				if (strcmp(r->metric, run->exp->metrics[m].name))
+					continue;
+				any = true;
+				lab_table_cell(run, r, &c);
+				for (size_t d = 0; d < run->nr_designs && c.best; d++) {
+					lab_design_label(&run->designs[d], label, sizeof(label));
+					if (!strcmp(label, r->design))
+						best[d]++;
+				}
+			}
+			metrics += any;
+		}
+		fprintf(out, "%s (%zu metrics):", run->exp->id, metrics);
+		for (size_t d = 0; d < run->nr_designs; d++) {
+			lab_design_label(&run->designs[d], label, sizeof(label));
+			fprintf(out, "%s %s %zu", d ? "," : "", label, best[d]);
+		}
+		fputc('\n', out);
+	}
+}
+
+int lab_report_markdown(FILE *f, const struct lab_run *runs, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct lab_run *run = &runs[k];
+		const struct lab_scale *s = &run->scale;
+
+		fprintf(f, "%s**%s** (the seed: %s): ours at %lu mounts + %u host shrinkers, %lu "
+			   "cgroups, %d node(s), %u geometry CPUs, kmem %s (%s); ", k ? "\n" : "",
+			run->exp->id, run->exp->title, s->mounts, s->host_shrinkers, s->cgroups,
+			s->nodes, s->cpus, s->kmem ? "on" : "off", run->scale_desc);
+		shrinklab_print_version(f);
+		fputc('\n', f);
+		lab_table_print(f, run, LAB_TABLE_MARKDOWN);
+	}
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
 }
 
 void lab_report_rows(FILE *out, const struct lab_run *run, const char *side)

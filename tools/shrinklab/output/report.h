@@ -10,16 +10,26 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "table.h"
 #include "types.h"
 
 /* The first lines: subcommand, scale, samples, memory budget, version. */
 void lab_report_header(FILE *out, const char *subcommand, const struct lab_options *opt,
 		       const char *design_label);
-/* One experiment: hosts, then a row per design and metric with the seed's
- * figure where the geometry matches, each relative to the base design. */
-void lab_report_run(FILE *out, const struct lab_run *run);
-/* Every verdict of @runs and their count by kind. */
-void lab_report_claims(FILE *out, const struct lab_run *runs, size_t n);
+/* One experiment: its geometry, the hosts, then its decision table
+ * (table.h) in @fmt. */
+void lab_report_run(FILE *out, const struct lab_run *run, enum lab_table_format fmt);
+/* Every row of one experiment, a line each (design, metric, ours, the
+ * seed's, both over the base, the samples' range, the note). */
+void lab_report_run_rows(FILE *out, const struct lab_run *run);
+/* The verdicts of @run's seed claims, a line each (none: nothing). */
+void lab_report_claims(FILE *out, const struct lab_run *run);
+/* The count of verdicts by kind, then per experiment how many metrics
+ * each design is best at (table.h). */
+void lab_report_decisions(FILE *out, const struct lab_run *runs, size_t n);
+/* The decision tables of @runs as Markdown, each under a line that says
+ * the experiment and its geometry: 0, or -errno when writing failed. */
+int lab_report_markdown(FILE *f, const struct lab_run *runs, size_t n);
 /* One experiment's rows without seed columns, under "== <id> (@side, <s> s)":
  * value, samples and range, and the row's mounts, cgroups and units. */
 void lab_report_rows(FILE *out, const struct lab_run *run, const char *side);

@@ -3,15 +3,16 @@
 (tests/kernel/, run by path), then per design as the CI plan says
 (kernel/ci.tsv, klab/ci.py): checkpatch --strict and the per-patch W=1
 compile of every series, a short lab run of the designs it boots, the
-selftests and kcheck of its selftests designs against mainline's baseline,
-and the torture of its torture designs' debug kernels. --all: every stage
+short workloads of its work designs, the selftests and kcheck of its
+selftests designs against mainline's baseline, and the torture of its
+torture designs' debug kernels. --all: every stage
 on every design."""
 import subprocess
 import sys
 
 from .. import build, ci, designs, guest, paths, tree
 from ..run import log
-from . import checkpatch, compile_check, lab, selftests, torture
+from . import checkpatch, compile_check, lab, selftests, torture, work
 
 
 def arguments(p):
@@ -51,7 +52,10 @@ def main(run, args):
     if booted:
         images = build.build_all(cache, "lab", booted, run)
         lab.lab(run, booted, images, progs["klab-guest"], "short", 1, args.clock)
-        # The workloads' short run on the same designs goes here (kwork).
+    worked = stage("work")
+    if worked:
+        images = build.build_all(cache, "lab", worked, run)
+        work.work(run, worked, images, progs["kwork"], "short", 1)
     tested = stage("selftests")
     if tested:
         images = build.build_all(cache, "lab", tested, run)

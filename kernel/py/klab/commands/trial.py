@@ -8,9 +8,9 @@ mainline and our designs.
 
 The stages, in order (STAGES): checkpatch --strict of the outside series
 (reported, not failed: the series is not ours), every design built, the
-lab's experiments kernel beside model (--geometry, --clock), the cgroup
-selftests and kcheck against mainline's baseline, and the torture of the
-outside design's debug kernel. Any stage's failure fails the run; every
+lab's experiments kernel beside model (--geometry, --clock), the workloads
+(klab work, short), the cgroup selftests and kcheck against mainline's
+baseline, and the torture of the outside design's debug kernel. Any stage's failure fails the run; every
 stage runs.
 """
 import dataclasses
@@ -18,7 +18,7 @@ import os
 
 from .. import build, designs, guest, tree
 from ..geometry import GEOMETRY
-from . import checkpatch, lab, selftests, torture
+from . import checkpatch, lab, selftests, torture, work
 
 
 def arguments(p):
@@ -59,6 +59,11 @@ def stage_lab(run, t):
     lab.lab(run, t.chosen, t.images, t.progs["klab-guest"], t.geometry, 1, t.clock)
 
 
+def stage_work(run, t):
+    """The workloads (klab work), short, one boot per design and workload."""
+    work.work(run, t.chosen, t.images, t.progs["kwork"], "short", 1)
+
+
 def stage_selftests(run, t):
     selftests.selftests(run, t.chosen, t.images, guest.compile_selftests(t.cache, run))
 
@@ -72,6 +77,7 @@ def stage_torture(run, t):
 STAGES = (
     ("checkpatch", stage_checkpatch),
     ("lab", stage_lab),
+    ("work", stage_work),
     ("selftests", stage_selftests),
     ("torture", stage_torture),
 )
