@@ -244,8 +244,8 @@ static void data_number(FILE *f, bool ok, double v)
 
 /* One panel: the rows of @metric, one x position per design. */
 static const char *const values_legend[] = {
-	"with yerrorbars pt 7 ps 1.2 lc rgb \"#1f77b4\" title \"ours: median, bar: min..max "
-	"(colour: design)\"",
+	("with yerrorbars pt 7 ps 1.2 lc rgb \"#1f77b4\" title \"ours: median, bar: min..max "
+	 "(colour: design)\""),
 	"with points pt 6 ps 2.5 lw 2 lc rgb \"black\" title \"the seed's, at our geometry\"",
 	"with points pt 6 ps 2.5 lc rgb \"gray60\" title \"the seed's, at another geometry\"",
 };
@@ -424,8 +424,8 @@ static void ratio_ticks(FILE *f, double lo, double hi)
  * verdict, the seed's ratio as a ring, its bound as a triangle, its "same"
  * as a square at 1; the 0.8..1.25 band shaded. */
 static const char *const claims_legend[] = {
-	"with yerrorbars pt 7 ps 1.3 lc rgb \"#7f7f7f\" title \"ours: ratio of medians, bar: "
-	"range of the per-round ratios\"",
+	("with yerrorbars pt 7 ps 1.3 lc rgb \"#7f7f7f\" title \"ours: ratio of medians, bar: "
+	 "range of the per-round ratios\""),
 	"with points pt 6 ps 2.6 lw 2 lc rgb \"black\" title \"the seed's ratio\"",
 	"with points pt 11 ps 2 lc rgb \"black\" title \"the seed's bound: at most\"",
 	"with points pt 9 ps 2 lc rgb \"black\" title \"the seed's bound: at least\"",
