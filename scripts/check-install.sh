@@ -12,7 +12,10 @@
 #     libshrinker.so.1, the static ones none;
 #   - a C++ program that takes the address of every public function links
 #     (every header has extern "C");
-#   - the installed shrinklab finds its installed seed figures.
+#   - the installed shrinklab finds its installed seed figures;
+#   - the API reference, when the build made one (Doxygen found), is
+#     installed with an entry for every public function
+#     (tests/api/check_api_docs.py --html).
 # pkg-config finds the staged libshrinker.pc through PKG_CONFIG_PATH, and
 # PKG_CONFIG_SYSROOT_DIR maps its paths into the staging directory.
 #
@@ -46,7 +49,12 @@ libdir=$(pkg-config --variable=libdir libshrinker)
 includedir=$(pkg-config --variable=includedir libshrinker)
 prefix=$(pkg-config --variable=prefix libshrinker)
 say "installed under $prefix"
-(cd "$stage" && find . -type f -o -type l | sort | sed 's/^/#   /')
+(cd "$stage" && find . \( -type f -o -type l \) -not -path '*/doc/libshrinker/html/*' | sort |
+	sed 's/^/#   /')
+if [ -d "$prefix/share/doc/libshrinker/html" ]; then
+	say "and $(find "$prefix/share/doc/libshrinker/html" -type f | wc -l) files of the API reference" \
+		"(share/doc/libshrinker/html)"
+fi
 
 say "the installed libraries export exactly the public API"
 soname=$(readelf -d "$libdir/libshrinker.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
@@ -122,4 +130,11 @@ run "$lab" reproduce --experiment unit-cache-2026 --scale quick --no-plots --qui
 	>"$out/shrinklab.log"
 grep -q 'units_per_slab: .*(seed 31)' "$out/shrinklab.log" ||
 	fail "installed shrinklab: no seed figure beside units_per_slab ($out/shrinklab.log)"
+if [ -d "$build/docs/api/html" ]; then
+	say "the API reference is installed, with a page for every public function"
+	html=$prefix/share/doc/libshrinker/html
+	[ -f "$html/index.html" ] || fail "no API reference in $html"
+	run python3 "$src/tests/api/check_api_docs.py" "$includedir" \
+		"$src/src/libshrinker.symbols" --cc "$CC" --html "$html"
+fi
 say "check-install: ok"
