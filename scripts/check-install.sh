@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The library as its users get it (README, "Install and use"), from a build
-# directory: `meson install --destdir` into a staging directory inside it,
+# The library as its users get it (README.md and docs/guides/INSTALL.md,
+# "Install and use"), from a build directory: `meson install --destdir` into
+# a staging directory inside it,
 # then, against that installed copy only:
 #   - the installed libraries export exactly the public API
 #     (tests/api/public_api.py) and the committed ABI list
