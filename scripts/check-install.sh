@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The library as its users get it (README, "Install and use"), from a build
-# directory: `meson install --destdir` into a staging directory inside it,
+# The library as its users get it (README.md and docs/guides/INSTALL.md,
+# "Install and use"), from a build directory: `meson install --destdir` into
+# a staging directory inside it,
 # then, against that installed copy only:
 #   - the installed libraries export exactly the public API
 #     (tests/api/public_api.py) and the committed ABI list
 #     (src/libshrinker.symbols), with the soname libshrinker.so.1;
 #   - the examples (the tenant cache in C and C++, the pressure cache in
-#     C), compiled with `pkg-config --cflags --libs libshrinker` (shared
-#     library) and `-static` with `pkg-config --static`, and run: each must
-#     print its "ok" line and exit 0; the dynamic ones must load the staged
+#     C, the README's API example), compiled with `pkg-config --cflags
+#     --libs libshrinker` (shared library) and `-static` with `pkg-config
+#     --static`, and run: each must print its last line ("ok", or the
+#     README's) and exit 0; the dynamic ones must load the staged
 #     libshrinker.so.1, the static ones none;
 #   - a C++ program that takes the address of every public function links
 #     (every header has extern "C");
@@ -110,6 +112,13 @@ for kind in shared static; do
 	run_one "tenant_cache_cxx_$kind" "tenant_cache.cc: ok"
 	build_one "pressure_cache_$kind" "$CC" c11 "$src/examples/pressure_cache.c" "$kind"
 	run_one "pressure_cache_$kind" "pressure_cache: ok"
+done
+
+say "the README's API example against the installed copy, as its reader builds it"
+run python3 "$src/tests/api/readme_example.py" "$src/README.md" "$out/readme_example.c"
+for kind in shared static; do
+	build_one "readme_example_$kind" "$CC" c11 "$out/readme_example.c" "$kind"
+	run_one "readme_example_$kind" "reclaim freed 1000 objects, 0 left"
 done
 
 say "C++ links every public function (extern \"C\" in every header)"
