@@ -8,7 +8,10 @@ from .shell import sh
 
 HOST_PACKAGES = ["linux-source-6.12", "build-essential", "flex", "bison", "bc", "libelf-dev",
                  "libssl-dev", "dwarves", "cpio", "qemu-system-x86", "busybox-static",
-                 "ccache", "e2fsprogs", "patch", "xz-utils", "python3"]
+                 "ccache", "e2fsprogs", "patch", "xz-utils", "python3",
+                 # the reviewers workload (klab work, CI's work stage) copies Debian's
+                 # stress-ng into its guest (workloads.stress_ng_files())
+                 "stress-ng"]
 
 
 def missing():
