@@ -11,7 +11,7 @@ TORTURE_SEED ?= $(shell date +%s)
 TORTURE_ARGS ?=
 MESON      ?= meson
 
-.PHONY: all deps build build-asan build-tsan demo check test test-asan check-install \
+.PHONY: all deps build build-asan build-tsan demo readme-table check test test-asan check-install \
 	check-tsan check-fuzz torture clean kernel-lab kernel-reproduce check-kernel \
 	check-pressure-kernel
 
@@ -37,6 +37,14 @@ demo: deps
 	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD)
 	$(MESON) compile -C $(BUILD) shrinklab
 	./$(BUILD)/shrinklab reproduce
+
+# README.md's result table: shrinklab's decision table of xarray-2026-vm at
+# the thread's scale, put between the README's markers (the test
+# readme_result_table checks it is the tool's). About a minute.
+readme-table: deps
+	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD)
+	$(MESON) compile -C $(BUILD) shrinklab
+	scripts/readme-table.py ./$(BUILD)/shrinklab README.md
 
 test: build
 	$(MESON) test -C $(BUILD) --print-errorlogs

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# The library as its users get it (README, "Install and use"), from a build
-# directory: `meson install --destdir` into a staging directory inside it,
+# The library as its users get it (README.md and docs/guides/INSTALL.md,
+# "Install and use"), from a build directory: `meson install --destdir` into
+# a staging directory inside it,
 # then, against that installed copy only:
 #   - the installed libraries export exactly the public API
 #     (tests/api/public_api.py) and the committed ABI list
 #     (src/libshrinker.symbols), with the soname libshrinker.so.1;
 #   - the examples (the tenant cache in C and C++, the pressure cache in
-#     C), compiled with `pkg-config --cflags --libs libshrinker` (shared
-#     library) and `-static` with `pkg-config --static`, and run: each must
-#     print its "ok" line and exit 0; the dynamic ones must load the staged
+#     C, the README's API example), compiled with `pkg-config --cflags
+#     --libs libshrinker` (shared library) and `-static` with `pkg-config
+#     --static`, and run: each must print its last line ("ok", or the
+#     README's) and exit 0; the dynamic ones must load the staged
 #     libshrinker.so.1, the static ones none;
 #   - a C++ program that takes the address of every public function links
 #     (every header has extern "C");
-#   - the installed shrinklab finds its installed seed figures.
+#   - the installed shrinklab finds its installed seed figures;
+#   - the API reference, when the build made one (Doxygen found), is
+#     installed with an entry for every public function
+#     (tests/api/check_api_docs.py --html).
 # pkg-config finds the staged libshrinker.pc through PKG_CONFIG_PATH, and
 # PKG_CONFIG_SYSROOT_DIR maps its paths into the staging directory.
 #
@@ -46,7 +51,12 @@ libdir=$(pkg-config --variable=libdir libshrinker)
 includedir=$(pkg-config --variable=includedir libshrinker)
 prefix=$(pkg-config --variable=prefix libshrinker)
 say "installed under $prefix"
-(cd "$stage" && find . -type f -o -type l | sort | sed 's/^/#   /')
+(cd "$stage" && find . \( -type f -o -type l \) -not -path '*/doc/libshrinker/html/*' | sort |
+	sed 's/^/#   /')
+if [ -d "$prefix/share/doc/libshrinker/html" ]; then
+	say "and $(find "$prefix/share/doc/libshrinker/html" -type f | wc -l) files of the API reference" \
+		"(share/doc/libshrinker/html)"
+fi
 
 say "the installed libraries export exactly the public API"
 soname=$(readelf -d "$libdir/libshrinker.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
@@ -104,6 +114,13 @@ for kind in shared static; do
 	run_one "pressure_cache_$kind" "pressure_cache: ok"
 done
 
+say "the README's API example against the installed copy, as its reader builds it"
+run python3 "$src/tests/api/readme_example.py" "$src/README.md" "$out/readme_example.c"
+for kind in shared static; do
+	build_one "readme_example_$kind" "$CC" c11 "$out/readme_example.c" "$kind"
+	run_one "readme_example_$kind" "reclaim freed 1000 objects, 0 left"
+done
+
 say "C++ links every public function (extern \"C\" in every header)"
 run python3 "$src/tests/api/public_api.py" cxx-source "$includedir" "$out/link_all.cc" --cc "$CC"
 build_one link_all "$CXX" c++11 "$out/link_all.cc" shared
@@ -122,4 +139,11 @@ run "$lab" reproduce --experiment unit-cache-2026 --scale quick --no-plots --qui
 	>"$out/shrinklab.log"
 grep -q 'units_per_slab: .*(seed 31)' "$out/shrinklab.log" ||
 	fail "installed shrinklab: no seed figure beside units_per_slab ($out/shrinklab.log)"
+if [ -d "$build/docs/api/html" ]; then
+	say "the API reference is installed, with a page for every public function"
+	html=$prefix/share/doc/libshrinker/html
+	[ -f "$html/index.html" ] || fail "no API reference in $html"
+	run python3 "$src/tests/api/check_api_docs.py" "$includedir" \
+		"$src/src/libshrinker.symbols" --cc "$CC" --html "$html"
+fi
 say "check-install: ok"

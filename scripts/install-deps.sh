@@ -6,10 +6,10 @@ set -euo pipefail
 # g++: the public headers and the examples are checked from C++ too (gcc does
 # not pull it in; build-essential would, but is not assumed). binutils: nm,
 # objcopy and readelf for the installed libraries' symbols. libc6-dev: libc.a
-# for the examples' -static builds.
+# for the examples' -static builds. doxygen: the API reference (docs/api/).
 packages=(
   gcc g++ libc6-dev clang libclang-rt-14-dev binutils pkg-config meson ninja-build
-  liburcu-dev libcmocka-dev gnuplot-nox python3-jsonschema
+  liburcu-dev libcmocka-dev gnuplot-nox python3-jsonschema doxygen
 )
 
 missing=()

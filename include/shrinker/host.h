@@ -99,12 +99,15 @@ struct shr_host_params {
  * shr_host_params_init() - defaults: 1 node, this machine's CPUs, kmem on,
  * design xarray, the design's unit source, default batch, no nonslab ids,
  * the design's reparent walk, a private allocator.
+ * @params: filled in with the defaults.
  * Context: Any.
  */
 SHR_API void shr_host_params_init(struct shr_host_params *params);
 
 /**
  * shr_host_create() - create a host and its root memory cgroup (online).
+ * @params: the parameters (shr_host_params_init(), then changed).
+ * @out:    receives the host.
  *
  * Context: Registered thread. Blocks.
  * Return: 0; -EINVAL for a bad parameter or combination (the message can be
@@ -115,7 +118,8 @@ SHR_API SHR_MUST_CHECK int shr_host_create(const struct shr_host_params *params,
 
 /**
  * shr_host_params_check() - validate @params without creating anything.
- * @why: if not NULL, receives a static string naming the problem.
+ * @params: the parameters to check.
+ * @why:    if not NULL, receives a static string naming the problem.
  * Context: Any.
  * Return: 0 or -EINVAL.
  */
@@ -123,6 +127,7 @@ SHR_API int shr_host_params_check(const struct shr_host_params *params, const ch
 
 /**
  * shr_host_destroy() - destroy an idle host.
+ * @host: the host; NULL is refused.
  *
  * Every shrinker must have been freed, every list_lru destroyed and every
  * non-root cgroup taken offline and released; otherwise nothing is done.
@@ -134,19 +139,51 @@ SHR_API int shr_host_params_check(const struct shr_host_params *params, const ch
  */
 SHR_API int shr_host_destroy(struct shr_host *host);
 
-/** shr_host_root_mem_cgroup() - the root cgroup (never freed before the host). */
+/**
+ * shr_host_root_mem_cgroup() - the root cgroup (never freed before the host).
+ * @host: the host.
+ *
+ * Context: Any.
+ * Return: the root cgroup, or NULL for a NULL @host.
+ */
 SHR_API struct shr_mem_cgroup *shr_host_root_mem_cgroup(struct shr_host *host);
 
-/** shr_host_slab() - the host's slab allocator. Context: Any. */
+/**
+ * shr_host_slab() - the host's slab allocator.
+ * @host: the host.
+ *
+ * Context: Any.
+ * Return: the allocator (the host's own, or the one its parameters gave), or
+ *         NULL for a NULL @host.
+ */
 SHR_API struct shr_slab_allocator *shr_host_slab(struct shr_host *host);
 
-/** shr_host_nr_nodes() - the host's node count. Context: Any. */
+/**
+ * shr_host_nr_nodes() - the host's node count.
+ * @host: the host.
+ *
+ * Context: Any.
+ * Return: the number of nodes (1..SHR_MAX_NUMNODES).
+ */
 SHR_API int shr_host_nr_nodes(const struct shr_host *host);
 
-/** shr_host_design() - the host's design. Context: Any. */
+/**
+ * shr_host_design() - the host's design.
+ * @host: the host (not NULL).
+ *
+ * Context: Any.
+ * Return: the design it was created with.
+ */
 SHR_API enum shr_design shr_host_design(const struct shr_host *host);
 
-/** shr_host_params() - the parameters the host runs with (defaults resolved). */
+/**
+ * shr_host_get_params() - the parameters the host runs with (defaults resolved).
+ * @host: the host (not NULL).
+ * @out:  receives the parameters; its slab is NULL when the host owns its
+ *        allocator.
+ *
+ * Context: Any.
+ */
 SHR_API void shr_host_get_params(const struct shr_host *host, struct shr_host_params *out);
 
 /**
@@ -191,24 +228,38 @@ struct shr_design_info {
 /**
  * shr_design_info_of() - the table row of @design: name, capabilities and
  * defaults. Designs are numbered 0..SHR_NR_DESIGNS-1.
+ * @design: a design.
  * Context: Any.
  * Return: the row (static storage), or NULL when @design is out of range.
  */
 SHR_API const struct shr_design_info *shr_design_info_of(enum shr_design design);
 
-/** shr_design_name() - "xarray", "prealloc", ...; NULL if out of range. */
+/**
+ * shr_design_name() - the name of @design: "xarray", "prealloc", ...
+ * @design: a design.
+ *
+ * Context: Any.
+ * Return: the name (static storage), or NULL if @design is out of range.
+ */
 SHR_API const char *shr_design_name(enum shr_design design);
 
 /**
  * shr_design_parse() - the design named @name.
- * Return: 0 or -EINVAL (unknown name).
+ * @name: a design's name, as shr_design_name() gives it.
+ * @out:  receives the design.
+ *
+ * Context: Any.
+ * Return: 0 or -EINVAL (NULL, unknown name; *@out unchanged).
  */
 SHR_API int shr_design_parse(const char *name, enum shr_design *out);
 
 /**
  * shr_shrinker_nr_max() - the host's shrinker_nr_max (high-water mark of
  * memcg-aware ids, rounded up to the growth step).
+ * @host: the host.
+ *
  * Context: Any.
+ * Return: shrinker_nr_max.
  */
 SHR_API int shr_shrinker_nr_max(struct shr_host *host);
 
@@ -249,14 +300,24 @@ struct shr_bookkeeping_stats {
 	unsigned long reclaim_cgroups_visited;
 };
 
-/** shr_host_bookkeeping_stats() - snapshot of the counters. Context: Any. */
+/**
+ * shr_host_bookkeeping_stats() - snapshot of the counters.
+ * @host: the host.
+ * @out:  receives the counters.
+ *
+ * Context: Registered thread; takes the registry mutex (for the hold times).
+ */
 SHR_API void shr_host_bookkeeping_stats(struct shr_host *host, struct shr_bookkeeping_stats *out);
 
 /**
  * shr_host_registration_hold_ns() - copy out the registry-mutex hold time of
  * each registration so far (in order), for medians.
- * @buf: receives up to @len values. Return: number of registrations recorded
- * (may exceed @len). Context: Takes the registry mutex.
+ * @host: the host.
+ * @buf:  receives up to @len values (may be NULL to ask for the count).
+ * @len:  room in @buf.
+ *
+ * Context: Registered thread; takes the registry mutex.
+ * Return: number of registrations recorded (may exceed @len).
  */
 SHR_API size_t shr_host_registration_hold_ns(struct shr_host *host, unsigned long long *buf,
 					     size_t len);

@@ -136,11 +136,20 @@ SHR_API SHR_MUST_CHECK int shr_list_lru_init_memcg(struct shr_host *host,
 						   struct shr_shrinker *shrinker,
 						   struct shr_list_lru **out);
 
-/** shr_list_lru_init() - a plain list_lru (no cgroups, no shrinker). */
+/**
+ * shr_list_lru_init() - a plain list_lru (no cgroups, no shrinker):
+ * shr_list_lru_init_memcg() with a NULL shrinker.
+ * @host: the host.
+ * @out:  the new list_lru.
+ *
+ * Context: Registered thread; takes the host's list_lru mutex.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
 SHR_API SHR_MUST_CHECK int shr_list_lru_init(struct shr_host *host, struct shr_list_lru **out);
 
 /**
  * shr_list_lru_destroy() - free an empty list_lru and its per-cgroup lists.
+ * @lru: the list_lru.
  *
  * The owner removes every item first (walk or del; the kernel's users evict
  * their objects before list_lru_destroy()). A list_lru that still holds
@@ -155,7 +164,14 @@ SHR_API SHR_MUST_CHECK int shr_list_lru_init(struct shr_host *host, struct shr_l
  */
 SHR_API int shr_list_lru_destroy(struct shr_list_lru *lru);
 
-/** shr_list_lru_memcg_aware() - whether the list_lru keeps per-cgroup lists. */
+/**
+ * shr_list_lru_memcg_aware() - whether the list_lru keeps per-cgroup lists.
+ * @lru: the list_lru.
+ *
+ * Context: Any.
+ * Return: true if it is memcg-aware (false for NULL or a list_lru that is not
+ *         live).
+ */
 SHR_API bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru);
 
 /**
@@ -163,6 +179,9 @@ SHR_API bool shr_list_lru_memcg_aware(const struct shr_list_lru *lru);
  * lists on @lru, as the slab hook does before an object is charged. A no-op
  * for plain list_lrus, the root, and cgroups that have lists. Dying cgroups
  * get none (their objects go to the nearest living ancestor's list).
+ * @memcg: the cgroup.
+ * @lru:   the list_lru.
+ * @gfp:   for the allocations.
  *
  * Context: Registered thread; @memcg pinned; may allocate.
  * Return: 0, -EINVAL, -ENOMEM (lists created so far stay; consistent).
@@ -172,6 +191,9 @@ SHR_API SHR_MUST_CHECK int shr_memcg_list_lru_alloc(struct shr_mem_cgroup *memcg
 
 /**
  * shr_list_lru_add() - add @item at the tail of (@nid, @memcg)'s list.
+ * @lru:   the list_lru.
+ * @item:  the object's link (unlinked, or already on a list).
+ * @nid:   the object's node.
  * @memcg: the cgroup the object is charged to (NULL or the root: root
  *         list). Its lists are allocated on demand when missing; a dying
  *         cgroup's item goes to the nearest ancestor that has a list.
@@ -192,6 +214,10 @@ SHR_API int shr_list_lru_add(struct shr_list_lru *lru, struct shr_list_head *ite
  * shr_list_lru_del() - remove @item; (@nid, @memcg) must be what it was
  * added with (after reparenting they resolve to the ancestor holding it).
  * Never clears bits.
+ * @lru:   the list_lru.
+ * @item:  the object's link.
+ * @nid:   the node it was added with.
+ * @memcg: the cgroup it was added with.
  *
  * An @item that is on a list other than the one (@lru, @nid, @memcg)
  * resolves to is refused with -EINVAL and nothing changes: always when that
@@ -209,25 +235,57 @@ SHR_API int shr_list_lru_del(struct shr_list_lru *lru, struct shr_list_head *ite
 			     struct shr_mem_cgroup *memcg);
 
 /**
- * shr_list_lru_count_one() - items on (@nid, @memcg)'s own list (0 if it has
- * none; negative counts read as 0). Context: Any registered thread; lockless.
+ * shr_list_lru_count_one() - items on (@nid, @memcg)'s own list.
+ * @lru:   the list_lru.
+ * @nid:   the node.
+ * @memcg: the cgroup (NULL or the root: the root list).
+ *
+ * Context: Any registered thread; lockless.
+ * Return: the count; 0 if the cgroup has no list (negative counts read as 0).
  */
 SHR_API unsigned long shr_list_lru_count_one(struct shr_list_lru *lru, int nid,
 					     struct shr_mem_cgroup *memcg);
 
-/** shr_list_lru_shrink_count() - count_one(sc->nid, sc->memcg). */
+/**
+ * shr_list_lru_shrink_count() - shr_list_lru_count_one(sc->nid, sc->memcg),
+ * for count_objects callbacks.
+ * @lru: the list_lru.
+ * @sc:  the reclaim call's context.
+ *
+ * Context: Any registered thread; lockless.
+ * Return: the count.
+ */
 SHR_API unsigned long shr_list_lru_shrink_count(struct shr_list_lru *lru,
 						struct shr_shrink_control *sc);
 
-/** shr_list_lru_count_node() - items on node @nid across all cgroups. */
+/**
+ * shr_list_lru_count_node() - items on node @nid across all cgroups.
+ * @lru: the list_lru.
+ * @nid: the node.
+ *
+ * Context: Any registered thread; lockless.
+ * Return: the count; 0 for a bad @lru or @nid.
+ */
 SHR_API unsigned long shr_list_lru_count_node(struct shr_list_lru *lru, int nid);
 
-/** shr_list_lru_count() - items on every node. */
+/**
+ * shr_list_lru_count() - items on every node.
+ * @lru: the list_lru.
+ *
+ * Context: Any registered thread; lockless.
+ * Return: the sum of shr_list_lru_count_node() over the nodes.
+ */
 SHR_API unsigned long shr_list_lru_count(struct shr_list_lru *lru);
 
 /**
  * shr_list_lru_walk_one() - walk (@nid, @memcg)'s list from the head,
  * calling @isolate per item while *@nr_to_walk > 0 (each call consumes one).
+ * @lru:        the list_lru.
+ * @nid:        the node.
+ * @memcg:      the cgroup (NULL or the root: the root list).
+ * @isolate:    called per item with the list's lock held.
+ * @cb_arg:     passed to @isolate.
+ * @nr_to_walk: the budget.
  * Context: Registered thread; @memcg pinned; takes and releases the list's
  *          lock (see enum shr_lru_status).
  * Return: items removed.
@@ -238,8 +296,16 @@ SHR_API unsigned long shr_list_lru_walk_one(struct shr_list_lru *lru, int nid,
 					    unsigned long *nr_to_walk);
 
 /**
- * shr_list_lru_shrink_walk() - walk_one(sc->nid, sc->memcg) with
- * &sc->nr_to_scan as the budget.
+ * shr_list_lru_shrink_walk() - shr_list_lru_walk_one(sc->nid, sc->memcg)
+ * with &sc->nr_to_scan as the budget, for scan_objects callbacks.
+ * @lru:     the list_lru.
+ * @sc:      the reclaim call's context.
+ * @isolate: called per item with the list's lock held.
+ * @cb_arg:  passed to @isolate.
+ *
+ * Context: Registered thread; sc->memcg pinned; takes and releases the list's
+ *          lock (see enum shr_lru_status).
+ * Return: items removed.
  */
 SHR_API unsigned long shr_list_lru_shrink_walk(struct shr_list_lru *lru,
 					       struct shr_shrink_control *sc,
@@ -248,24 +314,51 @@ SHR_API unsigned long shr_list_lru_shrink_walk(struct shr_list_lru *lru,
 /**
  * shr_list_lru_walk_node() - the root list of @nid, then every cgroup's list
  * on @nid in kmemcg id order, until the budget is spent.
+ * @lru:        the list_lru.
+ * @nid:        the node.
+ * @isolate:    called per item with the list's lock held.
+ * @cb_arg:     passed to @isolate.
+ * @nr_to_walk: the budget, consumed one per call of @isolate.
+ *
+ * Context: Registered thread; takes and releases each list's lock in turn.
+ * Return: items removed.
  */
 SHR_API unsigned long shr_list_lru_walk_node(struct shr_list_lru *lru, int nid,
 					     shr_list_lru_walk_cb isolate, void *cb_arg,
 					     unsigned long *nr_to_walk);
 
-/** shr_list_lru_walk() - walk_node over every node until the budget is spent. */
+/**
+ * shr_list_lru_walk() - shr_list_lru_walk_node() over every node until the
+ * budget is spent.
+ * @lru:        the list_lru.
+ * @isolate:    called per item with the list's lock held.
+ * @cb_arg:     passed to @isolate.
+ * @nr_to_walk: the budget.
+ *
+ * Context: Registered thread; takes and releases each list's lock in turn.
+ * Return: items removed.
+ */
 SHR_API unsigned long shr_list_lru_walk(struct shr_list_lru *lru, shr_list_lru_walk_cb isolate,
 					void *cb_arg, unsigned long nr_to_walk);
 
 /**
  * shr_list_lru_isolate() - unlink @item from @list inside an isolate
- * callback (lock held); decrements the list's count.
+ * callback; decrements the list's count.
+ * @list: the list the callback was given.
+ * @item: the item the callback was given.
+ *
+ * Context: Inside an isolate callback, the list's lock held.
  */
 SHR_API void shr_list_lru_isolate(struct shr_list_lru_one *list, struct shr_list_head *item);
 
 /**
- * shr_list_lru_isolate_move() - like isolate, then append @item to the
- * caller's private list @head (dispose later, outside the lock).
+ * shr_list_lru_isolate_move() - like shr_list_lru_isolate(), then append
+ * @item to the caller's private list @head (dispose later, outside the lock).
+ * @list: the list the callback was given.
+ * @item: the item the callback was given.
+ * @head: the caller's list.
+ *
+ * Context: Inside an isolate callback, the list's lock held.
  */
 SHR_API void shr_list_lru_isolate_move(struct shr_list_lru_one *list, struct shr_list_head *item,
 				       struct shr_list_head *head);
@@ -273,6 +366,10 @@ SHR_API void shr_list_lru_isolate_move(struct shr_list_lru_one *list, struct shr
 /**
  * shr_list_lru_one_unlock() - drop the list's lock inside a callback that
  * returns SHR_LRU_REMOVED_RETRY, SHR_LRU_RETRY or SHR_LRU_STOP.
+ * @list: the list the callback was given.
+ *
+ * Context: Inside an isolate callback, the list's lock held; it is not held
+ *          on return.
  */
 SHR_API void shr_list_lru_one_unlock(struct shr_list_lru_one *list);
 

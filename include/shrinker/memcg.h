@@ -46,6 +46,7 @@ SHR_API SHR_MUST_CHECK int shr_mem_cgroup_alloc(struct shr_mem_cgroup *parent,
 
 /**
  * shr_mem_cgroup_online() - bring an allocated cgroup online.
+ * @memcg: the cgroup.
  *
  * Context: Registered thread; takes the cgroup mutex and the registry mutex.
  * Return: 0, -EINVAL (NULL, root, already online, dying, parent offline),
@@ -57,6 +58,8 @@ SHR_API SHR_MUST_CHECK int shr_mem_cgroup_online(struct shr_mem_cgroup *memcg);
 /**
  * shr_mem_cgroup_create() - alloc + online (mkdir). On an online failure the
  * half-made cgroup is released and nothing is left behind.
+ * @parent: the parent cgroup.
+ * @out:    receives the new cgroup.
  *
  * Context: Registered thread. Blocks.
  * Return: as for the two steps.
@@ -69,6 +72,7 @@ SHR_API SHR_MUST_CHECK int shr_mem_cgroup_create(struct shr_mem_cgroup *parent,
  * reference. Objects on its lists move to the parent's lists and its
  * deferred work to the parent's counters. After this call the caller may
  * not use @memcg unless it holds a reference of its own.
+ * @memcg: the cgroup.
  *
  * Also releases a cgroup that was allocated but never brought online.
  *
@@ -79,11 +83,18 @@ SHR_API SHR_MUST_CHECK int shr_mem_cgroup_create(struct shr_mem_cgroup *parent,
  */
 SHR_API int shr_mem_cgroup_offline(struct shr_mem_cgroup *memcg);
 
-/** shr_mem_cgroup_get() - take a reference on a cgroup the caller pins. */
+/**
+ * shr_mem_cgroup_get() - take a reference on a cgroup the caller pins.
+ * @memcg: the cgroup; NULL is a no-op.
+ *
+ * Context: Any registered thread; @memcg already pinned (a reference or
+ *          shr_mem_cgroup_tryget() under RCU).
+ */
 SHR_API void shr_mem_cgroup_get(struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_tryget() - take a reference unless the count already hit 0.
+ * @memcg: the cgroup.
  * Context: Any registered thread; safe under RCU on a cgroup being released.
  * Return: true if a reference was taken.
  */
@@ -92,12 +103,14 @@ SHR_API bool shr_mem_cgroup_tryget(struct shr_mem_cgroup *memcg);
 /**
  * shr_mem_cgroup_put() - drop a reference; the last one frees the cgroup
  * after a grace period. NULL and the root are no-ops.
+ * @memcg: the cgroup.
  * Context: Any registered thread.
  */
 SHR_API void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_iter() - pre-order walk of @root's subtree.
+ * @host: the host (needed when @root is NULL).
  * @root: subtree root (NULL = the host root; then @host must be given).
  * @prev: the previous result, or NULL to start. Its reference is dropped.
  *
@@ -107,50 +120,111 @@ SHR_API void shr_mem_cgroup_put(struct shr_mem_cgroup *memcg);
  * early calls shr_mem_cgroup_iter_break().
  *
  * Context: Registered thread, not inside an RCU read-side section.
+ * Return: the next cgroup of the walk, or NULL after the last one.
  */
 SHR_API struct shr_mem_cgroup *shr_mem_cgroup_iter(struct shr_host *host,
 						   struct shr_mem_cgroup *root,
 						   struct shr_mem_cgroup *prev);
 
-/** shr_mem_cgroup_iter_break() - drop the reference of an unfinished walk. */
+/**
+ * shr_mem_cgroup_iter_break() - drop the reference of an unfinished walk.
+ * @root: the walk's @root.
+ * @prev: the last cgroup shr_mem_cgroup_iter() returned (NULL: nothing).
+ *
+ * Context: Any registered thread.
+ */
 SHR_API void shr_mem_cgroup_iter_break(struct shr_mem_cgroup *root, struct shr_mem_cgroup *prev);
 
-/** shr_mem_cgroup_parent() - the parent, NULL for the root. Context: Any. */
+/**
+ * shr_mem_cgroup_parent() - the parent.
+ * @memcg: the cgroup.
+ *
+ * Context: Any; @memcg pinned.
+ * Return: the parent, NULL for the root.
+ */
 SHR_API struct shr_mem_cgroup *shr_mem_cgroup_parent(const struct shr_mem_cgroup *memcg);
 
-/** shr_mem_cgroup_host() - the cgroup's host. Context: Any. */
+/**
+ * shr_mem_cgroup_host() - the cgroup's host.
+ * @memcg: the cgroup.
+ *
+ * Context: Any; @memcg pinned.
+ * Return: the host.
+ */
 SHR_API struct shr_host *shr_mem_cgroup_host(const struct shr_mem_cgroup *memcg);
 
-/** shr_mem_cgroup_is_root() - whether @memcg is its host's root. */
+/**
+ * shr_mem_cgroup_is_root() - whether @memcg is its host's root.
+ * @memcg: the cgroup.
+ *
+ * Context: Any.
+ * Return: true for the root (false for NULL).
+ */
 SHR_API bool shr_mem_cgroup_is_root(const struct shr_mem_cgroup *memcg);
 
-/** shr_mem_cgroup_is_online() - CSS_ONLINE. Context: Any. */
+/**
+ * shr_mem_cgroup_is_online() - CSS_ONLINE.
+ * @memcg: the cgroup.
+ *
+ * Context: Any; @memcg pinned.
+ * Return: true while online (false for NULL).
+ */
 SHR_API bool shr_mem_cgroup_is_online(const struct shr_mem_cgroup *memcg);
 
-/** shr_mem_cgroup_is_dying() - rmdir'ed (offline or going offline). */
+/**
+ * shr_mem_cgroup_is_dying() - rmdir'ed (offline or going offline).
+ * @memcg: the cgroup.
+ *
+ * Context: Any; @memcg pinned.
+ * Return: true once dying (false for NULL).
+ */
 SHR_API bool shr_mem_cgroup_is_dying(const struct shr_mem_cgroup *memcg);
 
-/** shr_mem_cgroup_id() - memcg id (1..65535; reused only after free). */
+/**
+ * shr_mem_cgroup_id() - the memcg id.
+ * @memcg: the cgroup.
+ *
+ * Context: Any; @memcg pinned.
+ * Return: the id (1..65535; reused only after free), -EINVAL for NULL.
+ */
 SHR_API int shr_mem_cgroup_id(const struct shr_mem_cgroup *memcg);
 
-/** shr_mem_cgroup_kmemcg_id() - list_lru index: the id, or -1 (root, nokmem). */
+/**
+ * shr_mem_cgroup_kmemcg_id() - the list_lru index of @memcg.
+ * @memcg: the cgroup.
+ *
+ * Context: Any; @memcg pinned.
+ * Return: the kmemcg id, or -1 (root, NULL, kmem accounting off).
+ */
 SHR_API int shr_mem_cgroup_kmemcg_id(const struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_ino() - the cgroup's "inode number" as the debugfs files
  * print it: unique for the host's lifetime, never reused; the root's is 1.
+ * @memcg: the cgroup.
+ *
+ * Context: Any; @memcg pinned.
+ * Return: the number, 0 for NULL.
  */
 SHR_API unsigned long shr_mem_cgroup_ino(const struct shr_mem_cgroup *memcg);
 
 /**
  * shr_mem_cgroup_from_ino() - the live cgroup with @ino, with a reference.
- * Context: Registered thread. Return: the cgroup or NULL.
+ * @host: the host.
+ * @ino:  as shr_mem_cgroup_ino() gives it.
+ *
+ * Context: Registered thread.
+ * Return: the cgroup (drop it with shr_mem_cgroup_put()), or NULL.
  */
 SHR_API struct shr_mem_cgroup *shr_mem_cgroup_from_ino(struct shr_host *host, unsigned long ino);
 
 /**
  * shr_mem_cgroup_is_descendant() - whether @memcg is @root or below it.
+ * @memcg: the cgroup.
+ * @root:  the subtree's root.
+ *
  * Context: Any; both pinned by the caller.
+ * Return: true if @memcg is in @root's subtree.
  */
 SHR_API bool shr_mem_cgroup_is_descendant(const struct shr_mem_cgroup *memcg,
 					  const struct shr_mem_cgroup *root);
@@ -175,6 +249,9 @@ struct shr_memcg_bookkeeping {
 /**
  * shr_mem_cgroup_bookkeeping() - the bytes of @memcg's shrinker bookkeeping
  * on node @nid (or every node with -1).
+ * @memcg: the cgroup.
+ * @nid:   the node, or -1 for every node.
+ * @out:   receives the bytes.
  *
  * Reports @memcg in whatever state it is: allocated and not yet online (the
  * bookkeeping is initialised at allocation, so it has its empty figure, plus
@@ -238,6 +315,8 @@ SHR_API SHR_MUST_CHECK int shr_mem_cgroup_charge(struct shr_mem_cgroup *memcg,
 
 /**
  * shr_mem_cgroup_uncharge() - give back @bytes charged to @memcg.
+ * @memcg: the cgroup charged.
+ * @bytes: what to uncharge.
  *
  * Bytes uncharged by a thread while it reclaims (the reclaimer's rounds)
  * count as reclaimed, in @memcg's and its ancestors' statistics and in the
@@ -253,6 +332,8 @@ SHR_API int shr_mem_cgroup_uncharge(struct shr_mem_cgroup *memcg, unsigned long 
  * shr_mem_cgroup_set_high() - set @memcg's high boundary (memory.high), in
  * bytes; SHR_PAGE_COUNTER_MAX removes it. On the root it is the host's
  * budget. A boundary below the current usage notifies the reclaimer.
+ * @memcg: the cgroup.
+ * @high:  the boundary, in bytes.
  *
  * Context: Registered thread.
  * Return: 0, -EINVAL (NULL, @high above SHR_PAGE_COUNTER_MAX), -ENOMEM
@@ -262,8 +343,11 @@ SHR_API int shr_mem_cgroup_set_high(struct shr_mem_cgroup *memcg, unsigned long 
 
 /**
  * shr_mem_cgroup_usage() - bytes charged to @memcg and its descendants
- * (memory.current); 0 for NULL or a cgroup that never had a charge.
+ * (memory.current).
+ * @memcg: the cgroup.
+ *
  * Context: Any.
+ * Return: the bytes; 0 for NULL or a cgroup that never had a charge.
  */
 SHR_API unsigned long shr_mem_cgroup_usage(struct shr_mem_cgroup *memcg);
 
@@ -287,6 +371,8 @@ struct shr_memcg_memory_stat {
 
 /**
  * shr_mem_cgroup_memory_stat() - read @memcg's charges.
+ * @memcg: the cgroup.
+ * @out:   receives the statistics.
  * Context: Any; @memcg pinned.
  * Return: 0, -EINVAL (NULL).
  */

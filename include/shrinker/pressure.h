@@ -103,6 +103,7 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_psi(const char *path, const char *t
 
 /**
  * shr_pressure_open_systemd() - the MEMORY_PRESSURE_WATCH protocol.
+ * @out: receives the source.
  *
  * With $MEMORY_PRESSURE_WATCH set (by a service manager: systemd's
  * MemoryPressureWatch=), it names what to watch: an absolute, normalised
@@ -146,16 +147,32 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_systemd(struct shr_pressure **out);
 SHR_API SHR_MUST_CHECK int shr_pressure_open_memory_events(const char *path,
 							   struct shr_pressure **out);
 
-/** shr_pressure_fd() - the descriptor to poll, or -EINVAL. Context: Any. */
+/**
+ * shr_pressure_fd() - the descriptor to poll.
+ * @src: the source.
+ *
+ * Context: Any.
+ * Return: the descriptor, or -EINVAL for NULL.
+ */
 SHR_API int shr_pressure_fd(const struct shr_pressure *src);
 
 /**
  * shr_pressure_poll_events() - the poll(2) events to wait for on
- * shr_pressure_fd(): POLLPRI or POLLIN (0 for NULL). Context: Any.
+ * shr_pressure_fd().
+ * @src: the source.
+ *
+ * Context: Any.
+ * Return: POLLPRI or POLLIN; 0 for NULL.
  */
 SHR_API short shr_pressure_poll_events(const struct shr_pressure *src);
 
-/** shr_pressure_kind() - the source's kind (0 for NULL). Context: Any. */
+/**
+ * shr_pressure_kind() - the source's kind.
+ * @src: the source.
+ *
+ * Context: Any.
+ * Return: the kind, 0 for NULL.
+ */
 SHR_API enum shr_pressure_kind shr_pressure_kind(const struct shr_pressure *src);
 
 /**
@@ -179,7 +196,12 @@ SHR_API enum shr_pressure_kind shr_pressure_kind(const struct shr_pressure *src)
 SHR_API int shr_pressure_check(struct shr_pressure *src, short revents,
 			       struct shr_pressure_event *ev);
 
-/** shr_pressure_close() - close and free; NULL is a no-op. Context: Any. */
+/**
+ * shr_pressure_close() - close and free a source.
+ * @src: the source; NULL is a no-op.
+ *
+ * Context: Any; no other thread uses @src (remove it from a reclaimer first).
+ */
 SHR_API void shr_pressure_close(struct shr_pressure *src);
 
 #ifdef __cplusplus

@@ -179,6 +179,7 @@ SHR_API int shr_race_delays_from_env(uint64_t default_seed);
  * shr_race_delays_enabled() - whether delays are armed now.
  *
  * Context: Any.
+ * Return: true while armed.
  */
 SHR_API bool shr_race_delays_enabled(void);
 

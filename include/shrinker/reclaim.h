@@ -40,10 +40,12 @@ SHR_API int shr_shrink_slab(struct shr_host *host, int nid, struct shr_mem_cgrou
  * shr_drop_caches() - echo 2 > /proc/sys/vm/drop_caches: per pass, every
  * cgroup (pre-order from the root) on every node at priority 0; another pass
  * while (freed >> shift++) > 1.
+ * @host:   the host.
  * @freed:  receives the total freed (may be NULL).
  * @passes: receives the number of passes (may be NULL).
  *
- * Context: Registered thread. Return: 0, -EINVAL.
+ * Context: Registered thread.
+ * Return: 0, -EINVAL.
  */
 SHR_API int shr_drop_caches(struct shr_host *host, unsigned long *freed, unsigned int *passes);
 
@@ -51,7 +53,9 @@ SHR_API int shr_drop_caches(struct shr_host *host, unsigned long *freed, unsigne
  * shr_mem_cgroup_reclaim() - memory.reclaim in objects: shrink @memcg's
  * subtree on every node, priority 12 down to 0, until @nr_objects have been
  * freed or priority 0 is done.
- * @freed: receives the objects freed (may be NULL).
+ * @memcg:      the cgroup whose subtree is shrunk.
+ * @nr_objects: the target, in objects freed.
+ * @freed:      receives the objects freed (may be NULL).
  *
  * Context: Registered thread; @memcg pinned.
  * Return: 0 (target met), -EAGAIN (priority 0 done, target not met),

@@ -164,11 +164,20 @@ struct shr_reclaimer_params {
 	void *report_arg;
 };
 
-/** shr_reclaimer_params_init() - no thread, shift 3, no trim or report. */
+/**
+ * shr_reclaimer_params_init() - the defaults: no thread, shift 3, no trim or
+ * report.
+ * @params: filled in.
+ *
+ * Context: Any.
+ */
 SHR_API void shr_reclaimer_params_init(struct shr_reclaimer_params *params);
 
 /**
  * shr_reclaimer_create() - a reclaimer for @host (one per host).
+ * @host:   the host.
+ * @params: the parameters (shr_reclaimer_params_init(), then changed).
+ * @out:    receives the reclaimer.
  *
  * From now on a charge that leaves a cgroup of @host over its high wakes
  * it. With @params->thread, its thread starts now.
@@ -185,6 +194,8 @@ SHR_API SHR_MUST_CHECK int shr_reclaimer_create(struct shr_host *host,
 /**
  * shr_reclaimer_add_source() - watch @src; the reclaimer owns it from now
  * on (it closes it at destroy, or when the source reports it is gone).
+ * @reclaimer: the reclaimer.
+ * @src:       the source; the reclaimer owns it from now on.
  *
  * Context: Any registered thread, also while the thread waits.
  * Return: 0; -EINVAL (NULL); -EOPNOTSUPP (a PSI source given to a
@@ -198,6 +209,7 @@ SHR_API SHR_MUST_CHECK int shr_reclaimer_add_source(struct shr_reclaimer *reclai
  * shr_reclaimer_wake() - ask for a round, as a pressure event does (the
  * explicit signal of a program that has its own: a message from its
  * supervisor, a failed allocation). Async-signal-safe; never waits.
+ * @reclaimer: the reclaimer.
  * Context: Any thread, also a signal handler.
  * Return: 0, -EINVAL (NULL).
  */
@@ -207,6 +219,7 @@ SHR_API int shr_reclaimer_wake(struct shr_reclaimer *reclaimer);
  * shr_reclaimer_fd() - for a program's own loop: an fd that polls POLLIN
  * when the reclaimer has events (its epoll set); then call
  * shr_reclaimer_dispatch().
+ * @reclaimer: the reclaimer.
  * Context: Any.
  * Return: the fd, -EINVAL (NULL), -EBUSY (the reclaimer has its thread,
  *         which takes the events).
@@ -216,7 +229,9 @@ SHR_API int shr_reclaimer_fd(const struct shr_reclaimer *reclaimer);
 /**
  * shr_reclaimer_dispatch() - wait up to @timeout_ms (0: do not wait, -1:
  * forever) for events, handle them, and run a round if any asked for one.
- * @report: receives the round's report (tenants NULL); may be NULL.
+ * @reclaimer:  the reclaimer.
+ * @timeout_ms: milliseconds to wait (0: do not wait, -1: forever).
+ * @report:     receives the round's report (tenants NULL); may be NULL.
  *
  * Context: Registered thread; one thread at a time; not for a reclaimer
  *          with its own thread.
@@ -228,10 +243,11 @@ SHR_API int shr_reclaimer_dispatch(struct shr_reclaimer *reclaimer, int timeout_
 
 /**
  * shr_reclaimer_reclaim() - run a round now, in the calling thread.
- * @bytes:  what the host should give back: the round aims at its usage
- *          minus @bytes, or at its high if that is lower; 0 for the
- *          pressure share (usage >> pressure_shift).
- * @report: receives the report (tenants NULL); may be NULL.
+ * @reclaimer: the reclaimer.
+ * @bytes:     what the host should give back: the round aims at its usage
+ *             minus @bytes, or at its high if that is lower; 0 for the
+ *             pressure share (usage >> pressure_shift).
+ * @report:    receives the report (tenants NULL); may be NULL.
  *
  * Context: Registered thread; not from a shrinker a round calls. Blocks
  *          for the round.
@@ -275,7 +291,11 @@ struct shr_reclaimer_stats {
 
 /**
  * shr_reclaimer_get_stats() - read the counters.
- * Context: Any thread. Return: 0, -EINVAL (NULL).
+ * @reclaimer: the reclaimer.
+ * @out:       receives the counters.
+ *
+ * Context: Any thread.
+ * Return: 0, -EINVAL (NULL).
  */
 SHR_API int shr_reclaimer_get_stats(struct shr_reclaimer *reclaimer,
 				    struct shr_reclaimer_stats *out);
@@ -284,6 +304,7 @@ SHR_API int shr_reclaimer_get_stats(struct shr_reclaimer *reclaimer,
  * shr_reclaimer_destroy() - stop the thread (waiting for its round to
  * end), close the sources, and stop charges from notifying. NULL is a
  * no-op.
+ * @reclaimer: the reclaimer.
  *
  * Context: Registered thread, not a callback of a round, not inside an
  *          RCU read-side section; no other thread uses @reclaimer. Blocks.

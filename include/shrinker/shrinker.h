@@ -131,6 +131,7 @@ SHR_API SHR_MUST_CHECK int shr_shrinker_alloc(struct shr_host *host, unsigned in
 
 /**
  * shr_shrinker_register() - make the shrinker visible to reclaim.
+ * @shrinker: the shrinker, from shr_shrinker_alloc().
  *
  * Objects added before registration (to a list_lru bound to the shrinker,
  * or announced with shr_set_shrinker_bit()):
@@ -159,6 +160,7 @@ SHR_API SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
 
 /**
  * shr_shrinker_free() - unregister (if registered) and free. NULL is a no-op.
+ * @shrinker: the shrinker.
  *
  * Waits until no reclaim call of this shrinker is in flight. Does not clear
  * its bits or per-cgroup deferred counts (the kernel's behaviour: a later
@@ -183,10 +185,22 @@ SHR_API SHR_MUST_CHECK int shr_shrinker_register(struct shr_shrinker *shrinker);
  */
 SHR_API void shr_shrinker_free(struct shr_shrinker *shrinker);
 
-/** shr_shrinker_id() - memcg-aware id, or -1. Context: Any. */
+/**
+ * shr_shrinker_id() - the memcg-aware id.
+ * @shrinker: the shrinker.
+ *
+ * Context: Any.
+ * Return: the id, or -1 (not memcg-aware).
+ */
 SHR_API int shr_shrinker_id(const struct shr_shrinker *shrinker);
 
-/** shr_shrinker_flags() - the flags it runs with. Context: Any. */
+/**
+ * shr_shrinker_flags() - the flags it runs with.
+ * @shrinker: the shrinker.
+ *
+ * Context: Any.
+ * Return: the SHR_SHRINKER_* flags.
+ */
 SHR_API unsigned int shr_shrinker_flags(const struct shr_shrinker *shrinker);
 
 /**
@@ -210,6 +224,8 @@ struct shr_shrinker_stats {
 /**
  * shr_shrinker_get_stats() - read the counters of a shrinker (registered or
  * not).
+ * @shrinker: the shrinker.
+ * @out:      receives the counters.
  * Context: Registered thread; takes no lock but walks every cgroup. Safe
  *          while cgroups are created, brought online, taken offline and
  *          released: a cgroup's bookkeeping is initialised when it is
@@ -222,6 +238,9 @@ SHR_API int shr_shrinker_get_stats(struct shr_shrinker *shrinker, struct shr_shr
  * shr_shrinker_nr_deferred() - deferred work held for (@memcg, @nid): the
  * memcg slot for memcg-aware shrinkers, the node slot (or slot 0 when not
  * NUMA-aware) otherwise; @memcg NULL means the root.
+ * @shrinker: the shrinker.
+ * @memcg:    the cgroup (NULL: the root).
+ * @nid:      the node.
  *
  * Counts above LONG_MAX / 2: reclaim keeps the kernel's arithmetic to the
  * integer, whose cap on deferred work (2 * freeable, a long) wraps below
@@ -246,6 +265,9 @@ SHR_API long shr_shrinker_nr_deferred(struct shr_shrinker *shrinker, struct shr_
  * the design allocates it on demand. No-op for shrinkers that are not
  * memcg-aware, for designs without bits, and for the root unless the
  * shrinker has SHR_SHRINKER_ROOT_BITS and the design indexes the root.
+ * @memcg:    the cgroup holding the objects.
+ * @nid:      their node.
+ * @shrinker: the shrinker that frees them.
  *
  * A shrinker that is allocated but not registered yet gets its bit like a
  * registered one (its id exists from shr_shrinker_alloc() on; the kernel's
@@ -268,7 +290,9 @@ SHR_API int shr_set_shrinker_bit(struct shr_mem_cgroup *memcg, int nid,
 
 /**
  * shr_shrinker_debugfs_name() - "<name>-<N>", N from a per-host IDA.
- * @buf: receives the name; @len its size.
+ * @shrinker: a registered shrinker.
+ * @buf:      receives the name.
+ * @len:      the size of @buf.
  * Context: Registered thread.
  * Return: 0, -EINVAL (NULL, or a shrinker that is not registered: only
  *         registered shrinkers have a debugfs directory), -ENOSPC (@len too
@@ -279,18 +303,25 @@ SHR_API int shr_shrinker_debugfs_name(const struct shr_shrinker *shrinker, char 
 /**
  * shr_shrinker_debugfs_count() - write the "count" file: one line per online
  * cgroup with a non-zero total, "<ino> <count-node0> <count-node1> ...".
- * Context: Registered thread. Return: 0, -EINVAL (NULL, or a shrinker that
- * is not registered), -EIO (write error).
+ * @shrinker: a registered shrinker.
+ * @out:      where to write.
+ *
+ * Context: Registered thread.
+ * Return: 0, -EINVAL (NULL, or a shrinker that is not registered), -EIO
+ *         (write error).
  */
 SHR_API int shr_shrinker_debugfs_count(struct shr_shrinker *shrinker, FILE *out);
 
 /**
  * shr_shrinker_debugfs_scan() - the "scan" file: parse
  * "<cgroup ino> <nid> <nr_to_scan>" and call scan_objects once.
- * Context: Registered thread. Return: 0, -EINVAL (NULL, a shrinker that
- *          is not registered, parse error, bad node, non-zero ino for a
- *          shrinker that is not memcg-aware), -ENOENT (no online cgroup
- *          with that ino).
+ * @shrinker: a registered shrinker.
+ * @input:    the line written to the file.
+ *
+ * Context: Registered thread.
+ * Return: 0, -EINVAL (NULL, a shrinker that is not registered, parse error,
+ *         bad node, non-zero ino for a shrinker that is not memcg-aware),
+ *         -ENOENT (no online cgroup with that ino).
  */
 SHR_API int shr_shrinker_debugfs_scan(struct shr_shrinker *shrinker, const char *input);
 

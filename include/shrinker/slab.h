@@ -129,6 +129,7 @@ SHR_API SHR_MUST_CHECK int shr_slab_allocator_create(const struct shr_slab_param
 
 /**
  * shr_slab_allocator_destroy() - destroy an instance and every cache in it.
+ * @sa: the allocator.
  *
  * Objects still allocated are released with their pages (callers that care
  * about leaks check the statistics first).
@@ -137,10 +138,22 @@ SHR_API SHR_MUST_CHECK int shr_slab_allocator_create(const struct shr_slab_param
  */
 SHR_API void shr_slab_allocator_destroy(struct shr_slab_allocator *sa);
 
-/** shr_slab_nr_nodes() - logical NUMA nodes of @sa. Context: Any. */
+/**
+ * shr_slab_nr_nodes() - logical NUMA nodes of @sa.
+ * @sa: the allocator.
+ *
+ * Context: Any.
+ * Return: the node count.
+ */
 SHR_API int shr_slab_nr_nodes(const struct shr_slab_allocator *sa);
 
-/** shr_slab_geometry_cpus() - CPU count @sa computes geometry for. */
+/**
+ * shr_slab_geometry_cpus() - CPU count @sa computes geometry for.
+ * @sa: the allocator.
+ *
+ * Context: Any.
+ * Return: the CPU count.
+ */
 SHR_API unsigned int shr_slab_geometry_cpus(const struct shr_slab_allocator *sa);
 
 /**
@@ -161,6 +174,7 @@ SHR_API SHR_MUST_CHECK int shr_kmem_cache_create(struct shr_slab_allocator *sa, 
 
 /**
  * shr_kmem_cache_destroy() - destroy a cache with no objects allocated.
+ * @cache: the cache.
  *
  * NULL is a no-op. The kmalloc caches belong to the allocator and are only
  * destroyed with it.
@@ -185,6 +199,8 @@ SHR_API void *shr_kmem_cache_alloc_node(struct shr_kmem_cache *cache, int nid, s
 
 /**
  * shr_kmem_cache_free() - free an object of @cache. NULL is a no-op.
+ * @cache: the cache it came from.
+ * @obj:   the object.
  *
  * Context: Any registered thread. Freeing a pointer @cache did not hand out
  *          aborts with a message (a bug in the caller, like the kernel's BUG).
@@ -195,22 +211,37 @@ SHR_API void shr_kmem_cache_free(struct shr_kmem_cache *cache, void *obj);
 
 /**
  * shr_kmem_cache_shrink() - release every empty slab of @cache.
+ * @cache: the cache.
  *
  * Context: Any registered thread.
  * Return: number of slabs released.
  */
 SHR_API unsigned long shr_kmem_cache_shrink(struct shr_kmem_cache *cache);
 
-/** shr_kmem_cache_name() - the cache's name. Context: Any. */
+/**
+ * shr_kmem_cache_name() - the cache's name.
+ * @cache: the cache.
+ *
+ * Context: Any.
+ * Return: the name (lives as long as the cache).
+ */
 SHR_API const char *shr_kmem_cache_name(const struct shr_kmem_cache *cache);
 
-/** shr_kmem_cache_geometry() - the cache's geometry. Context: Any. */
+/**
+ * shr_kmem_cache_geometry() - the cache's geometry.
+ * @cache: the cache.
+ * @out:   receives the geometry.
+ *
+ * Context: Any.
+ */
 SHR_API void shr_kmem_cache_geometry(const struct shr_kmem_cache *cache,
 				     struct shr_slab_geometry *out);
 
 /**
  * shr_kmem_cache_stats() - statistics of one cache.
- * @nid: one node, or -1 for the sum over nodes.
+ * @cache: the cache.
+ * @nid:   one node, or -1 for the sum over nodes.
+ * @out:   receives the statistics.
  *
  * Context: Any registered thread.
  */
@@ -231,30 +262,56 @@ SHR_API void shr_kmem_cache_stats(struct shr_kmem_cache *cache, int nid,
  */
 SHR_API void *shr_kmalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
 
-/** shr_kmalloc() - shr_kmalloc_node() on SHR_NUMA_NO_NODE. */
+/**
+ * shr_kmalloc() - shr_kmalloc_node() on SHR_NUMA_NO_NODE.
+ * @sa:   allocator.
+ * @size: as for shr_kmalloc_node().
+ * @gfp:  SHR_GFP_* flags.
+ *
+ * Context: Any registered thread.
+ * Return: the memory, or NULL.
+ */
 SHR_API void *shr_kmalloc(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp);
 
-/** shr_kzalloc_node() - zeroed shr_kmalloc_node(). */
+/**
+ * shr_kzalloc_node() - zeroed shr_kmalloc_node().
+ * @sa:   allocator.
+ * @size: as for shr_kmalloc_node().
+ * @gfp:  SHR_GFP_* flags.
+ * @nid:  node or SHR_NUMA_NO_NODE.
+ *
+ * Context: Any registered thread.
+ * Return: the zeroed memory, or NULL.
+ */
 SHR_API void *shr_kzalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
 
 /**
  * shr_kfree() - free memory from shr_kmalloc*() or shr_kvmalloc*().
+ * @sa:  the allocator it came from.
+ * @ptr: the memory; NULL is a no-op.
  *
- * NULL is a no-op. Context: Any registered thread.
+ * Context: Any registered thread.
  */
 SHR_API void shr_kfree(struct shr_slab_allocator *sa, const void *ptr);
 
 /**
  * shr_ksize() - bytes really reserved for an allocation (its slot size, or
  * the whole pages of a large kmalloc).
+ * @sa:  the allocator it came from.
+ * @ptr: the memory.
  *
  * Context: Any registered thread, while @ptr is allocated.
+ * Return: the bytes reserved.
  */
 SHR_API size_t shr_ksize(struct shr_slab_allocator *sa, const void *ptr);
 
 /**
  * shr_kvmalloc_node() - kvmalloc: kmalloc first; sizes beyond the page
  * allocator's largest order are mapped directly and counted as vmalloc.
+ * @sa:   allocator.
+ * @size: bytes wanted.
+ * @gfp:  SHR_GFP_* flags.
+ * @nid:  node or SHR_NUMA_NO_NODE.
  *
  * As in the kernel, a kmalloc attempt that fails (an injected failure too)
  * falls back to vmalloc unless @gfp has SHR_GFP_NOWAIT; that fallback is a
@@ -266,11 +323,19 @@ SHR_API size_t shr_ksize(struct shr_slab_allocator *sa, const void *ptr);
  */
 SHR_API void *shr_kvmalloc_node(struct shr_slab_allocator *sa, size_t size, shr_gfp_t gfp, int nid);
 
-/** shr_kvfree() - free shr_kvmalloc_node() memory; NULL is a no-op. */
+/**
+ * shr_kvfree() - free shr_kvmalloc_node() memory.
+ * @sa:  the allocator it came from.
+ * @ptr: the memory; NULL is a no-op.
+ *
+ * Context: Any registered thread.
+ */
 SHR_API void shr_kvfree(struct shr_slab_allocator *sa, const void *ptr);
 
 /**
  * shr_kmalloc_cache_for() - the kmalloc cache that would serve @size.
+ * @sa:   the allocator.
+ * @size: the request's size.
  *
  * Context: Any.
  * Return: the cache, or NULL when @size is 0 or goes to large kmalloc.
@@ -294,15 +359,30 @@ struct shr_slab_totals {
 	unsigned long node_pages[SHR_MAX_NUMNODES];
 };
 
-/** shr_slab_totals() - snapshot of the totals. Context: Any registered thread. */
+/**
+ * shr_slab_totals() - snapshot of the totals.
+ * @sa:  the allocator.
+ * @out: receives the totals.
+ *
+ * Context: Any registered thread.
+ */
 SHR_API void shr_slab_totals(struct shr_slab_allocator *sa, struct shr_slab_totals *out);
 
-/** shr_slab_unreclaimable_bytes() - SUnreclaim alone. Context: Any. */
+/**
+ * shr_slab_unreclaimable_bytes() - SUnreclaim alone.
+ * @sa: the allocator.
+ *
+ * Context: Any.
+ * Return: the bytes.
+ */
 SHR_API unsigned long shr_slab_unreclaimable_bytes(struct shr_slab_allocator *sa);
 
 /**
  * shr_slab_for_each_cache() - call @fn for every cache, kmalloc ones first,
  * then in creation order. @fn must not create or destroy caches.
+ * @sa:  the allocator.
+ * @fn:  called per cache.
+ * @arg: passed to @fn.
  *
  * Context: Registered thread; takes the allocator's cache-list lock.
  */
@@ -318,6 +398,8 @@ SHR_API void shr_slab_for_each_cache(struct shr_slab_allocator *sa,
 /**
  * shr_slab_fail_nth() - fail the @nth allocation from now (1 = the next one;
  * 0 is taken as 1).
+ * @sa:      the allocator.
+ * @nth:     which allocation from now fails.
  * @persist: if true, fail that one and every later allocation too.
  *
  * Counts every allocation of @sa (caches, kmalloc, large kmalloc, kvmalloc).
@@ -329,22 +411,46 @@ SHR_API void shr_slab_fail_nth(struct shr_slab_allocator *sa, unsigned long nth,
  * shr_slab_fail_site() - fail every allocation at one site: a cache name
  * ("kmalloc-1k", "shrinker_info_unit", ...), or "large" for large kmalloc,
  * or "vmalloc". The name is copied.
+ * @sa:   the allocator.
+ * @site: the site's name.
  *
  * Context: Any registered thread.
  * Return: 0, -EINVAL for NULL or an over-long name.
  */
 SHR_API int shr_slab_fail_site(struct shr_slab_allocator *sa, const char *site);
 
-/** shr_slab_fail_nowait() - fail every SHR_GFP_NOWAIT allocation. */
+/**
+ * shr_slab_fail_nowait() - fail every SHR_GFP_NOWAIT allocation.
+ * @sa: the allocator.
+ *
+ * Context: Any registered thread; takes the allocator's fault lock.
+ */
 SHR_API void shr_slab_fail_nowait(struct shr_slab_allocator *sa);
 
-/** shr_slab_fault_clear() - disarm fault injection. */
+/**
+ * shr_slab_fault_clear() - disarm fault injection.
+ * @sa: the allocator.
+ *
+ * Context: Any registered thread; takes the allocator's fault lock.
+ */
 SHR_API void shr_slab_fault_clear(struct shr_slab_allocator *sa);
 
-/** shr_slab_faults_injected() - failures injected since creation. */
+/**
+ * shr_slab_faults_injected() - failures injected since creation.
+ * @sa: the allocator.
+ *
+ * Context: Any; lockless.
+ * Return: the count.
+ */
 SHR_API unsigned long shr_slab_faults_injected(struct shr_slab_allocator *sa);
 
-/** shr_slab_allocations() - allocations attempted since creation. */
+/**
+ * shr_slab_allocations() - allocations attempted since creation.
+ * @sa: the allocator.
+ *
+ * Context: Any; lockless.
+ * Return: the count (what shr_slab_fail_nth() counts).
+ */
 SHR_API unsigned long shr_slab_allocations(struct shr_slab_allocator *sa);
 
 #ifdef __cplusplus

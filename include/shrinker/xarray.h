@@ -89,7 +89,9 @@ struct shr_xarray {
 
 /**
  * shr_xa_node_size() - bytes of one node (the size its slab cache must have).
+ *
  * Context: Any.
+ * Return: the size.
  */
 SHR_API size_t shr_xa_node_size(void);
 
@@ -108,6 +110,7 @@ SHR_API void shr_xa_init(struct shr_xarray *xa, struct shr_kmem_cache *node_cach
 /**
  * shr_xa_destroy() - free every node; entries are not freed (the caller owns
  * them). The array is empty afterwards. Nodes are freed after a grace period.
+ * @xa: the array.
  *
  * The array stays initialised, xa_lock included: it may be used again, or
  * the caller may pthread_mutex_destroy(&xa->xa_lock) and free its memory at
@@ -118,15 +121,31 @@ SHR_API void shr_xa_init(struct shr_xarray *xa, struct shr_kmem_cache *node_cach
  */
 SHR_API void shr_xa_destroy(struct shr_xarray *xa);
 
-/** shr_xa_empty() - true if no entry is present. Context: Any. */
+/**
+ * shr_xa_empty() - whether no entry is present.
+ * @xa: the array.
+ *
+ * Context: Any.
+ * Return: true if empty.
+ */
 SHR_API bool shr_xa_empty(const struct shr_xarray *xa);
 
-/** shr_xa_nr_nodes() - nodes currently allocated. Context: Any. */
+/**
+ * shr_xa_nr_nodes() - nodes currently allocated.
+ * @xa: the array.
+ *
+ * Context: Any.
+ * Return: the node count.
+ */
 SHR_API unsigned long shr_xa_nr_nodes(const struct shr_xarray *xa);
 
 /**
- * shr_xa_load() - the entry at @index, or NULL.
+ * shr_xa_load() - the entry at @index.
+ * @xa:    the array.
+ * @index: the index.
+ *
  * Context: Any; takes the RCU read lock.
+ * Return: the entry, or NULL.
  */
 SHR_API void *shr_xa_load(struct shr_xarray *xa, unsigned long index);
 
@@ -134,6 +153,10 @@ SHR_API void *shr_xa_load(struct shr_xarray *xa, unsigned long index);
  * shr_xa_store() - store @entry at @index, replacing what was there.
  * Storing NULL erases. Marks of the slot are kept on replacement and cleared
  * on erase.
+ * @xa:    the array.
+ * @index: the index.
+ * @entry: the new entry (NULL erases).
+ * @gfp:   for node allocations.
  *
  * Context: Takes xa_lock; may allocate nodes.
  * Return: the old entry, or an error entry (check with shr_xa_is_err()):
@@ -141,24 +164,51 @@ SHR_API void *shr_xa_load(struct shr_xarray *xa, unsigned long index);
  */
 SHR_API void *shr_xa_store(struct shr_xarray *xa, unsigned long index, void *entry, shr_gfp_t gfp);
 
-/** shr_xa_store_locked() - shr_xa_store() with xa_lock held by the caller. */
+/**
+ * shr_xa_store_locked() - shr_xa_store() with xa_lock held by the caller.
+ * @xa:    the array.
+ * @index: the index.
+ * @entry: the new entry (NULL erases).
+ * @gfp:   for node allocations.
+ *
+ * Context: xa_lock held; may allocate.
+ * Return: as shr_xa_store().
+ */
 SHR_API void *shr_xa_store_locked(struct shr_xarray *xa, unsigned long index, void *entry,
 				  shr_gfp_t gfp);
 
 /**
  * shr_xa_insert() - store @entry only if @index is empty.
+ * @xa:    the array.
+ * @index: the index.
+ * @entry: the entry.
+ * @gfp:   for node allocations.
  * Context: Takes xa_lock; may allocate.
  * Return: 0, -EBUSY (occupied), -EINVAL (NULL or internal entry), -ENOMEM.
  */
 SHR_API SHR_MUST_CHECK int shr_xa_insert(struct shr_xarray *xa, unsigned long index, void *entry,
 					 shr_gfp_t gfp);
 
-/** shr_xa_insert_locked() - shr_xa_insert() with xa_lock held. */
+/**
+ * shr_xa_insert_locked() - shr_xa_insert() with xa_lock held.
+ * @xa:    the array.
+ * @index: the index.
+ * @entry: the entry.
+ * @gfp:   for node allocations.
+ *
+ * Context: xa_lock held; may allocate.
+ * Return: as shr_xa_insert().
+ */
 SHR_API SHR_MUST_CHECK int shr_xa_insert_locked(struct shr_xarray *xa, unsigned long index,
 						void *entry, shr_gfp_t gfp);
 
 /**
  * shr_xa_cmpxchg() - store @entry at @index if the current entry is @old.
+ * @xa:    the array.
+ * @index: the index.
+ * @old:   the entry expected.
+ * @entry: the new entry.
+ * @gfp:   for node allocations.
  * Context: Takes xa_lock; may allocate.
  * Return: the entry that was there (== @old on success), or an error entry.
  */
@@ -167,41 +217,98 @@ SHR_API void *shr_xa_cmpxchg(struct shr_xarray *xa, unsigned long index, void *o
 
 /**
  * shr_xa_erase() - remove the entry at @index.
+ * @xa:    the array.
+ * @index: the index.
  * Context: Takes xa_lock.
  * Return: the old entry or NULL.
  */
 SHR_API void *shr_xa_erase(struct shr_xarray *xa, unsigned long index);
 
-/** shr_xa_erase_locked() - shr_xa_erase() with xa_lock held. */
+/**
+ * shr_xa_erase_locked() - shr_xa_erase() with xa_lock held.
+ * @xa:    the array.
+ * @index: the index.
+ *
+ * Context: xa_lock held.
+ * Return: the old entry or NULL.
+ */
 SHR_API void *shr_xa_erase_locked(struct shr_xarray *xa, unsigned long index);
 
 /**
- * shr_xa_set_mark() / shr_xa_clear_mark() - set or clear @mark on a present
- * entry; no-op if @index is empty or @mark >= SHR_XA_MAX_MARKS. With
- * SHR_XA_FLAGS_ALLOC, mark 0 is reserved and these are no-ops for it (and
- * shr_xa_get_mark(), shr_xa_marked() and shr_xa_find() treat it as never
- * set).
- * Context: Take xa_lock (the _locked variants expect it held).
+ * shr_xa_set_mark() - set @mark on a present entry; a no-op if @index is
+ * empty or @mark >= SHR_XA_MAX_MARKS. With SHR_XA_FLAGS_ALLOC, mark 0 is
+ * reserved and this is a no-op for it (and shr_xa_get_mark(),
+ * shr_xa_marked() and shr_xa_find() treat it as never set).
+ * @xa:    the array.
+ * @index: the index.
+ * @mark:  the mark.
+ *
+ * Context: Takes xa_lock.
  */
 SHR_API void shr_xa_set_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
+
+/**
+ * shr_xa_clear_mark() - clear @mark on a present entry; a no-op if @index is
+ * empty or @mark >= SHR_XA_MAX_MARKS. Mark 0 of an SHR_XA_FLAGS_ALLOC array
+ * is reserved, as for shr_xa_set_mark().
+ * @xa:    the array.
+ * @index: the index.
+ * @mark:  the mark.
+ *
+ * Context: Takes xa_lock.
+ */
 SHR_API void shr_xa_clear_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
+
+/**
+ * shr_xa_set_mark_locked() - shr_xa_set_mark() with xa_lock held.
+ * @xa:    the array.
+ * @index: the index.
+ * @mark:  the mark.
+ *
+ * Context: xa_lock held.
+ */
 SHR_API void shr_xa_set_mark_locked(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
+
+/**
+ * shr_xa_clear_mark_locked() - shr_xa_clear_mark() with xa_lock held.
+ * @xa:    the array.
+ * @index: the index.
+ * @mark:  the mark.
+ *
+ * Context: xa_lock held.
+ */
 SHR_API void shr_xa_clear_mark_locked(struct shr_xarray *xa, unsigned long index,
 				      shr_xa_mark_t mark);
 
 /**
  * shr_xa_get_mark() - whether the entry at @index has @mark.
+ * @xa:    the array.
+ * @index: the index.
+ * @mark:  the mark.
+ *
  * Context: Any; takes the RCU read lock.
+ * Return: true if the entry is present and marked.
  */
 SHR_API bool shr_xa_get_mark(struct shr_xarray *xa, unsigned long index, shr_xa_mark_t mark);
 
-/** shr_xa_marked() - whether any entry of the array has @mark. Context: Any. */
+/**
+ * shr_xa_marked() - whether any entry of the array has @mark.
+ * @xa:   the array.
+ * @mark: the mark.
+ *
+ * Context: Any.
+ * Return: true if some entry has @mark.
+ */
 SHR_API bool shr_xa_marked(const struct shr_xarray *xa, shr_xa_mark_t mark);
 
 /**
  * shr_xa_find() - first entry at or after *@indexp, up to @max inclusive,
  * that matches @filter (a mark, or SHR_XA_PRESENT).
  * On success *@indexp is set to its index.
+ * @xa:     the array.
+ * @indexp: the index to start at; receives the entry's.
+ * @max:    the last index looked at.
+ * @filter: a mark, or SHR_XA_PRESENT.
  *
  * Context: Any; takes the RCU read lock.
  * Return: the entry, or NULL (then *@indexp is unspecified).
@@ -211,7 +318,13 @@ SHR_API void *shr_xa_find(struct shr_xarray *xa, unsigned long *indexp, unsigned
 
 /**
  * shr_xa_find_after() - like shr_xa_find() but strictly after *@indexp.
- * Return: NULL also when *@indexp is already @max or ULONG_MAX.
+ * @xa:     the array.
+ * @indexp: the index to start after; receives the entry's.
+ * @max:    the last index looked at.
+ * @filter: a mark, or SHR_XA_PRESENT.
+ *
+ * Context: Any; takes the RCU read lock.
+ * Return: the entry, or NULL, also when *@indexp is already @max or ULONG_MAX.
  */
 SHR_API void *shr_xa_find_after(struct shr_xarray *xa, unsigned long *indexp, unsigned long max,
 				shr_xa_mark_t filter);
@@ -228,8 +341,12 @@ SHR_API void *shr_xa_find_after(struct shr_xarray *xa, unsigned long *indexp, un
 
 /**
  * shr_xa_alloc() - store @entry at the lowest free index in [@min, @max].
- * Only for arrays initialised with SHR_XA_FLAGS_ALLOC.
- * @idp: receives the index.
+ * @xa:    the array (initialised with SHR_XA_FLAGS_ALLOC: only those).
+ * @idp:   receives the index.
+ * @entry: the entry.
+ * @min:   the lowest index wanted.
+ * @max:   the highest index wanted.
+ * @gfp:   for node allocations.
  *
  * Context: Takes xa_lock; may allocate.
  * Return: 0, -EBUSY (no free index in range), -EINVAL (array without
@@ -239,8 +356,20 @@ SHR_API void *shr_xa_find_after(struct shr_xarray *xa, unsigned long *indexp, un
 SHR_API SHR_MUST_CHECK int shr_xa_alloc(struct shr_xarray *xa, uint32_t *idp, void *entry,
 					uint32_t min, uint32_t max, shr_gfp_t gfp);
 
-/** shr_xa_lock() / shr_xa_unlock() - take / release xa_lock. */
+/**
+ * shr_xa_lock() - take xa_lock, for the _locked variants.
+ * @xa: the array.
+ *
+ * Context: Registered thread; xa_lock not held by the caller.
+ */
 SHR_API void shr_xa_lock(struct shr_xarray *xa);
+
+/**
+ * shr_xa_unlock() - release xa_lock.
+ * @xa: the array.
+ *
+ * Context: xa_lock held by the caller.
+ */
 SHR_API void shr_xa_unlock(struct shr_xarray *xa);
 
 /* Value entries: integers stored in the array without memory of their own. */

@@ -96,6 +96,8 @@ static _Thread_local bool cb_running;
 
 /* Sync: thread-local, read and written by its own thread only (rcu.h). */
 _Thread_local bool shr_rcu_thread_registered;
+/* Sync: as above. */
+_Thread_local unsigned int shr_rcu_nesting;
 
 /*
  * Thread exit. liburcu links each registered thread's reader state (its
@@ -179,6 +181,11 @@ void shr_rcu_unregistered_reader(const char *func)
 		   "libshrinker: its RCU read-side sections are not waited for by grace "
 		   "periods (section entered in %s())",
 		   func);
+}
+
+void shr_rcu_unbalanced_unlock(void)
+{
+	SHR_BUG("shr_rcu_read_unlock() without a read-side section to leave");
 }
 
 void shr_synchronize_rcu(void)

@@ -658,13 +658,22 @@ enum scan_step {
 	SCAN_RETRY,   /* hit a retired node: restart at the same index */
 };
 
-/* Next slot of @node at or after @off that may hold a hit. */
+/*
+ * Next slot of @node at or after @off that may hold a hit. For present
+ * entries, NULL slots are stepped over here, a load each: a NULL slot is
+ * no hit, no child and no RETRY, and the bounds scan_node() checks for the
+ * slot it gets back end the scan as they would have at the first NULL
+ * (past them every slot is past them too). A slot that turns NULL after
+ * this test is read again by scan_node() and is no hit there either.
+ */
 static unsigned int scan_next_slot(const struct xa_node *node, unsigned int off,
 				   const struct scan *sc)
 {
-	if (sc->filter == SHR_XA_PRESENT)
-		return off;
-	return node_next_mark(node, off, sc->filter);
+	if (sc->filter != SHR_XA_PRESENT)
+		return node_next_mark(node, off, sc->filter);
+	while (off < SHR_XA_CHUNK_SIZE && !shr_rcu_access_pointer(node->slots[off]))
+		off++;
+	return off;
 }
 
 /*

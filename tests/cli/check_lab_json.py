@@ -21,7 +21,8 @@ from schema_check import validate
 
 EXPECTED = {
     "xarray-2026-vm": ["slab_bytes_per_empty_cgroup", "walk_ns_empty_cgroup",
-                   "walk_ns_cgroup_objects_100", "mkdir_rmdir_ns_per_cgroup",
+                   "walk_ns_cgroup_tmpfs_100", "walk_ns_cgroup_objects_100",
+                   "mkdir_rmdir_ns_per_cgroup",
                    "mkdir_ns_per_cgroup", "rmdir_ns_per_cgroup", "release_cpu_ns_per_cgroup",
                    "register_ns_per_mount_cgroups_alive"],
     "xarray-2026-host": ["slab_bytes_per_empty_cgroup", "container_bytes_per_empty_cgroup",

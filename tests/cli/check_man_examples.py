@@ -8,8 +8,10 @@ continuation lines joined, the trailing comment dropped) and run by bash in
 a scratch directory, with `shrinklab` on the PATH being a wrapper around
 the binary under test that adds `--scale quick` to reproduce, run and
 compare when the example gives no scale and no geometry of its own, and
-`--scale 0.05` to sweep (the documented scales take minutes and gigabytes;
-the command line is otherwise the documented one). Then:
+`--scale 0.05` to sweep (the documented scales take minutes and gigabytes),
+and `--json shrinklab-rows.json` to reproduce, run, compare and kernel when
+the example writes no JSON of its own, so that every example's rows are
+checked below (the command line is otherwise the documented one). Then:
 
 - every example exits 0, pipes included (pipefail);
 - no output prints a timed median as "0 ns";
@@ -36,7 +38,14 @@ EXE, MAN, WORK = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.
 
 WRAPPER = r'''#!/bin/sh
 # Scaled-down runs of the man page's examples (check_man_examples.py).
+# An example that writes no JSON writes it here too, so that its rows are checked.
 sub="$1"
+rows=
+case "$sub" in
+reproduce|run|compare|kernel)
+	case " $* " in *" --json"*) ;; *) rows=1 ;; esac ;;
+esac
+[ -z "$rows" ] || set -- "$@" --json shrinklab-rows.json
 case " $* " in
 *" --scale"*|*" --mounts"*|*" --cgroups"*) exec "%(exe)s" "$@" ;;
 esac

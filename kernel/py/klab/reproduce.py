@@ -128,6 +128,8 @@ TABLES = (
            ("array-ondemand", "array-ondemand"), ("mainline", "prealloc")),
           (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
            ("walk_ns_empty_cgroup", PER_CGROUP, "shrink_slab_memcg(), empty cgroup"),
+           ("walk_ns_cgroup_tmpfs_100", PER_CGROUP,
+            "same, tmpfs files on 100 sb (the seed's mounts: no shrinker called)"),
            ("walk_ns_cgroup_objects_100", PER_CGROUP,
             "same, cgroup with objects on 100 sb"),
            ("mkdir_rmdir_ns_per_cgroup", PER_CGROUP, "mkdir/rmdir the cgroups"),

@@ -13,7 +13,9 @@
  * abort, the others ignore the call and the thread stays usable.
  *
  * The library's own call_rcu queue: a callback does not run while a reader
- * that was inside its section when it was queued is still there; the
+ * that was inside its section when it was queued is still there (also
+ * after the reader left a nested section: only the outermost one counts,
+ * and an unlock without a section is caught in debug builds); the
  * callback thread runs callbacks without being asked; shr_rcu_barrier()
  * runs everything queued, callbacks queued by callbacks included, and
  * leaves nothing pending.
@@ -223,6 +225,8 @@ static void cb_run(struct rcu_head *head)
 
 struct holder {
 	atomic_int entered, release;
+	/* Enter two sections, leave the inner one, then wait in the outer. */
+	bool nested;
 };
 
 /* A reader that stays inside its read-side section until told. */
@@ -232,6 +236,10 @@ static void *holding_reader(void *arg)
 
 	shr_thread_register();
 	shr_rcu_read_lock();
+	if (h->nested) {
+		shr_rcu_read_lock();
+		shr_rcu_read_unlock();
+	}
 	atomic_store(&h->entered, 1);
 	while (!atomic_load(&h->release))
 		sched_yield();
@@ -240,28 +248,65 @@ static void *holding_reader(void *arg)
 	return NULL;
 }
 
-/* A callback queued while a reader is inside its section does not run
- * until that reader leaves (the callback thread is given every chance);
+/* Queue a callback while @h's reader is inside its section: it does not
+ * run until the reader leaves (the callback thread is given every chance);
  * the barrier then runs it. */
-static void test_callback_waits_for_a_reader_in_its_section(void **state)
+static void check_callback_waits_for(struct holder *h)
 {
-	struct holder h = { 0, 0 };
 	atomic_int ran = 0;
 	struct cb c = { .ran = &ran };
 	pthread_t t;
 
-	(void)state;
-	assert_int_equal(pthread_create(&t, NULL, holding_reader, &h), 0);
-	while (!atomic_load(&h.entered))
+	assert_int_equal(pthread_create(&t, NULL, holding_reader, h), 0);
+	while (!atomic_load(&h->entered))
 		sched_yield();
 	shr_call_rcu(&c.head, cb_run);
 	for (int i = 0; i < 50; i++)
 		usleep(1000);
 	assert_int_equal(atomic_load(&ran), 0);
-	atomic_store(&h.release, 1);
+	atomic_store(&h->release, 1);
 	shr_rcu_barrier();
 	assert_int_equal(atomic_load(&ran), 1);
 	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+/* A callback queued while a reader is inside its section does not run
+ * until that reader leaves (the callback thread is given every chance);
+ * the barrier then runs it. */
+static void test_callback_waits_for_a_reader_in_its_section(void **state)
+{
+	struct holder h = { 0, 0, false };
+
+	(void)state;
+	check_callback_waits_for(&h);
+}
+
+/* Only the outermost section enters liburcu's (rcu.h): leaving a nested
+ * one must not end the reader's section for grace periods. */
+static void test_callback_waits_for_a_reader_that_left_a_nested_section(void **state)
+{
+	struct holder h = { 0, 0, true };
+
+	(void)state;
+	check_callback_waits_for(&h);
+}
+
+static void unbalanced_unlock(void *arg)
+{
+	(void)arg;
+	shr_rcu_read_unlock();
+}
+
+/* Debug builds catch an unlock without a section to leave. */
+static void test_unbalanced_unlock_aborts_in_debug_builds(void **state)
+{
+	(void)state;
+	if (!SHR_DEBUG_CHECKS) {
+		print_message("# not a debug build: nothing to check\n");
+		return;
+	}
+	shr_test_expect_abort(unbalanced_unlock, NULL,
+			      "shr_rcu_read_unlock() without a read-side section to leave");
 }
 
 /* One barrier runs what was queued and what those callbacks queued in
@@ -305,6 +350,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_unregistered_reader_aborts_in_debug_builds),
 		cmocka_unit_test(test_double_register_and_unregister_are_refused),
 		cmocka_unit_test(test_callback_waits_for_a_reader_in_its_section),
+		cmocka_unit_test(test_callback_waits_for_a_reader_that_left_a_nested_section),
+		cmocka_unit_test(test_unbalanced_unlock_aborts_in_debug_builds),
 		cmocka_unit_test(test_barrier_runs_chained_callbacks),
 		cmocka_unit_test(test_callback_thread_runs_callbacks),
 	};

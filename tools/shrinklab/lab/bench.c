@@ -163,6 +163,18 @@ int lab_bench_file(struct lab_bench *b, size_t sb, size_t cg, int nid)
 	return sb_create_file(b->sbs[sb], b->cgs[cg], nid);
 }
 
+int lab_bench_tmpfs_file(struct lab_bench *b, size_t sb, size_t cg)
+{
+	int ret;
+
+	if (sb >= b->nr_sbs || cg >= b->nr_cgs)
+		return -EINVAL;
+	ret = shr_memcg_list_lru_alloc(b->cgs[cg], b->sbs[sb]->dentry_lru, SHR_GFP_KERNEL);
+	if (ret)
+		return ret;
+	return shr_memcg_list_lru_alloc(b->cgs[cg], b->sbs[sb]->inode_lru, SHR_GFP_KERNEL);
+}
+
 unsigned long lab_bench_sunreclaim(struct lab_bench *b)
 {
 	shr_rcu_barrier();

@@ -43,6 +43,13 @@ int lab_bench_mkcg(struct lab_bench *b, unsigned long n);
 /* rmdir the last @n cgroups. */
 int lab_bench_rmcg(struct lab_bench *b, unsigned long n);
 int lab_bench_file(struct lab_bench *b, size_t sb, size_t cg, int nid);
+/*
+ * A tmpfs file of cgroup @cg on mount @sb: its dentry and inode are charged
+ * to the cgroup, so the cgroup gets its lists on the mount's two list_lrus
+ * (and, in the on-demand designs, its unit for the mount's shrinker), but
+ * tmpfs pins both objects, so nothing goes on a list and no bit is set.
+ */
+int lab_bench_tmpfs_file(struct lab_bench *b, size_t sb, size_t cg);
 /* SUnreclaim after deferred frees have run. */
 unsigned long lab_bench_sunreclaim(struct lab_bench *b);
 /* shrink_slab() every cgroup of the bench once on every node; ns taken. */

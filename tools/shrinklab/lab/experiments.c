@@ -102,6 +102,79 @@ static void churn_resolution(struct lab_run *run, const struct lab_bench *b, siz
 
 /* ---- xarray-2026-vm ---- */
 
+/* Calls of the workload mounts' shrinkers that reached count_objects. */
+static unsigned long shrinker_calls(const struct lab_bench *b)
+{
+	unsigned long sum = 0;
+
+	for (size_t k = 0; k < b->nr_sbs; k++) {
+		struct shr_shrinker_stats st;
+
+		if (!shr_shrinker_get_stats(b->sbs[k]->shrinker, &st))
+			sum += st.calls;
+	}
+	return sum;
+}
+
+/*
+ * The walk rounds of @metric at priority SHR_DEF_PRIORITY, with the
+ * shrinkers the walks called (counted by the library, warm-up included)
+ * per cgroup and node in the rows' note: what the timed walk did.
+ */
+static int walk_rounds_counted(struct lab_run *run, struct lab_bench *b, size_t n,
+			       const struct lab_options *opt, const char *metric, const char *what)
+{
+	static lab_samples_t v[1];
+	struct lab_scale geo[MAX_BENCHES];
+	unsigned long before[MAX_BENCHES] = { 0 };
+	int prio = SHR_DEF_PRIORITY;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		if (lab_bench_ok(&b[i]))
+			before[i] = shrinker_calls(&b[i]);
+	lab_lockstep_geometry(b, n, geo);
+	ret = lab_lockstep_rounds(b, n, 1, opt->samples, what, sample_walk, &prio, 1, v);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		double walks = (double)(opt->samples + 1) * (double)b[i].nr_cgs;
+		size_t used = strlen(geo[i].note);
+
+		if (!lab_bench_ok(&b[i]) || !b[i].nr_cgs)
+			continue;
+		walks *= shr_host_nr_nodes(b[i].host);
+		snprintf(geo[i].note + used, sizeof(geo[i].note) - used,
+			 "%s%.1f shrinkers called per cgroup and node", used ? "; " : "",
+			 (double)(shrinker_calls(&b[i]) - before[i]) / walks);
+	}
+	lab_lockstep_add_samples(run, b, n, metric, v[0], opt->samples, geo);
+	walk_resolution(run, b, n, metric);
+	return 0;
+}
+
+/* A file in every cgroup of every bench on 100 mounts spread over the id
+ * range: a tmpfs file (@tmpfs) or one whose objects are on the lists. */
+static int fill_100_mounts(struct lab_bench *b, size_t n, bool tmpfs)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		size_t mounts = b[i].nr_sbs < 100 ? b[i].nr_sbs : 100;
+		size_t stride = mounts ? b[i].nr_sbs / mounts : 1;
+
+		if (!lab_bench_ok(&b[i]))
+			continue;
+		lab_progress("%s: %s in %zu cgroups", b[i].label, tmpfs ? "tmpfs files" : "files",
+			     b[i].nr_cgs);
+		for (size_t c = 0; c < b[i].nr_cgs && !ret; c++)
+			for (size_t m = 0; m < mounts && !ret; m++)
+				ret = tmpfs ? lab_bench_tmpfs_file(&b[i], m * stride, c)
+					    : lab_bench_file(&b[i], m * stride, c, 0);
+	}
+	return ret;
+}
+
 static int run_xarray_vm(struct lab_run *run, const struct lab_options *opt)
 {
 	static lab_samples_t v[4];
@@ -140,29 +213,27 @@ static int run_xarray_vm(struct lab_run *run, const struct lab_options *opt)
 		churn_resolution(run, b, n, k, churn);
 	}
 
-	/* Objects on 100 mounts spread over the id range, in every cgroup; the
-	 * walk is measured before the registration rounds add mounts, at the
-	 * geometry of the other rows. */
-	for (size_t i = 0; i < n && !ret; i++) {
-		size_t mounts = b[i].nr_sbs < 100 ? b[i].nr_sbs : 100;
-		size_t stride = mounts ? b[i].nr_sbs / mounts : 1;
-
-		if (!lab_bench_ok(&b[i]))
-			continue;
-		lab_progress("%s: files in %zu cgroups", b[i].label, b[i].nr_cgs);
-		for (size_t c = 0; c < b[i].nr_cgs && !ret; c++)
-			for (size_t m = 0; m < mounts && !ret; m++)
-				ret = lab_bench_file(&b[i], m * stride, c, 0);
-	}
+	/*
+	 * 100 mounts spread over the id range, in every cgroup, first with
+	 * tmpfs files (the seed's mounts are tmpfs: the cgroup has its lists
+	 * and, on demand, its units there, but tmpfs pins its dentries and
+	 * inodes, so no object is on a list, no bit is set and the walk calls
+	 * no shrinker), then with a file whose dentry and inode are on the
+	 * lists (a disk filesystem's or procfs's: the walk calls the 100
+	 * shrinkers). Both walks are measured before the registration rounds
+	 * add mounts, at the geometry of the other rows.
+	 */
+	ret = fill_100_mounts(b, n, true);
+	if (!ret)
+		ret = walk_rounds_counted(run, b, n, opt, "walk_ns_cgroup_tmpfs_100",
+					  "walk with tmpfs files");
+	if (!ret)
+		ret = fill_100_mounts(b, n, false);
+	if (!ret)
+		ret = walk_rounds_counted(run, b, n, opt, "walk_ns_cgroup_objects_100",
+					  "walk with objects");
 	if (ret)
 		goto out;
-	lab_lockstep_geometry(b, n, geo);
-	ret = lab_lockstep_rounds(b, n, 1, opt->samples, "walk with objects", sample_walk, &prio, 1,
-				  v);
-	if (ret)
-		goto out;
-	lab_lockstep_add_samples(run, b, n, "walk_ns_cgroup_objects_100", v[0], opt->samples, geo);
-	walk_resolution(run, b, n, "walk_ns_cgroup_objects_100");
 
 	extra = extra ? extra : 1;
 	lab_lockstep_geometry(b, n, geo);
@@ -677,8 +748,10 @@ static const struct lab_metric vm_metrics[] = {
 	  "unreclaimable slab per empty cgroup" },
 	{ "walk_ns_empty_cgroup", "ns", LAB_G_PER_CGROUP,
 	  "shrink_slab() of an empty cgroup (per cgroup and node)" },
+	{ "walk_ns_cgroup_tmpfs_100", "ns", LAB_G_PER_CGROUP,
+	  "shrink_slab() of a cgroup with tmpfs files on 100 mounts (no shrinker called)" },
 	{ "walk_ns_cgroup_objects_100", "ns", LAB_G_PER_CGROUP,
-	  "shrink_slab() of a cgroup with objects on 100 mounts" },
+	  "shrink_slab() of a cgroup with objects on 100 mounts (100 shrinkers called)" },
 	{ "mkdir_rmdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP, "mkdir + rmdir per cgroup" },
 	{ "mkdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP, "mkdir per cgroup" },
 	{ "rmdir_ns_per_cgroup", "ns", LAB_G_PER_CGROUP,
