@@ -6,11 +6,11 @@ import subprocess
 from .run import log
 from .shell import sh
 
+# stress-ng: the reviewers' workload copies the host's binary and its libraries
+# into the guest (workloads.py, LKP's --ramfs case).
 HOST_PACKAGES = ["linux-source-6.12", "build-essential", "flex", "bison", "bc", "libelf-dev",
                  "libssl-dev", "dwarves", "cpio", "qemu-system-x86", "busybox-static",
                  "ccache", "e2fsprogs", "patch", "xz-utils", "python3",
-                 # the reviewers workload (klab work, CI's work stage) copies Debian's
-                 # stress-ng into its guest (workloads.stress_ng_files())
                  "stress-ng"]
 
 
