@@ -6,9 +6,12 @@ import subprocess
 from .run import log
 from .shell import sh
 
+# stress-ng: the reviewers' workload copies the host's binary and its libraries
+# into the guest (workloads.py, LKP's --ramfs case).
 HOST_PACKAGES = ["linux-source-6.12", "build-essential", "flex", "bison", "bc", "libelf-dev",
                  "libssl-dev", "dwarves", "cpio", "qemu-system-x86", "busybox-static",
-                 "ccache", "e2fsprogs", "patch", "xz-utils", "python3"]
+                 "ccache", "e2fsprogs", "patch", "xz-utils", "python3",
+                 "stress-ng"]
 
 
 def missing():
