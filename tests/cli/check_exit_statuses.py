@@ -102,6 +102,9 @@ def main():
         pass
     with open(comments, "w") as f:
         f.write("# only a comment\n\n")
+    long_field = os.path.join(WORK, "long-field.tsv")
+    with open(long_field, "w") as f:
+        f.write("xarray-2026-vm\tprealloc\t%s\t1\tB\tmounts=1\txarray-2026\tx\n" % ("m" * 100))
     big = os.path.join(WORK, "too-big.json")
     if os.path.exists(big):
         os.unlink(big)
@@ -150,6 +153,8 @@ def main():
          ["reproduce", "--data", empty] + QUICK, "no figures")
     case(2, "a --data file that cannot be read or holds no figures",
          ["reproduce", "--data", comments] + QUICK, "no figures")
+    case(2, "a --data file that cannot be read or holds no figures",
+         ["reproduce", "--data", long_field] + QUICK, "no field longer")
     unwritable = "an output that cannot be written"
     case(2, unwritable, ["run", "--design", "xarray", "--json", "/nonexistent-dir/x.json"] +
          QUICK, "--json")

@@ -190,6 +190,17 @@ static int parse_geometry(char *s, struct lab_seed_geometry *g)
 	return 0;
 }
 
+/* A field longer than its slot makes the line invalid rather than cut short. */
+static int copy_field(char *dst, size_t size, const char *src)
+{
+	size_t len = strlen(src);
+
+	if (len >= size)
+		return -EINVAL;
+	memcpy(dst, src, len + 1);
+	return 0;
+}
+
 static int parse_figure(char *line, struct lab_seed_figure *fig)
 {
 	char *f[8];
@@ -199,12 +210,13 @@ static int parse_figure(char *line, struct lab_seed_figure *fig)
 	if (split_tabs(line, f, 8) != 8)
 		return -EINVAL;
 	memset(fig, 0, sizeof(*fig));
-	snprintf(fig->experiment, sizeof(fig->experiment), "%s", f[0]);
-	snprintf(fig->design, sizeof(fig->design), "%s", f[1]);
-	snprintf(fig->metric, sizeof(fig->metric), "%s", f[2]);
-	snprintf(fig->unit, sizeof(fig->unit), "%s", f[4]);
-	snprintf(fig->thread, sizeof(fig->thread), "%s", f[6]);
-	snprintf(fig->source, sizeof(fig->source), "%s", f[7]);
+	if (copy_field(fig->experiment, sizeof(fig->experiment), f[0]) ||
+	    copy_field(fig->design, sizeof(fig->design), f[1]) ||
+	    copy_field(fig->metric, sizeof(fig->metric), f[2]) ||
+	    copy_field(fig->unit, sizeof(fig->unit), f[4]) ||
+	    copy_field(fig->thread, sizeof(fig->thread), f[6]) ||
+	    copy_field(fig->source, sizeof(fig->source), f[7]))
+		return -EINVAL;
 	if (strcmp(fig->unit, "B") && strcmp(fig->unit, "ns") && strcmp(fig->unit, "count"))
 		return -EINVAL;
 	if (parse_geometry(f[5], &fig->geo))
@@ -264,7 +276,8 @@ int lab_seeds_load(struct lab_seeds *s, const char *path, char *err, size_t errl
 		if (parse_figure(line, &s->v[s->n])) {
 			snprintf(err, errlen, "%s:%u: expected 8 tab-separated fields: a number, "
 				 "<number, >number or 'same', a unit B|ns|count and a geometry "
-				 "(key=N, N..M or ?; keys mounts units cgroups nodes cpus)",
+				 "(key=N, N..M or ?; keys mounts units cgroups nodes cpus), "
+				 "no field longer than the lab keeps",
 				 name, lineno);
 			fclose(f);
 			lab_seeds_free(s);
