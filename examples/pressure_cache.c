@@ -27,7 +27,8 @@
  * byte freed, CLOCK_MONOTONIC), and checks what it can:
  *   - with a budget: the cache's peak stayed under the budget plus the
  *     direct-reclaim margin, and the reclaim took from each tenant in
- *     proportion to what it inserted (within a quarter);
+ *     proportion to what it inserted (each tenant's share of its entries
+ *     within half of the tenants' mean; see the check for why not closer);
  *   - the last line is "pressure_cache: ok" (exit 0), or a line saying
  *     what failed (exit 1). Bad arguments exit 2.
  *
@@ -532,8 +533,19 @@ int main(int argc, char **argv)
 			       "and its margin (%lu KiB)\n", st.peak / 1024, cap / 1024);
 			failures++;
 		}
+		/*
+		 * Proportional, not equal: the kernel's arithmetic scans
+		 * (count >> priority) of each list and defers what is below a
+		 * batch, so carol's smaller lists reach their batch only at
+		 * lower priorities, and how many rounds run at which priority
+		 * depends on when the reclaimer thread runs beside the
+		 * inserting one. Measured on 2 cores with a CPU hog beside it
+		 * (2026-12-01): a tenant's share 0.65..1.2 of the mean, 2 runs
+		 * of 30 below 0.75. Half the mean still fails a tenant that
+		 * is spared or drained.
+		 */
 		for (int t = 0; t < NR_TENANTS; t++) {
-			if (share[t] < mean * 0.75 || share[t] > mean * 1.25) {
+			if (share[t] < mean * 0.5 || share[t] > mean * 1.5) {
 				printf("pressure_cache: FAILED: %s lost %.1f%% of its entries, the "
 				       "tenants %.1f%% on average\n", tenant_name[t],
 				       100 * share[t], 100 * mean);
