@@ -10,8 +10,12 @@ on real files (a miniature linux-source tarball, kernelsrc.py):
   - a series that does not apply fails with its name, the tree left as
     mainline;
   - the applied series is reversed from the cache's own copy, whatever
-    happened to the design's directory since.
+    happened to the design's directory since;
+  - a tree's lock keeps a second klab process out while the first holds
+    it, and lets it in once the first has let go.
 Run: python3 tests/kernel/test_tree.py (make check: Meson test kernel_tree)."""
+import fcntl
+import multiprocessing
 import os
 import shutil
 import tempfile
@@ -140,6 +144,47 @@ class Switching(unittest.TestCase):
         st = self.cache.ensure_selftests(self.run_)
         self.assertTrue(os.path.exists(os.path.join(
             st, "tools/testing/selftests/cgroup/test_kmem.c")))
+
+
+def _hold_lock(root, holding, release):
+    """In a second process: hold the lab tree's lock until @release."""
+    with tree.Cache(root=root).locked("lab"):
+        holding.set()
+        release.wait(60)
+
+
+class Locking(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="klab-test-lock-")
+        self.cache = tree.Cache(root=os.path.join(self.tmp, "cache"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _try_lock(self):
+        with open(self.cache.tree_dir("lab") + ".lock", "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(f, fcntl.LOCK_UN)
+            return True
+
+    def test_second_process_waits_for_the_tree_lock(self):
+        ctx = multiprocessing.get_context("fork")
+        holding, release = ctx.Event(), ctx.Event()
+        other = ctx.Process(target=_hold_lock, args=(self.cache.root, holding, release))
+        other.start()
+        try:
+            self.assertTrue(holding.wait(60), "the other process never took the lock")
+            self.assertFalse(self._try_lock(), "the lock let a second process in")
+        finally:
+            release.set()
+            other.join(60)
+        self.assertEqual(other.exitcode, 0)
+        self.assertTrue(self._try_lock(), "the lock stayed held after its holder let go")
+        with self.cache.locked("lab"):
+            self.assertFalse(self._try_lock(), "locked() did not take the lock")
 
 
 if __name__ == "__main__":

@@ -106,10 +106,29 @@ def build_design(cache, config, design, run):
     out = cache.image_dir(cfg.name, design.name)
     stamp = "%s %s %s\n" % (design.series_hash(), cfg.hash(), compiler())
     img = os.path.join(out, "bzImage")
-    if os.path.exists(img) and os.path.exists(img + ".stamp") and \
-            open(img + ".stamp").read() == stamp:
+    if _current(img, stamp):
         log("%s/%s: image is current" % (cfg.name, design.name))
         return img
+    with cache.locked(cfg.name):
+        if _current(img, stamp):
+            log("%s/%s: image is current (another run built it)" % (cfg.name, design.name))
+            return img
+        _build_locked(cache, cfg, design, img, stamp, run)
+    return img
+
+
+def _current(img, stamp):
+    try:
+        with open(img + ".stamp") as f:
+            return os.path.exists(img) and f.read() == stamp
+    except OSError:
+        return False
+
+
+def _build_locked(cache, cfg, design, img, stamp, run):
+    """Switch, configure and build @cfg's tree for @design and keep its
+    image; the caller holds the tree's lock."""
+    out = os.path.dirname(img)
     tree = cache.switch(cfg.name, design, run)
     configure(tree, cfg, run)
     with run.step("build %s/%s" % (cfg.name, design.name)):
@@ -118,7 +137,6 @@ def build_design(cache, config, design, run):
     shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img)
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
-    return img
 
 
 def build_all(cache, config, designs, run):
@@ -149,7 +167,8 @@ def compile_series(cache, design, run):
     lab = config_of("lab", design)
     cfg = Config(lab.name.replace("lab", "compile", 1), lab.fragments)
     bad = []
-    with run.step("W=1 per patch %s (%d patches)" % (design.name, len(design.patches))):
+    with cache.locked(cfg.name), \
+            run.step("W=1 per patch %s (%d patches)" % (design.name, len(design.patches))):
         for k in range(1, len(design.patches) + 1):
             prefix = designs.Design("%s~%d" % (design.name, k), design.patches[:k], design.dir,
                                     design.fragment)

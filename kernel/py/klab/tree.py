@@ -14,6 +14,13 @@ Layout under the cache's root ($KLAB_CACHE), outside the repo:
   klab-selftests-src/      the pristine selftests and tools/include
   klab-images/<config>/<design>/   each design's kernel (build.py)
 
+Each tree has a lock file beside it (klab-<config>.lock): a command holds
+it (flock, exclusive) from switching the tree's series until it has taken
+what it needs from the tree (a kept image, compiled objects), so two klab
+runs sharing one $KLAB_CACHE wait for each other instead of patching and
+building one tree at once. Boots and guests need no tree and run in
+parallel.
+
 Switching design reverses the applied series (patch -R, last patch first)
 and applies the new one, then gives back their old mtime to the files the
 switch left with the same content: make rebuilds only what depends on the
@@ -23,6 +30,8 @@ series does not reverse cleanly is unpacked again. No git: on a fresh
 machine unpacking is the whole cost (a git commit of the 80,000 files took
 5 minutes on a loaded 2-core machine).
 """
+import contextlib
+import fcntl
 import glob
 import hashlib
 import os
@@ -74,6 +83,22 @@ class Cache:
         shutil.rmtree(dest, ignore_errors=True)
         os.rename(tmp, dest)
 
+    @contextlib.contextmanager
+    def locked(self, config):
+        """Hold @config's tree lock (exclusive flock of klab-<config>.lock;
+        the kernel drops it if the process dies)."""
+        os.makedirs(self.root, exist_ok=True)
+        with open(self.tree_dir(config) + ".lock", "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                log("%s: another klab run holds the tree; waiting for it" % config)
+                fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
     def ensure_tree(self, config, run):
         tree = self.tree_dir(config)
         if not os.path.exists(os.path.join(tree, "Makefile")):
@@ -84,8 +109,13 @@ class Cache:
         """Pristine tools/testing/selftests and tools/include (copied when a
         tree is unpacked; taken from the tarball when the trees predate that)."""
         st = self.selftests_dir()
-        if not os.path.isdir(st):
-            os.makedirs(st + ".tmp", exist_ok=True)
+        if os.path.isdir(st):
+            return st
+        with self.locked("selftests-src"):
+            if os.path.isdir(st):
+                return st
+            shutil.rmtree(st + ".tmp", ignore_errors=True)
+            os.makedirs(st + ".tmp")
             self._untar(st + ".tmp", run, "selftests", [
                 "linux-source-6.12/tools/testing/selftests", "linux-source-6.12/tools/include"])
             os.rename(st + ".tmp", st)

@@ -17,7 +17,8 @@ def arguments(p):
 
 
 def checkpatch(run, cache, chosen):
-    src = cache.ensure_tree("lab", run)
+    with cache.locked("lab"):
+        src = cache.ensure_tree("lab", run)
     script = os.path.join(src, "scripts", "checkpatch.pl")
     n = 0
     with run.step("checkpatch --strict"):
