@@ -134,7 +134,9 @@ def _build_locked(cache, cfg, design, img, stamp, run):
     with run.step("build %s/%s" % (cfg.name, design.name)):
         make(tree, "bzImage")
     os.makedirs(out, exist_ok=True)
-    shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img)
+    # a new file renamed over the old: a guest booting the old image reads it whole
+    shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img + ".tmp")
+    os.replace(img + ".tmp", img)
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
 
