@@ -349,18 +349,22 @@ int run_design(enum shr_design design)
 	interval = QUIESCENT_INTERVAL_S;
 	next = interval;
 	stutter = STUTTER_ON_S;
-	fault = 0;
+	/* Fault rules change on wall time in both modes: a worker that keeps
+	 * failing an allocation retries until the rule changes (tq_reparent()),
+	 * and under --ops the other workers may be waiting on its lock, so
+	 * the count of operations would not move on. */
+	fault = start;
 	while ((t = run_clock(start)) < len) {
 		double until = next < stutter ? next : stutter;
 
-		if (T.cfg.faults && fault < until)
-			until = fault;
+		if (T.cfg.faults && !T.cfg.ops && fault - start < until)
+			until = fault - start;
 		run_clock_wait((until < len ? until : len) - t);
 		t = run_clock(start);
 		raise_mount_limit(t / len);
-		if (T.cfg.faults && t >= fault) {
+		if (T.cfg.faults && now_s() >= fault) {
 			arm_fault(&rng);
-			fault = t + FAULT_PERIOD_S;
+			fault = now_s() + FAULT_PERIOD_S;
 		}
 		if (t >= stutter) {
 			widened = !widened;

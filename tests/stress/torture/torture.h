@@ -191,8 +191,9 @@ struct worker_state {
 #define STUTTER_OFF_S 0.25
 /* A new fault rule this often while the workers run. */
 #define FAULT_PERIOD_S 0.004
-/* Under --ops the schedule above runs on work, not time: this many
- * operations make one of its seconds (about half a second of an idle plain
+/* Under --ops the checks, stutter and mount limit run on work, not time
+ * (fault rules keep changing on wall time: run.c says why): this many
+ * operations make one of their seconds (about half a second of an idle plain
  * build with 4 threads), fewer when the budget is small, so that every run
  * spans at least MIN_RUN_S of the schedule (six checks, three stutter
  * cycles: a TSan build does a few thousand operations a second). The main
