@@ -159,6 +159,10 @@ class Tables(unittest.TestCase):
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)
+        heads = [x for x in text.splitlines() if x.startswith("== ")]
+        self.assertTrue(heads)
+        for h in heads:
+            self.assertIn("(clock: wall, the guest's CLOCK_MONOTONIC)", h)
 
 
 if __name__ == "__main__":
