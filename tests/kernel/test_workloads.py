@@ -8,7 +8,11 @@
     compiled here);
   - the containers disk holds one clean ext4 file system per slot, sparse;
   - the verdict tables: ratio to mainline classed on the unpaired range,
-    the best median by the metric's direction, none for a behaviour figure.
+    the best median by the metric's direction, none for a behaviour figure;
+  - the model beside the kernel (klab.workmodel): the model's cell pairs by
+    metric name and design mapping, with model/kernel; what the model does
+    not model (page cache, kswapd) is named with a footnote, never a blank;
+    the model's options are the guest's parameters.
 Run: python3 tests/kernel/test_workloads.py (make check: Meson test kernel_workloads)."""
 import copy
 import os
@@ -19,7 +23,7 @@ import tempfile
 import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
-from klab import workloads
+from klab import workloads, workmodel
 from klabtest import REPO, fixture
 from schema_check import validate
 
@@ -159,6 +163,71 @@ class Tables(unittest.TestCase):
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)
+
+
+def model_doc(kernel, label, factor, drop=("ct_file_bytes", "reclaim_file_freed_bytes",
+                                           "high_pgscan", "high_pgsteal", "balloon_")):
+    """A stand-in for `shrinklab containers`' document: @kernel's containers
+    rows as design @label, times @factor, without the rows the model leaves
+    out."""
+    e = copy.deepcopy(kernel["experiments"][0])
+    e["results"] = [dict(r, design=label) for r in e["results"]
+                    if not r["metric"].startswith(drop)]
+    for r in e["results"]:
+        r["value"], r["min"], r["max"] = (x * factor for x in (r["value"], r["min"], r["max"]))
+    return {"schema": "shrinklab/2", "command": ["shrinklab", "containers"],
+            "experiments": [e]}
+
+
+class ModelBeside(unittest.TestCase):
+    """klab work: the model's figure beside each kernel figure of the
+    containers table, model/kernel, and what the model does not model named
+    instead of a blank (workmodel.not_modelled)."""
+
+    def setUp(self):
+        self.kernel = fixture("work-short-mainline.json")
+        self.cmp = workloads.join([self.kernel], [model_doc(self.kernel, "prealloc", 0.5)])
+        self.by = {(e["id"], m["metric"]): m for e in self.cmp["experiments"]
+                   for m in e["metrics"]}
+
+    def test_model_cell_and_ratio_pair_by_name_and_mapping(self):
+        rec = self.by[("containers", "reclaim_ns_no_mounts")]["designs"]["mainline"]
+        self.assertAlmostEqual(rec["model"]["value"], rec["kernel"]["value"] * 0.5)
+        self.assertAlmostEqual(rec["model_ratio"]["value"], 0.5)
+        self.assertNotIn("model_leaves_out", self.by[("containers", "reclaim_ns_no_mounts")])
+
+    def test_what_the_model_leaves_out_is_named(self):
+        for metric, kind in (("ct_file_bytes_no_mounts", "absent"),
+                             ("balloon_kswapd_cpu_ns", "absent"),
+                             ("high_pgscan_per_file", "absent"),
+                             ("ct_memory_bytes_no_mounts", "part")):
+            self.assertEqual(self.by[("containers", metric)]["model_leaves_out"]["kind"], kind,
+                             metric)
+        self.assertNotIn("model_leaves_out", self.by[("ramfs", "ramfs_stress_ng_ops_per_s")])
+        text = workloads.tables(self.cmp)
+        lines = text.split("\n")
+        i = next(k for k, x in enumerate(lines) if x.strip().startswith("balloon_kswapd_cpu_ns "))
+        self.assertIn("not modelled [", lines[i + 1])
+        i = next(k for k, x in enumerate(lines) if x.strip().startswith("reclaim_ns_no_mounts "))
+        self.assertRegex(lines[i + 1], r"model .*\(m/k x0\.5\)")
+        for why in ("page cache", "kswapd", "page LRU", "writer writes page cache"):
+            self.assertRegex(text, r"\[[a-z]\] [^\n]*" + why)
+        # No model line in a table the model does not run.
+        ramfs = text.split("== ramfs")[1].split("== ")[0]
+        self.assertNotIn("model", ramfs)
+
+    def test_model_options_are_the_guests(self):
+        args = workmodel.container_args(self.kernel, 6358)
+        opts = dict(zip(args[::2], args[1::2]))
+        self.assertEqual(opts["--containers"], "3")
+        self.assertEqual(opts["--bg"], "0+500")
+        self.assertEqual(opts["--writer-files"], "200")
+        self.assertEqual(opts["--proc-files"], "6358")
+        self.assertEqual(opts["--nodes"], "4")
+        self.assertNotIn("--bytes", opts)
+        self.assertEqual(workmodel.proc_walk_entries(
+            "[klab      3.42] containers: procfs walk: 6358 entries\n"), 6358)
+        self.assertIsNone(workmodel.proc_walk_entries("no walk here"))
 
 
 if __name__ == "__main__":

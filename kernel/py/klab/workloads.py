@@ -22,9 +22,9 @@ medians) [min..max of every sample], and for a design its ratio to
 mainline [unpaired range: min/max over max/min] classed as the lab classes
 (compare.classify: lower below 0.8, higher above 1.25, same between, or
 across a boundary); the best median of a metric that has a direction is
-marked *. Where a model document of the same experiment exists (the
-model's container workload, a later part of issue 19), its figure stands
-beside the kernel's.
+marked *. Under the kernel's line, the model's (`shrinklab containers` at
+the guest's geometry, workmodel.py) with model/kernel, or "not modelled"
+and a footnote saying what the model leaves out (page cache, kswapd).
 """
 import dataclasses
 import datetime
@@ -35,7 +35,7 @@ import shutil
 import statistics
 import subprocess
 
-from . import boot, compare, paths
+from . import boot, compare, paths, workmodel
 from .boots import checked_boot
 from .run import log
 
@@ -306,7 +306,8 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
     and the best design."""
     metrics = load_metrics(path)
     kcells, units, order = compare._rows_by(kernel_docs)
-    mcells, _, _ = compare._rows_by(list(model_docs))
+    mcells, _, morder = compare._rows_by(list(model_docs))
+    modelled = set(morder)
     designs = []
     for doc in kernel_docs:
         d = compare.kernel_name(doc["run"]["design"])
@@ -326,8 +327,13 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
                 rk = kcells.get((exp, name, "kernel:" + d))
                 rm = mcells.get((exp, name, mapping[d])) if mapping[d] else None
                 cells[d] = compare.Cell(rk, unit) if rk else None
+                cm = compare.Cell(rm, unit) if rm else None
                 per[d] = {"kernel": cells[d].as_json() if cells[d] else None,
-                          "model": compare.Cell(rm, unit).as_json() if rm else None}
+                          "model": cm.as_json() if cm else None}
+                if cm and cells[d]:
+                    r = compare.unpaired(cm, cells[d])
+                    if r:
+                        per[d]["model_ratio"] = r.as_json()
             base = cells.get(compare.BASE)
             for d in designs:
                 if d == compare.BASE or not cells[d] or not base:
@@ -341,9 +347,15 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
                 pick = min if better == "lower" else max
                 v = pick(x for x, _ in have)
                 best = [d for x, d in have if x == v]
-            rows.append({"metric": name, "unit": unit, "better": better, "best": best,
-                         "designs": per})
-        out["experiments"].append({"id": exp, "metrics": rows})
+            row = {"metric": name, "unit": unit, "better": better, "best": best,
+                   "designs": per}
+            left_out = workmodel.not_modelled(exp, name) if exp in modelled else None
+            if left_out:
+                row["model_leaves_out"] = {"kind": left_out[0], "what": left_out[1],
+                                           "why": left_out[2]}
+            rows.append(row)
+        out["experiments"].append({"id": exp, "metrics": rows,
+                                   "model": exp in modelled})
     return out
 
 
@@ -359,6 +371,33 @@ def _cell(c, unit):
 def _num(v, unit):
     """A range end, its unit joined to it (the ends may differ in scale)."""
     return compare.fmt(v, unit).replace(" ", "")
+
+
+def _model_cell(c, m, left_out, marks):
+    """The model's cell of one design: its figure, its ratio to the
+    kernel's (model/kernel), and a mark [a] where the model leaves part of
+    the metric out; "not modelled [a]" where it has no figure."""
+    if left_out and left_out["kind"] == "absent":
+        return "not modelled " + _mark(left_out, marks)
+    if not c["model"]:
+        return "-"
+    s = _cell(c["model"], m["unit"])
+    r = c.get("model_ratio")
+    if r:
+        s += " (m/k %s)" % _x(r["value"])
+    if left_out:
+        s += " " + _mark(left_out, marks)
+    return s
+
+
+def _x(v):
+    return "x%.2g" % v if v < 0.01 else "x%.3g" % v
+
+
+def _mark(left_out, marks):
+    if left_out["what"] not in marks:
+        marks[left_out["what"]] = ("[%s]" % chr(ord("a") + len(marks)), left_out["why"])
+    return marks[left_out["what"]][0]
 
 
 def _ratio(r):
@@ -385,25 +424,29 @@ def tables(cmp, words=""):
         out.append("== %s" % e["id"])
         header = ["metric", "better"] + ["kernel:" + d for d in designs]
         rows = []
+        marks = {}
         for m in e["metrics"]:
             line = [m["metric"], m["better"]]
             ratios = ["", ""]
             models = ["", "  model"]
-            any_model = False
+            left_out = m.get("model_leaves_out")
             for d in designs:
                 c = m["designs"][d]
                 mark = "*" if m["best"] and d in m["best"] else ""
                 line.append(_cell(c["kernel"], m["unit"]) + mark)
                 ratios.append(_ratio(c.get("ratio")))
-                if c["model"]:
-                    any_model = True
-                models.append(_cell(c["model"], m["unit"]) if c["model"] else "-")
+                models.append(_model_cell(c, m, left_out, marks))
             rows.append(line)
             if any(ratios):
                 rows.append(ratios)
-            if any_model:
+            if e.get("model") or any(m["designs"][d]["model"] for d in designs):
                 rows.append(models)
         out += compare._table(header, rows)
+        if e.get("model"):
+            out.append("  model: shrinklab containers at the guest's geometry (native, "
+                       "CLOCK_MONOTONIC); m/k = model / kernel median")
+        for key, (label, why) in marks.items():
+            out.append("  %s %s: %s" % (label, key, why))
     return "\n".join(out) + "\n"
 
 

@@ -5,7 +5,7 @@ interleaved, and one verdict table per workload (kernel-work-GEOMETRY.{txt,json}
 make kernel-lab runs it at the full geometry, check-kernel at the short one."""
 import json
 
-from .. import build, designs, guest, tree, workloads
+from .. import build, designs, guest, tree, workloads, workmodel
 from ..run import log
 
 
@@ -26,11 +26,13 @@ def work(run, chosen, images, prog, geometry, boots, names=None):
     if not docs:
         return None
     dirs = {d.name: d.dir for d in chosen if d.dir}
-    cmp = workloads.join(docs, (), dirs)
+    models = workmodel.container_runs(run, docs, geometry, dirs)
+    cmp = workloads.join(docs, models, dirs)
     text = workloads.tables(cmp, workloads.summary_words(docs, geometry, boots))
     with open(run.path("kernel-work-%s.json" % geometry), "w") as f:
-        json.dump(workloads.combined(docs, (), cmp, {"geometry": geometry, "boots": boots,
-                                                      "clock": workloads.CLOCK}), f, indent=1)
+        json.dump(workloads.combined(docs, models, cmp, {"geometry": geometry, "boots": boots,
+                                                          "clock": workloads.CLOCK}), f,
+                  indent=1)
     run.save("kernel-work-%s.txt" % geometry, text)
     print(text)
     log("JSON: %s" % run.path("kernel-work-%s.json" % geometry))
