@@ -8,9 +8,15 @@
     compiled here);
   - the containers disk holds one clean ext4 file system per slot, sparse;
   - the verdict tables: ratio to mainline classed on the unpaired range,
-    the best median by the metric's direction, none for a behaviour figure.
+    the best median by the metric's direction, none for a behaviour figure;
+  - the guests run on the clock asked for (icount by default, as klab lab's),
+    kwork is told which, and the documents and the table's first line name
+    the clock the boot counted;
+  - klab work --from tables documents saved by runs made side by side, in
+    round order, and refuses documents of two geometries.
 Run: python3 tests/kernel/test_workloads.py (make check: Meson test kernel_workloads)."""
 import copy
+import json
 import os
 import re
 import shutil
@@ -19,7 +25,7 @@ import tempfile
 import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
-from klab import workloads
+from klab import boot, run, workloads
 from klabtest import REPO, fixture
 from schema_check import validate
 
@@ -159,6 +165,83 @@ class Tables(unittest.TestCase):
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)
+
+
+class Clock(unittest.TestCase):
+    def boots(self, **kw):
+        """work_boots of the pods workload on mainline with a fake boot
+        that answers the saved document; (the specs booted, the docs)."""
+        specs = []
+        saved = fixture("work-short-mainline.json")
+        pods = dict(saved, experiments=[e for e in saved["experiments"] if e["id"] == "pods"])
+
+        def fake_boot(r, label, spec):
+            specs.append(spec)
+            res = boot.BootResult(status=0, stdout=json.dumps(pods), accel="tcg", wall=1.0)
+            res.clock = boot.clock_words(spec.clock, "tcg")
+            return res
+
+        class D:
+            name = "mainline"
+
+            def series_hash(self):
+                return "0123"
+        real = workloads.checked_boot
+        workloads.checked_boot = fake_boot
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                r = run.Run(tmp)
+                docs = workloads.work_boots(r, [D()], {"mainline": "bz"}, "kwork", "short", 1,
+                                            ["pods"], **kw)
+                self.assertEqual(r.fails, [])
+        finally:
+            workloads.checked_boot = real
+        return specs, docs
+
+    def test_icount_by_default_and_named(self):
+        specs, docs = self.boots()
+        self.assertEqual(specs[0].clock, "icount")
+        self.assertIn("-icount", boot.qemu_cmd(specs[0], "i", "tcg", "c", "o", "s"))
+        self.assertEqual(specs[0].args[specs[0].args.index("--clock") + 1], "icount")
+        self.assertEqual(docs[0]["run"]["clock"], "icount")
+        self.assertEqual(docs[0]["run"]["series_hash"], "0123")
+        self.assertTrue(docs[0]["machine"]["clock"].startswith("icount shift="))
+        self.assertIn("clock: icount shift=", workloads.summary_words(docs, "short", 1))
+
+    def test_wall_when_asked(self):
+        specs, docs = self.boots(clock="wall")
+        self.assertEqual(specs[0].clock, "wall")
+        self.assertNotIn("-icount", boot.qemu_cmd(specs[0], "i", "tcg", "c", "o", "s"))
+        self.assertIn("clock: wall", workloads.summary_words(docs, "short", 1))
+
+
+class SavedDocs(unittest.TestCase):
+    def test_runs_side_by_side_give_one_table(self):
+        from klab.commands import work
+        base = fixture("work-short-mainline.json")
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            for d, design, rnd in ((a, "mainline", 1), (a, "xarray", 0), (b, "mainline", 0)):
+                doc = copy.deepcopy(base)
+                doc["run"].update(boot=rnd, workload="pods", design="kernel:" + design)
+                with open(os.path.join(d, "work-short-pods-%s-%d.json" % (design, rnd)),
+                          "w") as f:
+                    json.dump(doc, f)
+            with open(os.path.join(a, "kernel-work-short.json"), "w") as f:
+                f.write("{}")  # a run's combined document is not a guest's
+            docs, geo = work.saved_docs([a, b])
+            self.assertEqual(geo, "short")
+            self.assertEqual([(d["run"]["boot"], d["run"]["design"]) for d in docs],
+                             [(0, "kernel:xarray"), (0, "kernel:mainline"),
+                              (1, "kernel:mainline")])
+            self.assertEqual(len(work.saved_docs([a, b], keep=["mainline"])[0]), 2)
+            cmp = workloads.join(docs)
+            self.assertEqual(cmp["designs"], ["mainline", "xarray"])
+            doc = copy.deepcopy(base)
+            doc["run"].update(boot=0, workload="pods", design="kernel:xarray", scale="mid")
+            with open(os.path.join(b, "work-mid-pods-xarray-0.json"), "w") as f:
+                json.dump(doc, f)
+            with self.assertRaises(ValueError):
+                work.saved_docs([a, b])
 
 
 if __name__ == "__main__":
