@@ -13,8 +13,14 @@
     metric name and design mapping, with model/kernel; what the model does
     not model (page cache, kswapd) is named with a footnote, never a blank;
     the model's options are the guest's parameters.
+  - the guests run on the clock asked for (icount by default, as klab lab's),
+    kwork is told which, and the documents and the table's first line name
+    the clock the boot counted;
+  - klab work --from tables documents saved by runs made side by side, in
+    round order, and refuses documents of two geometries.
 Run: python3 tests/kernel/test_workloads.py (make check: Meson test kernel_workloads)."""
 import copy
+import json
 import os
 import re
 import shutil
@@ -23,7 +29,7 @@ import tempfile
 import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
-from klab import workloads, workmodel
+from klab import boot, run, workloads, workmodel
 from klabtest import REPO, fixture
 from schema_check import validate
 
@@ -228,6 +234,95 @@ class ModelBeside(unittest.TestCase):
         self.assertEqual(workmodel.proc_walk_entries(
             "[klab      3.42] containers: procfs walk: 6358 entries\n"), 6358)
         self.assertIsNone(workmodel.proc_walk_entries("no walk here"))
+
+    def test_console_found_in_the_run_or_a_saved_directory(self):
+        doc = copy.deepcopy(self.kernel)
+        doc["run"].update(boot=1)
+        with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as saved:
+            with open(os.path.join(saved, "work-short-containers-mainline-1.console"),
+                      "w") as f:
+                f.write("containers: procfs walk: 42 entries\n")
+            r = run.Run(out)
+            self.assertEqual(workmodel.console_of(r, doc, "short"), "")
+            self.assertEqual(workmodel.proc_walk_entries(
+                workmodel.console_of(r, doc, "short", [saved])), 42)
+
+
+class Clock(unittest.TestCase):
+    def boots(self, **kw):
+        """work_boots of the pods workload on mainline with a fake boot
+        that answers the saved document; (the specs booted, the docs)."""
+        specs = []
+        saved = fixture("work-short-mainline.json")
+        pods = dict(saved, experiments=[e for e in saved["experiments"] if e["id"] == "pods"])
+
+        def fake_boot(r, label, spec):
+            specs.append(spec)
+            res = boot.BootResult(status=0, stdout=json.dumps(pods), accel="tcg", wall=1.0)
+            res.clock = boot.clock_words(spec.clock, "tcg")
+            return res
+
+        class D:
+            name = "mainline"
+
+            def series_hash(self):
+                return "0123"
+        real = workloads.checked_boot
+        workloads.checked_boot = fake_boot
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                r = run.Run(tmp)
+                docs = workloads.work_boots(r, [D()], {"mainline": "bz"}, "kwork", "short", 1,
+                                            ["pods"], **kw)
+                self.assertEqual(r.fails, [])
+        finally:
+            workloads.checked_boot = real
+        return specs, docs
+
+    def test_icount_by_default_and_named(self):
+        specs, docs = self.boots()
+        self.assertEqual(specs[0].clock, "icount")
+        self.assertIn("-icount", boot.qemu_cmd(specs[0], "i", "tcg", "c", "o", "s"))
+        self.assertEqual(specs[0].args[specs[0].args.index("--clock") + 1], "icount")
+        self.assertEqual(docs[0]["run"]["clock"], "icount")
+        self.assertEqual(docs[0]["run"]["series_hash"], "0123")
+        self.assertTrue(docs[0]["machine"]["clock"].startswith("icount shift="))
+        self.assertIn("clock: icount shift=", workloads.summary_words(docs, "short", 1))
+
+    def test_wall_when_asked(self):
+        specs, docs = self.boots(clock="wall")
+        self.assertEqual(specs[0].clock, "wall")
+        self.assertNotIn("-icount", boot.qemu_cmd(specs[0], "i", "tcg", "c", "o", "s"))
+        self.assertIn("clock: wall", workloads.summary_words(docs, "short", 1))
+
+
+class SavedDocs(unittest.TestCase):
+    def test_runs_side_by_side_give_one_table(self):
+        from klab.commands import work
+        base = fixture("work-short-mainline.json")
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            for d, design, rnd in ((a, "mainline", 1), (a, "xarray", 0), (b, "mainline", 0)):
+                doc = copy.deepcopy(base)
+                doc["run"].update(boot=rnd, workload="pods", design="kernel:" + design)
+                with open(os.path.join(d, "work-short-pods-%s-%d.json" % (design, rnd)),
+                          "w") as f:
+                    json.dump(doc, f)
+            with open(os.path.join(a, "kernel-work-short.json"), "w") as f:
+                f.write("{}")  # a run's combined document is not a guest's
+            docs, geo = work.saved_docs([a, b])
+            self.assertEqual(geo, "short")
+            self.assertEqual([(d["run"]["boot"], d["run"]["design"]) for d in docs],
+                             [(0, "kernel:xarray"), (0, "kernel:mainline"),
+                              (1, "kernel:mainline")])
+            self.assertEqual(len(work.saved_docs([a, b], keep=["mainline"])[0]), 2)
+            cmp = workloads.join(docs)
+            self.assertEqual(cmp["designs"], ["mainline", "xarray"])
+            doc = copy.deepcopy(base)
+            doc["run"].update(boot=0, workload="pods", design="kernel:xarray", scale="mid")
+            with open(os.path.join(b, "work-mid-pods-xarray-0.json"), "w") as f:
+                json.dump(doc, f)
+            with self.assertRaises(ValueError):
+                work.saved_docs([a, b])
 
 
 if __name__ == "__main__":

@@ -47,6 +47,11 @@ CPUS = 2
 # more kernel command line, and the experiments with their parameters.
 # "full" is the issue's geometry (make kernel-lab); "short" is CI's, one
 # small geometry per workload (check-kernel).
+# "mid" is between: what fits 3 boots of 8-10 designs in about an hour of
+# a shared 2-core machine (a full containers boot alone is 10 min or more
+# there): short's containers (3, with short's files) at the issue's 0 and
+# 20000 background mounts; the reviewers' tests at 1000 memcgs (of the
+# issue's 4000); seed 001's 400 pods beside 400 cgroups.
 WORKLOADS = {
     "containers": {
         "full": dict(mem=2048, timeout=7200, exps=[("containers", dict(
@@ -56,6 +61,10 @@ WORKLOADS = {
         "short": dict(mem=1024, timeout=1200, exps=[("containers", dict(
             containers=3, mix="ext4+proc+tmpfs+tmpfs", files=200, dirs=4, bytes=4096,
             negative=200, tmpfs_files=8, bg="0+500", samples=3, writer_files=200,
+            high_margin_kib=256, balloon_pct=60, img_mib=32))]),
+        "mid": dict(mem=2048, timeout=3600, exps=[("containers", dict(
+            containers=3, mix="ext4+proc+tmpfs+tmpfs", files=200, dirs=4, bytes=4096,
+            negative=200, tmpfs_files=8, bg="0+20000", samples=3, writer_files=200,
             high_margin_kib=256, balloon_pct=60, img_mib=32))]),
     },
     "reviewers": {
@@ -69,6 +78,11 @@ WORKLOADS = {
             ("tkhai", dict(memcgs=200, files=1, calls=5, what=3)),
             ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, limit_mib=32, rounds=2,
                              swap="/dev/vda"))]),
+        "mid": dict(mem=1536, timeout=3600, exps=[
+            ("ramfs", dict(ops=200, runs=3)),
+            ("tkhai", dict(memcgs=1000, files=1, calls=5, what=3)),
+            ("qizheng", dict(memcgs=1000, writes=48, mib=1, writers=8, limit_mib=32, rounds=2,
+                             swap="/dev/vda"))]),
     },
     "pods": {
         "full": dict(mem=2048, timeout=3600, append="cgroup.memory=nokmem", exps=[
@@ -77,9 +91,13 @@ WORKLOADS = {
         "short": dict(mem=1024, timeout=900, append="cgroup.memory=nokmem", exps=[
             ("pods", dict(pods=100, mounts="proc+tmpfs+tmpfs+tmpfs", cgroups_per_pod=1,
                           bg_cgroups=50, bg_mounts=0))]),
+        "mid": dict(mem=1024, timeout=1800, append="cgroup.memory=nokmem", exps=[
+            ("pods", dict(pods=400, mounts="proc+tmpfs+tmpfs+tmpfs", cgroups_per_pod=1,
+                          bg_cgroups=400, bg_mounts=0))]),
     },
 }
 ORDER = ["containers", "reviewers", "pods"]
+GEOMETRIES = ["full", "mid", "short"]
 
 
 def exp_arg(name, params):
@@ -226,9 +244,15 @@ def stress_ng_files():
     return out
 
 
-def boot_spec(name, geometry, image, prog, tmp, design, accel, date):
+# The clock the guests' times count by default: icount, as klab lab's (the
+# guest's CLOCK_MONOTONIC counts instructions, so host load does not move
+# it); "wall" gives the host's time passing.
+DEFAULT_CLOCK = boot.DEFAULT_CLOCK
+
+
+def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAULT_CLOCK):
     """The BootSpec of workload @name at @geometry for @design (disks made
-    in @tmp)."""
+    in @tmp), its guest on @clock (boot.parse_clock)."""
     g = WORKLOADS[name][geometry]
     disks, files = [], []
     for exp, params in g["exps"]:
@@ -244,20 +268,15 @@ def boot_spec(name, geometry, image, prog, tmp, design, accel, date):
         elif exp == "ramfs":
             files += stress_ng_files()
     args = ["--design", "kernel:" + design, "--accel", accel, "--scale", geometry,
-            "--date", date, "--clock", CLOCK] + [exp_arg(e, p) for e, p in g["exps"]]
+            "--date", date, "--clock", clock] + [exp_arg(e, p) for e, p in g["exps"]]
     return boot.BootSpec(kernel=image, prog=prog, args=args, cpus=CPUS, nodes=NODES,
                          mem=g["mem"], timeout=g["timeout"], append=g.get("append", ""),
-                         files=files, disks=disks)
+                         files=files, disks=disks, clock=clock)
 
 
-# The clock the guest's times count: the guest's CLOCK_MONOTONIC under TCG,
-# which follows the host's wall clock (and its load).
-CLOCK = "wall"
-
-
-def work_boots(run, chosen, images, prog, geometry, boots, names):
-    """Every workload @names on every design, @boots rounds interleaved;
-    the guests' documents in boot order."""
+def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_CLOCK):
+    """Every workload @names on every design, @boots rounds interleaved,
+    the guests on @clock; the guests' documents in boot order."""
     docs = []
     accel = "kvm" if boot.kvm_usable()[0] else "tcg"
     for rnd in range(boots):
@@ -270,7 +289,7 @@ def work_boots(run, chosen, images, prog, geometry, boots, names):
                 os.makedirs(tmp, exist_ok=True)
                 try:
                     spec = boot_spec(name, geometry, images[d.name], prog, tmp, d.name, accel,
-                                     date)
+                                     date, clock)
                     r = checked_boot(run, label, spec)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
@@ -288,9 +307,11 @@ def work_boots(run, chosen, images, prog, geometry, boots, names):
                     run.fail("%s: the guest's rows depart from data/kernel_workloads.tsv: %s"
                              % (label, problem))
                 doc["machine"]["accelerator"] = r.accel_words()
+                doc["machine"]["clock"] = r.clock
                 doc["run"]["boot"] = rnd
                 doc["run"]["workload"] = name
-                doc["run"]["clock"] = CLOCK
+                doc["run"]["clock"] = clock
+                doc["run"]["series_hash"] = d.series_hash()
                 doc["run"]["guest_wall_s"] = r.wall
                 with open(run.path(label + ".json"), "w") as f:
                     json.dump(doc, f, indent=1)
@@ -465,12 +486,18 @@ def boot_seconds(docs):
     return out
 
 
+def clocks(docs):
+    """The clocks @docs' guests counted (clock_words), sorted; "?" for a
+    document that does not say."""
+    return sorted(set(d["machine"].get("clock") or "?" for d in docs))
+
+
 def summary_words(docs, geometry, boots):
     accel = sorted(set(d["machine"]["accelerator"] for d in docs))
     secs = boot_seconds(docs)
     return ("kernel workloads, geometry %s; %d boot(s) per design and workload, interleaved; "
             "clock: %s (the guest's CLOCK_MONOTONIC); accelerator %s; guest wall per boot: %s"
-            % (geometry, boots, CLOCK, "; ".join(accel), ", ".join(
+            % (geometry, boots, "; ".join(clocks(docs)), "; ".join(accel), ", ".join(
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
                 if all(x is not None for x in v))))
 

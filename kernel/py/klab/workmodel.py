@@ -101,26 +101,30 @@ def container_args(doc, proc_files):
     return args
 
 
-def console_of(run, doc, geometry):
-    """The console text of @doc's boot (work-GEOMETRY-containers-D-BOOT),
-    or '' when it is not in the run's directory."""
+def console_of(run, doc, geometry, saved=()):
+    """The console text of @doc's boot (work-GEOMETRY-containers-D-BOOT.console
+    in the run's directory or one of @saved), or ''."""
     label = "work-%s-containers-%s-%s" % (geometry, compare.kernel_name(doc["run"]["design"]),
                                           doc["run"].get("boot", 0))
-    try:
-        with open(run.path(label + ".console"), errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
+    for d in [run.out_dir] + list(saved or ()):
+        try:
+            with open(os.path.join(d, label + ".console"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            continue
+    return ""
 
 
-def container_runs(run, docs, geometry, series_dirs=None):
+def container_runs(run, docs, geometry, series_dirs=None, saved=()):
     """`shrinklab containers` at the guests' geometry, once per model design
     the kernel designs map to, each in its own process; the model's
-    shrinklab/2 documents."""
+    shrinklab/2 documents. @saved: more directories with the guests'
+    consoles (klab work --from)."""
     docs = [d for d in docs if d["run"].get("workload") == "containers" and guest_params(d)]
     if not docs:
         return []
-    walks = [w for w in (proc_walk_entries(console_of(run, d, geometry)) for d in docs) if w]
+    walks = [w for w in (proc_walk_entries(console_of(run, d, geometry, saved)) for d in docs)
+             if w]
     proc_files = int(statistics.median(walks)) if walks else None
     if proc_files is None:
         log("model: no procfs walk count in the guests' consoles; the model's procfs holds "
