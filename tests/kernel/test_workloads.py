@@ -9,6 +9,8 @@
   - the containers disk holds one clean ext4 file system per slot, sparse;
   - the verdict tables: ratio to mainline classed on the unpaired range,
     the best median by the metric's direction, none for a behaviour figure;
+    a design whose every boot is above every boot of mainline is beyond the
+    noise (over 2 boots or more each), within a class or not;
   - the guests run on the clock asked for (icount by default, as klab lab's),
     kwork is told which, and the documents and the table's first line name
     the clock the boot counted;
@@ -165,6 +167,24 @@ class Tables(unittest.TestCase):
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)
+
+
+class Noise(unittest.TestCase):
+    def test_every_boot_above_mainlines_is_beyond_the_noise(self):
+        base = fixture("work-short-mainline.json")
+        docs = [scaled(base, "mainline", {}), scaled(base, "mainline", {"pod_mount_ns": 1.1}),
+                scaled(base, "xarray", {"pod_mount_ns": 1.15, "pod_mkdir_ns": 1.05}),
+                scaled(base, "xarray", {"pod_mount_ns": 1.2})]
+        by = {m["metric"]: m for e in workloads.join(docs)["experiments"] for m in e["metrics"]}
+        mount = by["pod_mount_ns"]["designs"]["xarray"]["ratio"]
+        self.assertEqual(mount["cls"], "same")    # 1.15/1.1 .. 1.2/1.0: within the class
+        self.assertEqual(mount["beyond"], "above")
+        self.assertIsNone(by["pod_mkdir_ns"]["designs"]["xarray"]["ratio"]["beyond"])
+        text = workloads.tables(workloads.join(docs))
+        self.assertIn("same, >noise", text)
+        one = workloads.join([base, scaled(base, "xarray", {"pod_mount_ns": 2.0})])
+        by = {m["metric"]: m for e in one["experiments"] for m in e["metrics"]}
+        self.assertIsNone(by["pod_mount_ns"]["designs"]["xarray"]["ratio"]["beyond"])
 
 
 class Clock(unittest.TestCase):
