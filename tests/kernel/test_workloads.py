@@ -9,10 +9,12 @@
   - the containers disk holds one clean ext4 file system per slot, sparse;
   - the verdict tables: ratio to mainline classed on the unpaired range,
     the best median by the metric's direction, none for a behaviour figure;
+    a design whose every boot is above every boot of mainline is beyond the
+    noise (over 2 boots or more each), within a class or not;
   - the model beside the kernel (klab.workmodel): the model's cell pairs by
     metric name and design mapping, with model/kernel; what the model does
     not model (page cache, kswapd) is named with a footnote, never a blank;
-    the model's options are the guest's parameters.
+    the model's options are the guest's parameters;
   - the guests run on the clock asked for (icount by default, as klab lab's),
     kwork is told which, and the documents and the table's first line name
     the clock the boot counted;
@@ -246,6 +248,24 @@ class ModelBeside(unittest.TestCase):
             self.assertEqual(workmodel.console_of(r, doc, "short"), "")
             self.assertEqual(workmodel.proc_walk_entries(
                 workmodel.console_of(r, doc, "short", [saved])), 42)
+
+
+class Noise(unittest.TestCase):
+    def test_every_boot_above_mainlines_is_beyond_the_noise(self):
+        base = fixture("work-short-mainline.json")
+        docs = [scaled(base, "mainline", {}), scaled(base, "mainline", {"pod_mount_ns": 1.1}),
+                scaled(base, "xarray", {"pod_mount_ns": 1.15, "pod_mkdir_ns": 1.05}),
+                scaled(base, "xarray", {"pod_mount_ns": 1.2})]
+        by = {m["metric"]: m for e in workloads.join(docs)["experiments"] for m in e["metrics"]}
+        mount = by["pod_mount_ns"]["designs"]["xarray"]["ratio"]
+        self.assertEqual(mount["cls"], "same")    # 1.15/1.1 .. 1.2/1.0: within the class
+        self.assertEqual(mount["beyond"], "above")
+        self.assertIsNone(by["pod_mkdir_ns"]["designs"]["xarray"]["ratio"]["beyond"])
+        text = workloads.tables(workloads.join(docs))
+        self.assertIn("same, >noise", text)
+        one = workloads.join([base, scaled(base, "xarray", {"pod_mount_ns": 2.0})])
+        by = {m["metric"]: m for e in one["experiments"] for m in e["metrics"]}
+        self.assertIsNone(by["pod_mount_ns"]["designs"]["xarray"]["ratio"]["beyond"])
 
 
 class Clock(unittest.TestCase):
