@@ -70,7 +70,7 @@ def stage_lab(run, t):
 
 def stage_work(run, t):
     """The workloads (klab work), short, one boot per design and workload."""
-    work.work(run, t.chosen, t.images, t.progs["kwork"], "short", 1)
+    work.work(run, t.chosen, t.images, t.progs["kwork"], "short", 1, clock=t.clock)
 
 
 def stage_selftests(run, t):
