@@ -167,7 +167,7 @@ class Tables(unittest.TestCase):
         self.assertEqual(den["designs"]["xarray"]["ratio"]["cls"], "higher")
         same = by[("pods", "pods_total_ns")]
         self.assertEqual(same["best"], ["mainline", "xarray"])
-        text = workloads.tables(cmp, "words")
+        text = workloads.tables(cmp, "words", "wall")
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)

@@ -452,10 +452,10 @@ def _ratio(r):
     return s
 
 
-def tables(cmp, words="", clock=CLOCK):
+def tables(cmp, words="", clock="not recorded"):
     """One table per experiment: a line of medians per metric, under it a
     line of ratios to mainline with their class; * marks the best median.
-    @clock, the guests' clock, heads each table."""
+    @clock, the guests' clock (short: boot.clock_name), heads each table."""
     designs = cmp["designs"]
     out = [words, ""] if words else []
     out.append("per cell: kernel median over boots [min..max of all samples]; under it, the "
