@@ -12,10 +12,27 @@
  * dentries), write memory.reclaim of a cgroup, and echo 2 > drop_caches.
  * Races between workers are the point: an operation that loses one (EBUSY,
  * ENOENT, EEXIST, ...) is counted, not an error; so is memory.reclaim's
- * EAGAIN when it found too little to reclaim (the walk itself ran). Then everything is torn
- * down, the parent waits until no cgroup is dying, and when kmemleak is
- * there it scans twice and prints what it found. The host checks the
- * guest's dmesg; this program fails only on an unexpected errno.
+ * EAGAIN when it found too little to reclaim (the walk itself ran).
+ *
+ * Two operations drive the memcg-aware shrinkers outside list_lru's
+ * dentry and inode lists, in whatever cgroup the worker is in: "thp" faults
+ * in two transparent huge pages and unmaps half of each, so both go on the
+ * memcg's deferred-split queue (the bit-setting path under the queue's
+ * spinlock; the deferred-split shrinker splits them when reclaim runs), and
+ * "swap" faults in a MiB of anonymous memory and reclaims it from the
+ * worker's cgroup, so it goes to zswap (zswap's own list_lru and shrinker;
+ * every other cgroup slot has a small memory.zswap.max, so stores there
+ * write back to the swap device). Each worker keeps its last few such
+ * mappings, so cgroups go offline and are reclaimed with THPs queued and
+ * pages in zswap. With --swap DEV (a disk klab attaches) zswap is switched
+ * on; without it the swap operation is not run. The run fails when these
+ * paths were meant to run and the kernel's counters (thp_deferred_split_page,
+ * zswpout) show they never did.
+ *
+ * Then everything is torn down, the parent waits until no cgroup is
+ * dying, and when kmemleak is there it scans twice and prints what it
+ * found. The host checks the guest's dmesg; this program fails on an
+ * unexpected errno and on a THP or zswap path that was never driven.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -25,27 +42,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "kutil.h"
+#include "kwlib.h"
 
 #define CG_T CG_ROOT "/kt"
 #define MNT_T "/mnt/kt"
 
 enum op { OP_MOUNT, OP_UMOUNT, OP_MKDIR, OP_RMDIR, OP_ENTER, OP_CREATE, OP_DELETE,
-	  OP_LOOKUP, OP_RECLAIM, OP_DROP, NR_OPS };
+	  OP_LOOKUP, OP_RECLAIM, OP_DROP, OP_THP, OP_SWAP, NR_OPS };
 static const char *const op_name[NR_OPS] = {
 	"mount", "umount", "mkdir", "rmdir", "enter", "create", "delete", "lookup",
-	"reclaim", "drop_caches"
+	"reclaim", "drop_caches", "thp", "swap"
 };
 /* Relative weights; drop_caches is a whole-host pass: keep it rare. */
-static const unsigned int op_weight[NR_OPS] = { 10, 8, 10, 8, 10, 16, 10, 8, 6, 1 };
+static unsigned int op_weight[NR_OPS] = { 10, 8, 10, 8, 10, 16, 10, 8, 6, 1, 4, 4 };
 
 static unsigned int workers = 4, ops = 1000, mslots = 24, cslots = 24, files = 16;
 static unsigned long seed = 1;
+static const char *swapdev;
+static bool thp_on;
+
+#define THP_SIZE (2ul << 20)
+#define THP_PER_OP 2
+#define SWAP_BYTES (1ul << 20)
+/* Mappings a worker keeps (THP and swap each) before it unmaps the oldest. */
+#define KEPT 4
+
+struct kept {
+	void *thp[KEPT], *anon[KEPT];
+	unsigned int next_thp, next_anon;
+};
+static struct kept kept;
 
 struct counts {
 	unsigned long done[NR_OPS], lost[NR_OPS], bad;
@@ -78,6 +112,99 @@ static void home(unsigned int w)
 	write_str(path, "0");
 }
 
+/* The worker's own cgroup's @file, from /proc/self/cgroup ("0::/kt/c3"). */
+static int own_cgroup_file(const char *file, char *path, size_t len)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int err = ENOENT, n;
+
+	if (!f)
+		return errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		n = snprintf(path, len, CG_ROOT "%s/%s", line + 3, file);
+		err = n < 0 || (size_t)n >= len ? ENAMETOOLONG : 0;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+/* Replace kept mapping @slot (unmapping what it held) with @p of @len. */
+static void keep(void **slot, void *p, size_t len)
+{
+	if (*slot)
+		munmap(*slot, len);
+	*slot = p;
+}
+
+/*
+ * THP_PER_OP huge pages in the worker's cgroup, half of each unmapped, so
+ * each is queued for a deferred split (thp_deferred_split_page). The map is
+ * aligned by hand: one huge page more is mapped and the ends trimmed.
+ */
+static int op_thp(void)
+{
+	size_t len = THP_PER_OP * THP_SIZE;
+	char *raw, *p;
+	int err = 0;
+
+	raw = mmap(NULL, len + THP_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (raw == MAP_FAILED)
+		return errno;
+	p = (char *)(((unsigned long)raw + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	if (p > raw)
+		munmap(raw, (size_t)(p - raw));
+	if (p + len < raw + len + THP_SIZE)
+		munmap(p + len, (size_t)(raw + len + THP_SIZE - (p + len)));
+	if (madvise(p, len, MADV_HUGEPAGE))
+		err = errno;
+	for (size_t i = 0; !err && i < len; i += 4096)
+		p[i] = (char)i;
+	for (unsigned int i = 0; !err && i < THP_PER_OP; i++)
+		if (madvise(p + i * THP_SIZE + THP_SIZE / 2, THP_SIZE / 2, MADV_DONTNEED))
+			err = errno;
+	if (err) {
+		munmap(p, len);
+		return err;
+	}
+	keep(&kept.thp[kept.next_thp++ % KEPT], p, len);
+	return 0;
+}
+
+/*
+ * A MiB of anonymous memory (no THP), filled so it compresses, then
+ * reclaimed from the worker's cgroup: its pages go to zswap (zswpout), and
+ * past the cgroup's memory.zswap.max back out to the swap device (zswpwb).
+ * memory.reclaim's EAGAIN (it reclaimed less than asked) is a lost race.
+ */
+static int op_swap(unsigned long *rs)
+{
+	char path[200];
+	char *p;
+	int err;
+
+	p = mmap(NULL, SWAP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return errno;
+	madvise(p, SWAP_BYTES, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < SWAP_BYTES; i += 64)
+		p[i] = (char)(rnd(rs) & 7);
+	keep(&kept.anon[kept.next_anon++ % KEPT], p, SWAP_BYTES);
+	err = own_cgroup_file("memory.reclaim", path, sizeof(path));
+	if (!err)
+		err = -write_str(path, "2M");
+	/* Touch an older mapping again: its pages come back from zswap. */
+	p = kept.anon[rnd(rs) % KEPT];
+	for (size_t i = 0; p && i < SWAP_BYTES; i += 4096)
+		p[i]++;
+	return err;
+}
+
 /* One operation; returns 0, or the errno it met. */
 static int do_op(enum op op, unsigned int w, unsigned long *rs)
 {
@@ -98,8 +225,14 @@ static int do_op(enum op op, unsigned int w, unsigned long *rs)
 		break;
 	case OP_MKDIR:
 		snprintf(path, sizeof(path), CG_T "/c%u", c);
-		if (mkdir(path, 0755))
+		if (mkdir(path, 0755)) {
 			err = errno;
+			break;
+		}
+		/* Odd slots: a small zswap limit, so stores there write back. */
+		snprintf(path, sizeof(path), CG_T "/c%u/memory.zswap.max", c);
+		if (swapdev && (c & 1))
+			write_str(path, "256K");
 		break;
 	case OP_RMDIR:
 		home(w); /* never rmdir the cgroup we are in */
@@ -155,6 +288,12 @@ static int do_op(enum op op, unsigned int w, unsigned long *rs)
 	case OP_DROP:
 		drop_caches(2);
 		break;
+	case OP_THP:
+		err = op_thp();
+		break;
+	case OP_SWAP:
+		err = op_swap(rs);
+		break;
 	default:
 		break;
 	}
@@ -195,6 +334,10 @@ static void worker(unsigned int w, int fd)
 				strerror(err));
 		}
 	}
+	for (unsigned int i = 0; i < KEPT; i++) {
+		keep(&kept.thp[i], NULL, THP_PER_OP * THP_SIZE);
+		keep(&kept.anon[i], NULL, SWAP_BYTES);
+	}
 	home(w);
 	if (write(fd, &ct, sizeof(ct)) != (ssize_t)sizeof(ct))
 		_exit(3);
@@ -231,11 +374,82 @@ static void teardown(void)
 		rmdir(path);
 	}
 	drop_caches(2);
+	/*
+	 * A swap entry pins the id (and so the css) of the cgroup it was
+	 * charged to until it is freed, and the entries the workers' exits
+	 * gave back wait in the per-CPU swap slot caches for a batch: with
+	 * no memory left in them, three cgroups stayed dying for 20 minutes
+	 * on mainline. swapoff drains those caches and frees every entry.
+	 */
+	if (swapdev && swapoff(swapdev))
+		die("swapoff %s: %s", swapdev, strerror(errno));
 	say("ktorture: mounts and cgroups removed; waiting for dying cgroups");
 	cg_wait_released(CG_T, 1800);
 	if (rmdir(CG_T))
 		die("rmdir " CG_T ": %s", strerror(errno));
 	cg_wait_released(CG_ROOT, 1800);
+}
+
+/* THP on madvise and zswap on (with --swap); the operations that cannot
+ * run here get weight 0 and say why. */
+static void setup_thp_and_zswap(void)
+{
+	int err;
+
+	thp_on = !write_str("/sys/kernel/mm/transparent_hugepage/enabled", "madvise");
+	if (!thp_on) {
+		op_weight[OP_THP] = 0;
+		say("ktorture: no THP in this kernel: the thp operation is off");
+	}
+	if (!swapdev) {
+		op_weight[OP_SWAP] = 0;
+		say("ktorture: no --swap device: the swap (zswap) operation is off");
+		return;
+	}
+	err = write_str("/sys/module/zswap/parameters/enabled", "Y");
+	if (err)
+		die("zswap: enabling it: %s (the lab config has CONFIG_ZSWAP)", strerror(-err));
+	write_str("/sys/module/zswap/parameters/shrinker_enabled", "Y");
+	err = kw_swap_on(swapdev);
+	if (err)
+		die("swapon %s: %s", swapdev, strerror(-err));
+}
+
+struct kcounters {
+	long long deferred, split, zswpout, zswpin, zswpwb;
+};
+
+static void read_counters(struct kcounters *k)
+{
+	k->deferred = kw_vmstat("thp_deferred_split_page");
+	k->split = kw_vmstat("thp_split_page");
+	k->zswpout = kw_vmstat("zswpout");
+	k->zswpin = kw_vmstat("zswpin");
+	k->zswpwb = kw_vmstat("zswpwb");
+}
+
+/* Print what the thp and swap operations drove; 1 when an operation ran
+ * and its kernel path never did. */
+static int report_driven(const struct kcounters *a, const struct kcounters *b,
+			 const struct counts *t)
+{
+	int bad = 0;
+
+	printf("  THP: %lld queued for deferred split, %lld split; zswap: %lld stored, "
+	       "%lld loaded, %lld written back\n", b->deferred - a->deferred,
+	       b->split - a->split, b->zswpout - a->zswpout, b->zswpin - a->zswpin,
+	       b->zswpwb - a->zswpwb);
+	if (t->done[OP_THP] && b->deferred - a->deferred <= 0) {
+		printf("ktorture: %lu thp operations queued no THP for a deferred split\n",
+		       t->done[OP_THP]);
+		bad = 1;
+	}
+	if (t->done[OP_SWAP] + t->lost[OP_SWAP] && b->zswpout - a->zswpout <= 0) {
+		printf("ktorture: %lu swap operations stored nothing in zswap\n",
+		       t->done[OP_SWAP] + t->lost[OP_SWAP]);
+		bad = 1;
+	}
+	return bad;
 }
 
 /* kmemleak: two scans (objects younger than 5 s are not reported). */
@@ -270,8 +484,9 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "workers", 1, 0, 'w' }, { "ops", 1, 0, 'o' }, { "mounts", 1, 0, 'm' },
 		{ "cgroups", 1, 0, 'c' }, { "files", 1, 0, 'f' }, { "seed", 1, 0, 's' },
-		{ 0, 0, 0, 0 }
+		{ "swap", 1, 0, 'S' }, { 0, 0, 0, 0 }
 	};
+	struct kcounters before, after;
 	struct counts total = { 0 };
 	int opt, pfd[2], bad = 0;
 	char path[160];
@@ -285,9 +500,10 @@ int main(int argc, char **argv)
 		case 'c': cslots = (unsigned int)atoi(optarg); break;
 		case 'f': files = (unsigned int)atoi(optarg); break;
 		case 's': seed = strtoul(optarg, NULL, 0); break;
+		case 'S': swapdev = optarg; break;
 		default:
 			fputs("usage: ktorture [--workers W] [--ops K] [--mounts S] [--cgroups C] "
-			      "[--files F] [--seed N]\n", stderr);
+			      "[--files F] [--seed N] [--swap DEV]\n", stderr);
 			return 2;
 		}
 	}
@@ -309,6 +525,8 @@ int main(int argc, char **argv)
 		if (mkdir(path, 0755) && errno != EEXIST)
 			die("mkdir %s: %s", path, strerror(errno));
 	}
+	setup_thp_and_zswap();
+	read_counters(&before);
 	if (pipe(pfd))
 		die("pipe: %s", strerror(errno));
 	say("ktorture: seed %lu, %u workers x %u ops, %u mount slots, %u cgroup slots",
@@ -343,12 +561,15 @@ int main(int argc, char **argv)
 		;
 	say("ktorture: workers done in %.1f s; tearing down", (double)(now_ns() - t0) / 1e9);
 	teardown();
+	read_counters(&after);
 	printf("ktorture: seed %lu, %u workers x %u ops in %.1f s\n", seed, workers, ops,
 	       (double)(now_ns() - t0) / 1e9);
 	for (int i = 0; i < NR_OPS; i++)
 		printf("  %-12s %6lu done, %6lu ended in an expected errno\n", op_name[i],
 		       total.done[i], total.lost[i]);
 	printf("  unexpected errors: %lu\n", total.bad);
+	if (report_driven(&before, &after, &total))
+		bad = 1;
 	if (kmemleak_report())
 		bad = 1;
 	return bad || total.bad ? 1 : 0;

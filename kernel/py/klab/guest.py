@@ -12,7 +12,7 @@ from .shell import sh
 # program: its sources in kernel/guest/
 PROGRAMS = {
     "klab-guest": ["klab-guest.c", "kutil.c", "kjson.c"],
-    "ktorture": ["ktorture.c", "kutil.c"],
+    "ktorture": ["ktorture.c", "kwlib.c", "kutil.c", "kjson.c"],
     "kwork": ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c", "kutil.c",
               "kjson.c"],
     "smoke": ["smoke.c"],

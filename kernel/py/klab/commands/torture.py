@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """klab torture: ktorture on each design's debug kernel (KASAN, lockdep,
 PROVE_RCU, slub_debug, kmemleak); any splat in the guest's dmesg fails the
-run. Each run draws a new seed and prints it; $KLAB_TORTURE_SEED replays one."""
+run. Each run draws a new seed and prints it; $KLAB_TORTURE_SEED replays one.
+The guest gets a swap disk (/dev/vda, sparse on the host), so ktorture's
+swap operation drives zswap (stores, loads, writeback) beside its THP
+deferred splits."""
 import os
+import tempfile
 
 from .. import boot, build, designs, guest, tree
 from ..boots import checked_boot
@@ -17,6 +21,8 @@ SIZES = dict(short=["--workers", "4", "--ops", "300"], full=["--workers", "4", "
 # before /init (once in 13 debug boots, on lru-index, whose patches run
 # nothing at boot). The debug kernels boot with 4-level paging.
 DEBUG_APPEND = "slub_debug=FZPU no5lvl"
+# The guest's swap disk (zswap writes back to it).
+SWAP_BYTES = 256 << 20
 
 
 def arguments(p):
@@ -43,9 +49,15 @@ def torture(run, chosen, images, prog, size, clock="wall"):
     log("torture seed %d (KLAB_TORTURE_SEED=%d replays it)" % (seed, seed))
     for d in chosen:
         label = "torture-%s" % d.name
-        r = checked_boot(run, label, boot.BootSpec(
-            kernel=images[d.name], prog=prog, args=SIZES[size] + ["--seed", str(seed)],
-            cpus=CPUS, nodes=NODES, mem=2048, timeout=2400, append=DEBUG_APPEND, clock=clock))
+        with tempfile.TemporaryDirectory(prefix="klab-swap-") as tmp:
+            swap = os.path.join(tmp, "swap.img")
+            with open(swap, "wb") as f:
+                f.truncate(SWAP_BYTES)
+            r = checked_boot(run, label, boot.BootSpec(
+                kernel=images[d.name], prog=prog,
+                args=SIZES[size] + ["--seed", str(seed), "--swap", "/dev/vda"],
+                cpus=CPUS, nodes=NODES, mem=2048, timeout=2400, append=DEBUG_APPEND,
+                disks=[swap], swapdisk=True, clock=clock))
         if r.status not in (0, None):
             run.fail("%s: ktorture exited %d (see %s)" % (label, r.status,
                                                           run.path(label + ".out")))
