@@ -12,8 +12,10 @@ def arguments(p):
     p.add_argument("designs", nargs="*", metavar="DESIGN",
                    help="only these kernel designs (and mainline; default: every design a "
                    "table names that is in kernel/patches/)")
-    p.add_argument("--geometry", choices=["seed", "short"], default="seed",
-                   help="seed: the seeds' geometry where a guest fits it (hours); short: a "
+    p.add_argument("--geometry", choices=["seed", "fit", "short"], default="seed",
+                   help="seed: the seeds' geometry where a guest fits it (hours); fit: the "
+                   "seeds' mounts with fewer cgroups, the per-cgroup rows at the seeds' "
+                   "geometry (about 3 minutes a boot of the VM table); short: a "
                    "few minutes, figures only (CI)")
     p.add_argument("--boots", type=int, default=2,
                    help="boots per design, interleaved (default 2: ranges paired over boots)")
@@ -60,8 +62,12 @@ def main(run, args):
         mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
         rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
                                      available, series_model)
-        texts.append(reproduce.table_text(t, rows, reproduce.GUEST_RUNS[t.guest_run].words,
-                                          args.boots, seeds))
+        gr = reproduce.GUEST_RUNS[t.guest_run]
+        words = gr.words
+        if args.geometry in gr.scaled:
+            words += "; scaled: " + gr.scaled[args.geometry]
+        texts.append(reproduce.table_text(t, rows, words, args.boots, seeds,
+                                          reproduce.model_scale(t, args.geometry)))
         all_rows.append((t.exp, rows))
         out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows))
     clocks = sorted({doc["machine"].get("clock", "?") for v in kdocs.values()
