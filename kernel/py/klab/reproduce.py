@@ -99,12 +99,13 @@ GUEST_RUNS = {
                   "--cgroups", "100", "--units-cgroups", "20", "--obj-cgroups", "20",
                   "--register-more", "400", "--samples", "3"],
         "fit": ["--table", "vm", "--mounts", "20000", "--units-mounts", "8000",
-                "--cgroups", "400", "--units-cgroups", "200", "--obj-cgroups", "400",
+                "--cgroups", "100", "--units-cgroups", "50", "--obj-cgroups", "100",
                 "--register-more", "4000", "--samples", "5"]},
         nodes=1, cpus=4, mem=6144, timeout=7200,
         words="1 node and 4 vCPUs as the seed's VM",
         scaled={"fit": "the seed's 20000 mounts (314 units; 8000 for the unit-cache table) "
-                "and its 4000 more, 400 cgroups of its 2000 (200 for the units rows): "
+                "and its 4000 more, 100 cgroups of its 2000 (50 for the slab and mkdir/rmdir "
+                "rows): "
                 "the per-cgroup rows are at the seed's geometry, the whole-host rows "
                 "(register with the cgroups alive, drop_caches) are not compared"}),
     "host": GuestRun("host", "kseeds", {
@@ -112,20 +113,20 @@ GUEST_RUNS = {
                  "--units-cgroups", "200", "--register-batch", "640", "--samples", "5"],
         "short": ["--table", "host", "--mounts", "1000", "--cgroups", "100",
                   "--units-cgroups", "20", "--register-batch", "128", "--samples", "3"],
-        "fit": ["--table", "host", "--mounts", "10000", "--cgroups", "200",
-                "--units-cgroups", "50", "--register-batch", "640", "--samples", "3"]},
+        "fit": ["--table", "host", "--mounts", "5000", "--cgroups", "100",
+                "--units-cgroups", "25", "--register-batch", "640", "--samples", "3"]},
         nodes=4, cpus=2, mem=6144, timeout=7200,
-        scaled={"fit": "10000 mounts of the seed's 50000 (157 units per node of 783), "
-                "200 cgroups of its 20000 (50 for the slab rows), 4 nodes as its host, "
+        scaled={"fit": "5000 mounts of the seed's 50000 (79 units per node of 783), "
+                "100 cgroups of its 20000 (25 for the slab rows), 4 nodes as its host, "
                 "2 vCPUs of its 48, the seed's 640-mount batch"},
         words="4 nodes as the seed's host, 2 vCPUs of its 48; 20000 mounts of its 50000 "
               "(314 units per node of 783), 2000 cgroups of its 20000"),
     "bitmap": GuestRun("bitmap", "kwork", {
         "seed": ["tkhai:memcgs=4001,files=1,calls=5,what=3"],
         "short": ["tkhai:memcgs=100,files=1,calls=5,what=3"],
-        "fit": ["tkhai:memcgs=1000,files=1,calls=5,what=3"]},
+        "fit": ["tkhai:memcgs=400,files=1,calls=5,what=3"]},
         nodes=1, cpus=4, mem=4096, timeout=7200,
-        scaled={"fit": "1000 memcgs of the seed's 4001, each with its own tmpfs and a file"},
+        scaled={"fit": "400 memcgs of the seed's 4001, each with its own tmpfs and a file"},
         words="1 node and 4 vCPUs as the model's run (the seed does not say)"),
     "pods": GuestRun("pods", "kwork", {
         "seed": ["pods:pods=400,mounts=tmpfs+tmpfs+tmpfs+tmpfs,cgroups_per_pod=1"],
@@ -266,6 +267,30 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
             out[d.name].append(doc)
+    return out
+
+
+def load_docs(dirs, geometry):
+    """The guest documents earlier runs at @geometry saved in @dirs: {run:
+    {design: [doc per boot, in boot order]}}; a design found in two
+    directories keeps the first's."""
+    out = {}
+    for d in dirs:
+        found = {}
+        for name in sorted(os.listdir(d)):
+            for r in GUEST_RUNS:
+                head = "reproduce-%s-%s-" % (r, geometry)
+                if not (name.startswith(head) and name.endswith(".json")):
+                    continue
+                design, _, k = name[len(head):-len(".json")].rpartition("-")
+                if not design or not k.isdigit():
+                    continue
+                with open(os.path.join(d, name)) as f:
+                    found.setdefault(r, {}).setdefault(design, []).append((int(k), json.load(f)))
+        for r, designs in found.items():
+            for design, docs in designs.items():
+                out.setdefault(r, {}).setdefault(design, [doc for _, doc in sorted(
+                    docs, key=lambda x: x[0])])
     return out
 
 

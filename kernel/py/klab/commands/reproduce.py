@@ -22,6 +22,14 @@ def arguments(p):
     p.add_argument("--table", action="append", default=[],
                    choices=[t.exp for t in reproduce.TABLES],
                    help="only this table (repeatable; default every table)")
+    p.add_argument("--boot-only", action="store_true",
+                   help="boot only the designs named (not mainline with them unless named): "
+                   "one stream of boots of several run side by side, judged together with "
+                   "--docs")
+    p.add_argument("--docs", action="append", default=[], metavar="DIR",
+                   help="take the guest documents that klab reproduce runs of the same "
+                   "geometry saved in DIR (reproduce-RUN-GEOMETRY-DESIGN-K.json, repeatable) "
+                   "instead of booting those designs")
     add_clock_argument(p)
 
 
@@ -35,7 +43,13 @@ def main(run, args):
     for t in tables:
         if t.guest_run not in runs:
             runs.append(t.guest_run)
-    wanted = {n for r in runs for n in reproduce.kernel_designs(r, available)}
+    saved = reproduce.load_docs(args.docs, args.geometry)
+
+    def to_boot(r):
+        return [n for n in reproduce.kernel_designs(r, available)
+                if n not in saved.get(r, {}) and (not args.boot_only or n in args.designs)]
+
+    wanted = {n for r in runs for n in to_boot(r)}
     chosen = [available[n] for n in sorted(wanted, key=lambda n: n != "mainline")]
     images = build.build_all(tree.Cache(), "lab", chosen, run)
     progs = guest.compile_programs(run)
@@ -48,9 +62,12 @@ def main(run, args):
             run.fail("reproduce %s: guest program %s missing" % (r, gr.prog))
             kdocs[r] = {}
             continue
-        ds = [available[n] for n in reproduce.kernel_designs(r, available)]
+        ds = [available[n] for n in to_boot(r)]
         kdocs[r] = reproduce.guest_docs(run, r, ds, images, progs, args.geometry, args.boots,
                                         args.clock)
+        for name, docs in saved.get(r, {}).items():
+            if name in available:
+                kdocs[r][name] = docs
 
     def series_model(name):
         d = available.get(name)
