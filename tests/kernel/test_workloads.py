@@ -167,10 +167,14 @@ class Tables(unittest.TestCase):
         self.assertEqual(den["designs"]["xarray"]["ratio"]["cls"], "higher")
         same = by[("pods", "pods_total_ns")]
         self.assertEqual(same["best"], ["mainline", "xarray"])
-        text = workloads.tables(cmp, "words")
+        text = workloads.tables(cmp, "words", "wall")
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)
+        heads = [x for x in text.splitlines() if x.startswith("== ")]
+        self.assertTrue(heads)
+        for h in heads:
+            self.assertIn("(clock: wall, the guest's CLOCK_MONOTONIC)", h)
 
 
 def model_doc(kernel, label, factor, drop=("ct_file_bytes", "reclaim_file_freed_bytes",
