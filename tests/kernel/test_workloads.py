@@ -226,6 +226,12 @@ class ModelBeside(unittest.TestCase):
         for why in ("page cache", "kswapd", "page LRU", "writer writes page cache",
                     "rmdir \\+ release"):
             self.assertRegex(text, r"\[[a-z]\] [^\n]*" + why)
+        # Under every containers metric a model figure or what it leaves out:
+        # never a blank.
+        ct = text.split("== containers")[1].split("== ")[0]
+        for line in ct.split("\n"):
+            if line.strip().startswith("model ") and "shrinklab" not in line:
+                self.assertNotRegex(line, r"model\s+-(\s|$)", line)
         # No model line in a table the model does not run.
         ramfs = text.split("== ramfs")[1].split("== ")[0]
         self.assertNotIn("model", ramfs)
