@@ -528,12 +528,15 @@ def verdict_cell(v):
     return "%.3g [%.3g..%.3g]: %s" % (v["ours"], v["lo"], v["hi"], v["kind"])
 
 
-def table_text(table, rows, run_words, boots, seeds):
+def table_text(table, rows, run_words, boots, seeds, clock=""):
+    """One seed table's text; @clock (the kernel's clock, short:
+    boot.clock_name) is named in its heading."""
     base_k, base_m = table.designs[0]
     base_w = table.kernel_models.get(base_k, base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
-             "   kernel: %s; %d boot(s) per design, interleaved (ranges %s)" % (
-                 run_words, boots, "paired over boots" if boots >= 2 else
+             "   kernel: %s; kernel clock %s; %d boot(s) per design, interleaved (ranges %s)"
+             % (run_words, clock or "not recorded", boots, "paired over boots"
+                if boots >= 2 else
                  "unpaired: the widest the samples allow"),
              "   model: shrinklab reproduce --experiment %s --scale %s, and shrinklab run of "
              "each model design a kernel design does the work of that its table lacks" % (
