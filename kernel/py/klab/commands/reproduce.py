@@ -3,7 +3,7 @@
 the kernel's and the model's, with the verdicts of both (reproduce.py)."""
 import json
 
-from .. import build, compare, designs, guest, reproduce, tree
+from .. import boot, build, compare, designs, guest, reproduce, tree
 from ..run import log
 from .lab import add_clock_argument
 
@@ -83,7 +83,10 @@ def main(run, args):
         words = gr.words
         if args.geometry in gr.scaled:
             words += "; scaled: " + gr.scaled[args.geometry]
+        tclocks = sorted({boot.clock_name(doc["machine"].get("clock", "?"))
+                          for docs in kdocs[t.guest_run].values() for doc in docs})
         texts.append(reproduce.table_text(t, rows, words, args.boots, seeds,
+                                          " / ".join(tclocks),
                                           reproduce.model_scale(t, args.geometry)))
         all_rows.append((t.exp, rows))
         out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows))
