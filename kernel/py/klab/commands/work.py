@@ -112,7 +112,9 @@ def main(run, args):
             raise SystemExit("klab work --from: %s" % e)
         boots = max(sum(1 for d in docs if d["run"]["design"] == x["run"]["design"] and
                         d["run"].get("workload") == x["run"].get("workload")) for x in docs)
-        tables(run, docs, geometry, boots, saved=args.from_dirs)
+        # The repo's series (their model files) for the designs it has.
+        dirs = {d.name: d.dir for d in designs.in_repo() if d.dir}
+        tables(run, docs, geometry, boots, dirs, saved=args.from_dirs)
         return
     chosen = designs.from_args(args)
     images = snapshot(run, chosen, build.build_all(tree.Cache(), "lab", chosen, run))
