@@ -51,7 +51,8 @@ def expect_error(args, code, contains, env=None):
 def test_version():
     for args in (["--version"], ["run", "--version"], ["compare", "--version"],
                  ["reproduce", "--version"],
-                 ["sweep", "--version"], ["slabinfo", "--version"], ["kernel", "--version"]):
+                 ["sweep", "--version"], ["slabinfo", "--version"], ["kernel", "--version"],
+                 ["containers", "--version"]):
         r = run(args)
         if r.returncode or not re.match(r"^shrinklab \d+\.\d+\.\d+( \(git \S+\))?\n$",
                                         r.stdout):
@@ -61,7 +62,7 @@ def test_version():
 
 def test_help():
     top = run(["--help"])
-    for sub in ("run", "compare", "reproduce", "sweep", "slabinfo", "kernel"):
+    for sub in ("run", "compare", "reproduce", "sweep", "slabinfo", "kernel", "containers"):
         a, b = run(["help", sub]), run([sub, "--help"])
         if a.returncode or b.returncode or a.stdout != b.stdout or a.stdout == top.stdout \
                 or "Exit status" not in a.stdout:
@@ -103,6 +104,8 @@ def test_repeated():
     expect_error(["sweep", "--series", "nope"], 2, "--series")
     expect_error(["slabinfo", "--cpus", "2", "--cpus", "4", "520"], 2, "more than once")
     expect_error(["kernel", "--design", "prealloc", "--ladder", "1,2", "--ladder=1,3"], 2,
+                 "more than once")
+    expect_error(["containers", "--design", "prealloc", "--bg", "0", "--bg=5"], 2,
                  "more than once")
     expect_error(["reproduce", "--experiment", "unit-cache-2026", "--experiment",
                   "unit-cache-2026"], 2, "given twice")

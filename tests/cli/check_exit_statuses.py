@@ -36,6 +36,10 @@ QUICK = ["--experiment", "unit-cache-2026", "--scale", "quick", "--quiet", "--no
 KSMALL = ["--ladder", "1,2", "--cgroups", "2", "--units-cgroups", "1", "--churn-cgroups", "1",
           "--highwater-mounts", "1", "--register-batch", "1", "--samples", "1",
           "--churn-samples", "1", "--register-samples", "1", "--walk-points", "2", "--quiet"]
+# A container-model run as small.
+CSMALL = ["--containers", "1", "--files", "2", "--dirs", "1", "--negative", "1",
+          "--tmpfs-files", "1", "--proc-files", "1", "--bg", "0+2", "--samples", "1",
+          "--writer-files", "2", "--quiet"]
 failures = []
 
 
@@ -117,6 +121,7 @@ def main():
     case(0, "Success", ["run", "--design", "xarray", "--json", "/dev/null"] + QUICK)
     case(0, "Success", ["kernel", "--design", "prealloc", "--host-shrinkers", "64"] + KSMALL)
 
+    case(0, "Success", ["containers", "--design", "prealloc"] + CSMALL)
     case(1, "measuring failed", ["run", "--design", "prealloc", "--experiment", "xarray-2026-vm",
                                  "--mounts", "5000", "--cgroups", "100", "--mem-budget", "6M",
                                  "--quiet"], "memory budget")
@@ -140,6 +145,17 @@ def main():
          KSMALL, "expand_batch")
     case(2, "a bad value", ["kernel", "--design", "prealloc", "--host-shrinkers", "100"] +
          KSMALL, "--host-shrinkers")
+    case(2, "a bad value", ["containers", "--design", "prealloc", "--mix", "ext4+nfs"] +
+         CSMALL, "--mix")
+    case(2, "a bad value", ["containers", "--design", "prealloc", "--bg", "100+0"] + CSMALL,
+         "--bg")
+    case(2, "a bad value", ["containers", "--design", "prealloc", "--containers", "0"] +
+         CSMALL, "--containers")
+    case(2, "a bad value", ["containers", "--design", "prealloc", "--phases", "kswapd"] +
+         CSMALL, "--phases")
+    case(2, "a bad value", ["containers", "--design", "nope"] + CSMALL, "--design")
+    case(2, "an unknown or repeated option", ["containers", "--design", "prealloc", "--bytes",
+                                              "4096"] + CSMALL, "--bytes")
     case(2, "an impossible scale", ["run", "--design", "xarray", "--mounts", "50000000",
                                     "--cgroups", "60000"], "more than")
     case(2, "a memory budget below the estimate of what the mounts need",
@@ -162,6 +178,8 @@ def main():
     case(2, unwritable, ["run", "--design", "xarray", "--json", "/dev/full"] + QUICK, "--json")
     case(2, unwritable, ["run", "--design", "xarray", "--json", "/proc/version"] + QUICK,
          "--json")
+    case(2, unwritable, ["containers", "--design", "prealloc", "--json",
+                         "/nonexistent-dir/x.json"] + CSMALL, "--json")
     case(2, unwritable, ["kernel", "--design", "prealloc", "--json", "/dev/full"] + KSMALL,
          "--json")
     case(2, unwritable, ["kernel", "--design", "prealloc", "--json", "/proc/version"] + KSMALL,

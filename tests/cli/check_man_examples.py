@@ -9,7 +9,7 @@ a scratch directory, with `shrinklab` on the PATH being a wrapper around
 the binary under test that adds `--scale quick` to reproduce, run and
 compare when the example gives no scale and no geometry of its own, and
 `--scale 0.05` to sweep (the documented scales take minutes and gigabytes),
-and `--json shrinklab-rows.json` to reproduce, run, compare and kernel when
+and `--json shrinklab-rows.json` to reproduce, run, compare, kernel and containers when
 the example writes no JSON of its own, so that every example's rows are
 checked below (the command line is otherwise the documented one). Then:
 
@@ -42,7 +42,7 @@ WRAPPER = r'''#!/bin/sh
 sub="$1"
 rows=
 case "$sub" in
-reproduce|run|compare|kernel)
+reproduce|run|compare|kernel|containers)
 	case " $* " in *" --json"*) ;; *) rows=1 ;; esac ;;
 esac
 [ -z "$rows" ] || set -- "$@" --json shrinklab-rows.json

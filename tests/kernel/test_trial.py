@@ -3,7 +3,9 @@
 refuses to run without an outside series; it runs every stage of STAGES in
 order, each a timed step, and a stage that fails fails the run without
 stopping the next; the outside series' checkpatch findings are reported,
-not failed.
+not failed; `klab try --series DIR --name NAME` from the command line takes
+a directory outside the repository, cover letter left out, as the outside
+design of every stage.
 Run: python3 tests/kernel/test_trial.py (make check: Meson test kernel_trial)."""
 import argparse
 import os
@@ -13,6 +15,7 @@ from unittest import mock
 
 import klabtest  # noqa: F401  (the klab package on the path)
 from kernelsrc import FILES, edit, patch_text, write_series
+from klab import cli, paths
 from klab.commands import trial
 from klab.run import Run
 
@@ -73,6 +76,28 @@ class Try(unittest.TestCase):
         self.assertEqual(self.run_.fails, [])
         with open(self.run_.path("checkpatch-theirs.txt")) as f:
             self.assertIn("1 warning", f.read())
+
+    def test_command_line_takes_a_directory_outside_the_repo(self):
+        """The issue's one command: klab try --series DIR --name NAME."""
+        series = os.path.join(self.tmp.name, "outside")
+        write_series(series, [patch_text({"mm/shrinker.c": edit(FILES["mm/shrinker.c"], 5,
+                                                                "unlikely")})], cover=True)
+        self.assertFalse(os.path.realpath(series).startswith(paths.REPO + os.sep))
+        seen = []
+        stages = (("all", lambda run, t: seen.append(t)),)
+        with mock.patch.object(trial, "STAGES", stages), \
+                mock.patch.object(cli.packages, "install", lambda run: None), \
+                mock.patch.dict(os.environ, {"KLAB_OUT": os.path.join(self.tmp.name, "out")}), \
+                mock.patch("sys.stderr"):
+            rc = cli.main(["try", "--series", series, "--name", "mine", "mainline"])
+        self.assertEqual(rc, 0)
+        self.assertEqual(len(seen), 1)
+        t = seen[0]
+        self.assertEqual([d.name for d in t.chosen], ["mainline", "mine"])
+        self.assertEqual(t.outside.name, "mine")
+        self.assertEqual(t.outside.dir, os.path.abspath(series))
+        self.assertEqual([os.path.basename(p) for p in t.outside.patches],
+                         sorted(x for x in os.listdir(series) if x != "0000-cover-letter.patch"))
 
 
 if __name__ == "__main__":

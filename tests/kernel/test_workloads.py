@@ -8,9 +8,21 @@
     compiled here);
   - the containers disk holds one clean ext4 file system per slot, sparse;
   - the verdict tables: ratio to mainline classed on the unpaired range,
-    the best median by the metric's direction, none for a behaviour figure.
+    the best median by the metric's direction, none for a behaviour figure;
+    a design whose every boot is above every boot of mainline is beyond the
+    noise (over 2 boots or more each), within a class or not;
+  - the model beside the kernel (klab.workmodel): the model's cell pairs by
+    metric name and design mapping, with model/kernel; what the model does
+    not model (page cache, kswapd) is named with a footnote, never a blank;
+    the model's options are the guest's parameters;
+  - the guests run on the clock asked for (icount by default, as klab lab's),
+    kwork is told which, and the documents and the table's first line name
+    the clock the boot counted;
+  - klab work --from tables documents saved by runs made side by side, in
+    round order, and refuses documents of two geometries.
 Run: python3 tests/kernel/test_workloads.py (make check: Meson test kernel_workloads)."""
 import copy
+import json
 import os
 import re
 import shutil
@@ -19,7 +31,7 @@ import tempfile
 import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
-from klab import workloads
+from klab import boot, run, workloads, workmodel
 from klabtest import REPO, fixture
 from schema_check import validate
 
@@ -155,10 +167,194 @@ class Tables(unittest.TestCase):
         self.assertEqual(den["designs"]["xarray"]["ratio"]["cls"], "higher")
         same = by[("pods", "pods_total_ns")]
         self.assertEqual(same["best"], ["mainline", "xarray"])
-        text = workloads.tables(cmp, "words")
+        text = workloads.tables(cmp, "words", "wall")
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)
+        heads = [x for x in text.splitlines() if x.startswith("== ")]
+        self.assertTrue(heads)
+        for h in heads:
+            self.assertIn("(clock: wall, the guest's CLOCK_MONOTONIC)", h)
+
+
+def model_doc(kernel, label, factor, drop=("ct_file_bytes", "reclaim_file_freed_bytes",
+                                           "high_pgscan", "high_pgsteal", "balloon_")):
+    """A stand-in for `shrinklab containers`' document: @kernel's containers
+    rows as design @label, times @factor, without the rows the model leaves
+    out."""
+    e = copy.deepcopy(kernel["experiments"][0])
+    e["results"] = [dict(r, design=label) for r in e["results"]
+                    if not r["metric"].startswith(drop)]
+    for r in e["results"]:
+        r["value"], r["min"], r["max"] = (x * factor for x in (r["value"], r["min"], r["max"]))
+    return {"schema": "shrinklab/2", "command": ["shrinklab", "containers"],
+            "experiments": [e]}
+
+
+class ModelBeside(unittest.TestCase):
+    """klab work: the model's figure beside each kernel figure of the
+    containers table, model/kernel, and what the model does not model named
+    instead of a blank (workmodel.not_modelled)."""
+
+    def setUp(self):
+        self.kernel = fixture("work-short-mainline.json")
+        self.cmp = workloads.join([self.kernel], [model_doc(self.kernel, "prealloc", 0.5)])
+        self.by = {(e["id"], m["metric"]): m for e in self.cmp["experiments"]
+                   for m in e["metrics"]}
+
+    def test_model_cell_and_ratio_pair_by_name_and_mapping(self):
+        rec = self.by[("containers", "reclaim_ns_no_mounts")]["designs"]["mainline"]
+        self.assertAlmostEqual(rec["model"]["value"], rec["kernel"]["value"] * 0.5)
+        self.assertAlmostEqual(rec["model_ratio"]["value"], 0.5)
+        self.assertNotIn("model_leaves_out", self.by[("containers", "reclaim_ns_no_mounts")])
+
+    def test_what_the_model_leaves_out_is_named(self):
+        for metric, kind in (("ct_file_bytes_no_mounts", "absent"),
+                             ("balloon_kswapd_cpu_ns", "absent"),
+                             ("high_pgscan_per_file", "absent"),
+                             ("ct_memory_bytes_no_mounts", "part"),
+                             ("teardown_rmdir_ns", "part")):
+            self.assertEqual(self.by[("containers", metric)]["model_leaves_out"]["kind"], kind,
+                             metric)
+        self.assertNotIn("model_leaves_out", self.by[("ramfs", "ramfs_stress_ng_ops_per_s")])
+        text = workloads.tables(self.cmp)
+        lines = text.split("\n")
+        i = next(k for k, x in enumerate(lines) if x.strip().startswith("balloon_kswapd_cpu_ns "))
+        self.assertIn("not modelled [", lines[i + 1])
+        i = next(k for k, x in enumerate(lines) if x.strip().startswith("reclaim_ns_no_mounts "))
+        self.assertRegex(lines[i + 1], r"model .*\(m/k x0\.5\)")
+        for why in ("page cache", "kswapd", "page LRU", "writer writes page cache",
+                    "rmdir \\+ release"):
+            self.assertRegex(text, r"\[[a-z]\] [^\n]*" + why)
+        # Under every containers metric a model figure or what it leaves out:
+        # never a blank.
+        ct = text.split("== containers")[1].split("== ")[0]
+        for line in ct.split("\n"):
+            if line.strip().startswith("model ") and "shrinklab" not in line:
+                self.assertNotRegex(line, r"model\s+-(\s|$)", line)
+        # No model line in a table the model does not run.
+        ramfs = text.split("== ramfs")[1].split("== ")[0]
+        self.assertNotIn("model", ramfs)
+
+    def test_model_options_are_the_guests(self):
+        args = workmodel.container_args(self.kernel, 6358)
+        opts = dict(zip(args[::2], args[1::2]))
+        self.assertEqual(opts["--containers"], "3")
+        self.assertEqual(opts["--bg"], "0+500")
+        self.assertEqual(opts["--writer-files"], "200")
+        self.assertEqual(opts["--proc-files"], "6358")
+        self.assertEqual(opts["--nodes"], "4")
+        self.assertNotIn("--bytes", opts)
+        self.assertEqual(workmodel.proc_walk_entries(
+            "[klab      3.42] containers: procfs walk: 6358 entries\n"), 6358)
+        self.assertIsNone(workmodel.proc_walk_entries("no walk here"))
+
+    def test_console_found_in_the_run_or_a_saved_directory(self):
+        doc = copy.deepcopy(self.kernel)
+        doc["run"].update(boot=1)
+        with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as saved:
+            with open(os.path.join(saved, "work-short-containers-mainline-1.console"),
+                      "w") as f:
+                f.write("containers: procfs walk: 42 entries\n")
+            r = run.Run(out)
+            self.assertEqual(workmodel.console_of(r, doc, "short"), "")
+            self.assertEqual(workmodel.proc_walk_entries(
+                workmodel.console_of(r, doc, "short", [saved])), 42)
+
+
+class Noise(unittest.TestCase):
+    def test_every_boot_above_mainlines_is_beyond_the_noise(self):
+        base = fixture("work-short-mainline.json")
+        docs = [scaled(base, "mainline", {}), scaled(base, "mainline", {"pod_mount_ns": 1.1}),
+                scaled(base, "xarray", {"pod_mount_ns": 1.15, "pod_mkdir_ns": 1.05}),
+                scaled(base, "xarray", {"pod_mount_ns": 1.2})]
+        by = {m["metric"]: m for e in workloads.join(docs)["experiments"] for m in e["metrics"]}
+        mount = by["pod_mount_ns"]["designs"]["xarray"]["ratio"]
+        self.assertEqual(mount["cls"], "same")    # 1.15/1.1 .. 1.2/1.0: within the class
+        self.assertEqual(mount["beyond"], "above")
+        self.assertIsNone(by["pod_mkdir_ns"]["designs"]["xarray"]["ratio"]["beyond"])
+        text = workloads.tables(workloads.join(docs))
+        self.assertIn("same, >noise", text)
+        one = workloads.join([base, scaled(base, "xarray", {"pod_mount_ns": 2.0})])
+        by = {m["metric"]: m for e in one["experiments"] for m in e["metrics"]}
+        self.assertIsNone(by["pod_mount_ns"]["designs"]["xarray"]["ratio"]["beyond"])
+
+
+class Clock(unittest.TestCase):
+    def boots(self, **kw):
+        """work_boots of the pods workload on mainline with a fake boot
+        that answers the saved document; (the specs booted, the docs)."""
+        specs = []
+        saved = fixture("work-short-mainline.json")
+        pods = dict(saved, experiments=[e for e in saved["experiments"] if e["id"] == "pods"])
+
+        def fake_boot(r, label, spec):
+            specs.append(spec)
+            res = boot.BootResult(status=0, stdout=json.dumps(pods), accel="tcg", wall=1.0)
+            res.clock = boot.clock_words(spec.clock, "tcg")
+            return res
+
+        class D:
+            name = "mainline"
+
+            def series_hash(self):
+                return "0123"
+        real = workloads.checked_boot
+        workloads.checked_boot = fake_boot
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                r = run.Run(tmp)
+                docs = workloads.work_boots(r, [D()], {"mainline": "bz"}, "kwork", "short", 1,
+                                            ["pods"], **kw)
+                self.assertEqual(r.fails, [])
+        finally:
+            workloads.checked_boot = real
+        return specs, docs
+
+    def test_icount_by_default_and_named(self):
+        specs, docs = self.boots()
+        self.assertEqual(specs[0].clock, "icount")
+        self.assertIn("-icount", boot.qemu_cmd(specs[0], "i", "tcg", "c", "o", "s"))
+        self.assertEqual(specs[0].args[specs[0].args.index("--clock") + 1], "icount")
+        self.assertEqual(docs[0]["run"]["clock"], "icount")
+        self.assertEqual(docs[0]["run"]["series_hash"], "0123")
+        self.assertTrue(docs[0]["machine"]["clock"].startswith("icount shift="))
+        self.assertIn("clock: icount shift=", workloads.summary_words(docs, "short", 1))
+
+    def test_wall_when_asked(self):
+        specs, docs = self.boots(clock="wall")
+        self.assertEqual(specs[0].clock, "wall")
+        self.assertNotIn("-icount", boot.qemu_cmd(specs[0], "i", "tcg", "c", "o", "s"))
+        self.assertIn("clock: wall", workloads.summary_words(docs, "short", 1))
+
+
+class SavedDocs(unittest.TestCase):
+    def test_runs_side_by_side_give_one_table(self):
+        from klab.commands import work
+        base = fixture("work-short-mainline.json")
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            for d, design, rnd in ((a, "mainline", 1), (a, "xarray", 0), (b, "mainline", 0)):
+                doc = copy.deepcopy(base)
+                doc["run"].update(boot=rnd, workload="pods", design="kernel:" + design)
+                with open(os.path.join(d, "work-short-pods-%s-%d.json" % (design, rnd)),
+                          "w") as f:
+                    json.dump(doc, f)
+            with open(os.path.join(a, "kernel-work-short.json"), "w") as f:
+                f.write("{}")  # a run's combined document is not a guest's
+            docs, geo = work.saved_docs([a, b])
+            self.assertEqual(geo, "short")
+            self.assertEqual([(d["run"]["boot"], d["run"]["design"]) for d in docs],
+                             [(0, "kernel:xarray"), (0, "kernel:mainline"),
+                              (1, "kernel:mainline")])
+            self.assertEqual(len(work.saved_docs([a, b], keep=["mainline"])[0]), 2)
+            cmp = workloads.join(docs)
+            self.assertEqual(cmp["designs"], ["mainline", "xarray"])
+            doc = copy.deepcopy(base)
+            doc["run"].update(boot=0, workload="pods", design="kernel:xarray", scale="mid")
+            with open(os.path.join(b, "work-mid-pods-xarray-0.json"), "w") as f:
+                json.dump(doc, f)
+            with self.assertRaises(ValueError):
+                work.saved_docs([a, b])
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ static const struct subcommand subcommands[] = {
 	  shrinklab_slabinfo },
 	{ "kernel", "the kernel lab's guest experiments, in the model, at the guest's geometry",
 	  shrinklab_kernel },
+	{ "containers", "the kernel lab's container workload, in the model, at the guest's geometry",
+	  shrinklab_containers },
 };
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 

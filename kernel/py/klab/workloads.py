@@ -22,9 +22,9 @@ medians) [min..max of every sample], and for a design its ratio to
 mainline [unpaired range: min/max over max/min] classed as the lab classes
 (compare.classify: lower below 0.8, higher above 1.25, same between, or
 across a boundary); the best median of a metric that has a direction is
-marked *. Where a model document of the same experiment exists (the
-model's container workload, a later part of issue 19), its figure stands
-beside the kernel's.
+marked *. Under the kernel's line, the model's (`shrinklab containers` at
+the guest's geometry, workmodel.py) with model/kernel, or "not modelled"
+and a footnote saying what the model leaves out (page cache, kswapd).
 """
 import dataclasses
 import datetime
@@ -35,7 +35,7 @@ import shutil
 import statistics
 import subprocess
 
-from . import boot, compare, paths
+from . import boot, compare, paths, workmodel
 from .boots import checked_boot
 from .run import log
 
@@ -47,6 +47,14 @@ CPUS = 2
 # more kernel command line, and the experiments with their parameters.
 # "full" is the issue's geometry (make kernel-lab); "short" is CI's, one
 # small geometry per workload (check-kernel).
+# "mid" is between: what fits 3 boots of 8 designs in about an hour of a
+# shared, loaded 2-core machine (a full containers boot alone is 10 min or
+# more there, a short one 12 min on 2026-12-01's load): short's containers
+# (3, with short's files) at the issue's 0 and 20000 background mounts,
+# memory.reclaim, drop_caches and teardown only (no memory.high writer, no
+# balloon: they are most of a containers boot); Tkhai's test at 1000 memcgs
+# (of the issue's 4000), stress-ng --ramfs at 200 ops, Qi Zheng's at
+# short's 200 memcgs; seed 001's 400 pods beside 400 cgroups.
 WORKLOADS = {
     "containers": {
         "full": dict(mem=2048, timeout=7200, exps=[("containers", dict(
@@ -57,6 +65,10 @@ WORKLOADS = {
             containers=3, mix="ext4+proc+tmpfs+tmpfs", files=200, dirs=4, bytes=4096,
             negative=200, tmpfs_files=8, bg="0+500", samples=3, writer_files=200,
             high_margin_kib=256, balloon_pct=60, img_mib=32))]),
+        "mid": dict(mem=1024, timeout=3600, exps=[("containers", dict(
+            containers=3, mix="ext4+proc+tmpfs+tmpfs", files=200, dirs=4, bytes=4096,
+            negative=200, tmpfs_files=8, bg="0+20000", samples=3, writer_files=200,
+            high_margin_kib=256, balloon_pct=60, img_mib=32, phases="reclaim+drop"))]),
     },
     "reviewers": {
         "full": dict(mem=3072, timeout=7200, exps=[
@@ -69,6 +81,11 @@ WORKLOADS = {
             ("tkhai", dict(memcgs=200, files=1, calls=5, what=3)),
             ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, limit_mib=32, rounds=2,
                              swap="/dev/vda"))]),
+        "mid": dict(mem=1024, timeout=3600, exps=[
+            ("ramfs", dict(ops=200, runs=3)),
+            ("tkhai", dict(memcgs=1000, files=1, calls=5, what=3)),
+            ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, limit_mib=32, rounds=2,
+                             swap="/dev/vda"))]),
     },
     "pods": {
         "full": dict(mem=2048, timeout=3600, append="cgroup.memory=nokmem", exps=[
@@ -77,9 +94,13 @@ WORKLOADS = {
         "short": dict(mem=1024, timeout=900, append="cgroup.memory=nokmem", exps=[
             ("pods", dict(pods=100, mounts="proc+tmpfs+tmpfs+tmpfs", cgroups_per_pod=1,
                           bg_cgroups=50, bg_mounts=0))]),
+        "mid": dict(mem=1024, timeout=1800, append="cgroup.memory=nokmem", exps=[
+            ("pods", dict(pods=400, mounts="proc+tmpfs+tmpfs+tmpfs", cgroups_per_pod=1,
+                          bg_cgroups=400, bg_mounts=0))]),
     },
 }
 ORDER = ["containers", "reviewers", "pods"]
+GEOMETRIES = ["full", "mid", "short"]
 
 
 def exp_arg(name, params):
@@ -226,9 +247,15 @@ def stress_ng_files():
     return out
 
 
-def boot_spec(name, geometry, image, prog, tmp, design, accel, date):
+# The clock the guests' times count by default: icount, as klab lab's (the
+# guest's CLOCK_MONOTONIC counts instructions, so host load does not move
+# it); "wall" gives the host's time passing.
+DEFAULT_CLOCK = boot.DEFAULT_CLOCK
+
+
+def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAULT_CLOCK):
     """The BootSpec of workload @name at @geometry for @design (disks made
-    in @tmp)."""
+    in @tmp), its guest on @clock (boot.parse_clock)."""
     g = WORKLOADS[name][geometry]
     disks, files = [], []
     for exp, params in g["exps"]:
@@ -244,20 +271,15 @@ def boot_spec(name, geometry, image, prog, tmp, design, accel, date):
         elif exp == "ramfs":
             files += stress_ng_files()
     args = ["--design", "kernel:" + design, "--accel", accel, "--scale", geometry,
-            "--date", date, "--clock", CLOCK] + [exp_arg(e, p) for e, p in g["exps"]]
+            "--date", date, "--clock", clock] + [exp_arg(e, p) for e, p in g["exps"]]
     return boot.BootSpec(kernel=image, prog=prog, args=args, cpus=CPUS, nodes=NODES,
                          mem=g["mem"], timeout=g["timeout"], append=g.get("append", ""),
-                         files=files, disks=disks)
+                         files=files, disks=disks, clock=clock)
 
 
-# The clock the guest's times count: the guest's CLOCK_MONOTONIC under TCG,
-# which follows the host's wall clock (and its load).
-CLOCK = "wall"
-
-
-def work_boots(run, chosen, images, prog, geometry, boots, names):
-    """Every workload @names on every design, @boots rounds interleaved;
-    the guests' documents in boot order."""
+def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_CLOCK):
+    """Every workload @names on every design, @boots rounds interleaved,
+    the guests on @clock; the guests' documents in boot order."""
     docs = []
     accel = "kvm" if boot.kvm_usable()[0] else "tcg"
     for rnd in range(boots):
@@ -270,7 +292,7 @@ def work_boots(run, chosen, images, prog, geometry, boots, names):
                 os.makedirs(tmp, exist_ok=True)
                 try:
                     spec = boot_spec(name, geometry, images[d.name], prog, tmp, d.name, accel,
-                                     date)
+                                     date, clock)
                     r = checked_boot(run, label, spec)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
@@ -288,9 +310,11 @@ def work_boots(run, chosen, images, prog, geometry, boots, names):
                     run.fail("%s: the guest's rows depart from data/kernel_workloads.tsv: %s"
                              % (label, problem))
                 doc["machine"]["accelerator"] = r.accel_words()
+                doc["machine"]["clock"] = r.clock
                 doc["run"]["boot"] = rnd
                 doc["run"]["workload"] = name
-                doc["run"]["clock"] = CLOCK
+                doc["run"]["clock"] = clock
+                doc["run"]["series_hash"] = d.series_hash()
                 doc["run"]["guest_wall_s"] = r.wall
                 with open(run.path(label + ".json"), "w") as f:
                     json.dump(doc, f, indent=1)
@@ -306,7 +330,8 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
     and the best design."""
     metrics = load_metrics(path)
     kcells, units, order = compare._rows_by(kernel_docs)
-    mcells, _, _ = compare._rows_by(list(model_docs))
+    mcells, _, morder = compare._rows_by(list(model_docs))
+    modelled = set(morder)
     designs = []
     for doc in kernel_docs:
         d = compare.kernel_name(doc["run"]["design"])
@@ -326,25 +351,52 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
                 rk = kcells.get((exp, name, "kernel:" + d))
                 rm = mcells.get((exp, name, mapping[d])) if mapping[d] else None
                 cells[d] = compare.Cell(rk, unit) if rk else None
+                cm = compare.Cell(rm, unit) if rm else None
                 per[d] = {"kernel": cells[d].as_json() if cells[d] else None,
-                          "model": compare.Cell(rm, unit).as_json() if rm else None}
+                          "model": cm.as_json() if cm else None}
+                if cm and cells[d]:
+                    r = compare.unpaired(cm, cells[d])
+                    if r:
+                        per[d]["model_ratio"] = r.as_json()
             base = cells.get(compare.BASE)
             for d in designs:
                 if d == compare.BASE or not cells[d] or not base:
                     continue
                 r = compare.unpaired(cells[d], base)
                 if r:
-                    per[d]["ratio"] = dict(r.as_json(), cls=compare.classify(r))
+                    per[d]["ratio"] = dict(r.as_json(), cls=compare.classify(r),
+                                           beyond=beyond_noise(r, cells[d], base))
             have = [(c.value, d) for d, c in cells.items() if c and c.value is not None]
             best = None
             if have and better in ("lower", "higher"):
                 pick = min if better == "lower" else max
                 v = pick(x for x, _ in have)
                 best = [d for x, d in have if x == v]
-            rows.append({"metric": name, "unit": unit, "better": better, "best": best,
-                         "designs": per})
-        out["experiments"].append({"id": exp, "metrics": rows})
+            row = {"metric": name, "unit": unit, "better": better, "best": best,
+                   "designs": per}
+            left_out = workmodel.not_modelled(exp, name) if exp in modelled else None
+            if left_out:
+                row["model_leaves_out"] = {"kind": left_out[0], "what": left_out[1],
+                                           "why": left_out[2]}
+            rows.append(row)
+        out["experiments"].append({"id": exp, "metrics": rows,
+                                   "model": exp in modelled})
     return out
+
+
+def beyond_noise(r, cell, base):
+    """"above" or "below" when every boot of the design is above (below)
+    every boot of mainline (ratio @r of the boots' medians' ranges), over
+    two boots or more each; else None. The rule "no regression of
+    stress-ng --ramfs or registration beyond the noise of mainline's own
+    boots" reads this."""
+    if len(cell.rows) < 2 or len(base.rows) < 2 or not r.spread:
+        return None
+    if r.lo > 1:
+        return "above"
+    if r.hi < 1:
+        return "below"
+    return None
 
 
 def _cell(c, unit):
@@ -361,49 +413,86 @@ def _num(v, unit):
     return compare.fmt(v, unit).replace(" ", "")
 
 
+def _model_cell(c, m, left_out, marks):
+    """The model's cell of one design: its figure, its ratio to the
+    kernel's (model/kernel), and a mark [a] where the model leaves part of
+    the metric out; "not modelled [a]" where it has no figure."""
+    if left_out and left_out["kind"] == "absent":
+        return "not modelled " + _mark(left_out, marks)
+    if not c["model"]:
+        return "-"
+    s = _cell(c["model"], m["unit"])
+    r = c.get("model_ratio")
+    if r:
+        s += " (m/k %s)" % _x(r["value"])
+    if left_out:
+        s += " " + _mark(left_out, marks)
+    return s
+
+
+def _x(v):
+    return "x%.2g" % v if v < 0.01 else "x%.3g" % v
+
+
+def _mark(left_out, marks):
+    if left_out["what"] not in marks:
+        marks[left_out["what"]] = ("[%s]" % chr(ord("a") + len(marks)), left_out["why"])
+    return marks[left_out["what"]][0]
+
+
 def _ratio(r):
     if not r:
         return ""
     s = "x%.3g" % r["value"]
     if r["min"] != r["max"]:
         s += " [%.3g..%.3g]" % (r["min"], r["max"])
-    return s + " " + (r["cls"] or "")
+    s += " " + (r["cls"] or "")
+    if r.get("beyond"):
+        s += ", %snoise" % (">" if r["beyond"] == "above" else "<")
+    return s
 
 
-def tables(cmp, words=""):
+def tables(cmp, words="", clock="not recorded"):
     """One table per experiment: a line of medians per metric, under it a
-    line of ratios to mainline with their class; * marks the best median."""
+    line of ratios to mainline with their class; * marks the best median.
+    @clock, the guests' clock (short: boot.clock_name), heads each table."""
     designs = cmp["designs"]
     out = [words, ""] if words else []
     out.append("per cell: kernel median over boots [min..max of all samples]; under it, the "
                "ratio to mainline [unpaired range] and its class (<%.2g lower, >%.3g higher, "
-               "same between, across: the range straddles a boundary); * the best median "
+               "same between, across: the range straddles a boundary; >noise / <noise: "
+               "every boot of the design above / below every boot of mainline, over 2 boots "
+               "or more each); * the best median "
                "of a metric with a direction (better: lower or higher); model: the model's "
                "figure where it runs the workload" % (compare.SAME_LO, compare.SAME_HI))
     for e in cmp["experiments"]:
         out.append("")
-        out.append("== %s" % e["id"])
+        out.append("== %s (clock: %s, the guest's CLOCK_MONOTONIC)" % (e["id"], clock))
         header = ["metric", "better"] + ["kernel:" + d for d in designs]
         rows = []
+        marks = {}
         for m in e["metrics"]:
             line = [m["metric"], m["better"]]
             ratios = ["", ""]
             models = ["", "  model"]
-            any_model = False
+            left_out = m.get("model_leaves_out")
             for d in designs:
                 c = m["designs"][d]
                 mark = "*" if m["best"] and d in m["best"] else ""
                 line.append(_cell(c["kernel"], m["unit"]) + mark)
                 ratios.append(_ratio(c.get("ratio")))
-                if c["model"]:
-                    any_model = True
-                models.append(_cell(c["model"], m["unit"]) if c["model"] else "-")
+                models.append(_model_cell(c, m, left_out, marks))
             rows.append(line)
             if any(ratios):
                 rows.append(ratios)
-            if any_model:
+            if e.get("model") or any(m["designs"][d]["model"] for d in designs):
                 rows.append(models)
         out += compare._table(header, rows)
+        if e.get("model"):
+            out.append("  model: shrinklab containers at the guest's geometry (native, "
+                       "CLOCK_MONOTONIC); m/k = model / kernel median")
+        for key, (label, why) in marks.items():
+            out.append("  %s %s: %s" % (label, key, why))
     return "\n".join(out) + "\n"
 
 
@@ -422,12 +511,18 @@ def boot_seconds(docs):
     return out
 
 
+def clocks(docs):
+    """The clocks @docs' guests counted (clock_words), sorted; "?" for a
+    document that does not say."""
+    return sorted(set(d["machine"].get("clock") or "?" for d in docs))
+
+
 def summary_words(docs, geometry, boots):
     accel = sorted(set(d["machine"]["accelerator"] for d in docs))
     secs = boot_seconds(docs)
     return ("kernel workloads, geometry %s; %d boot(s) per design and workload, interleaved; "
             "clock: %s (the guest's CLOCK_MONOTONIC); accelerator %s; guest wall per boot: %s"
-            % (geometry, boots, CLOCK, "; ".join(accel), ", ".join(
+            % (geometry, boots, "; ".join(clocks(docs)), "; ".join(accel), ", ".join(
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
                 if all(x is not None for x in v))))
 

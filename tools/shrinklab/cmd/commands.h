@@ -13,5 +13,6 @@ int shrinklab_compare(int argc, char **argv);
 int shrinklab_sweep(int argc, char **argv);
 int shrinklab_slabinfo(int argc, char **argv);
 int shrinklab_kernel(int argc, char **argv);
+int shrinklab_containers(int argc, char **argv);
 
 #endif /* SHRINKLAB_COMMANDS_H */

@@ -3,7 +3,7 @@
 the kernel's and the model's, with the verdicts of both (reproduce.py)."""
 import json
 
-from .. import build, compare, designs, guest, reproduce, tree
+from .. import boot, build, compare, designs, guest, reproduce, tree
 from ..run import log
 from .lab import add_clock_argument
 
@@ -60,8 +60,10 @@ def main(run, args):
         mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
         rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
                                      available, series_model)
+        tclocks = sorted({boot.clock_name(doc["machine"].get("clock", "?"))
+                          for docs in kdocs[t.guest_run].values() for doc in docs})
         texts.append(reproduce.table_text(t, rows, reproduce.GUEST_RUNS[t.guest_run].words,
-                                          args.boots, seeds))
+                                          args.boots, seeds, " / ".join(tclocks)))
         all_rows.append((t.exp, rows))
         out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows))
     clocks = sorted({doc["machine"].get("clock", "?") for v in kdocs.values()

@@ -2,43 +2,121 @@
 """klab work: the workloads with objects under real reclaim (containers,
 the reviewers' tests, pods under nokmem) on every design, boots
 interleaved, and one verdict table per workload (kernel-work-GEOMETRY.{txt,json});
-make kernel-lab runs it at the full geometry, check-kernel at the short one."""
-import json
+make kernel-lab runs it at the full geometry, check-kernel at the short one.
 
-from .. import build, designs, guest, tree, workloads
+--from DIR (repeatable) boots nothing: it tables the guests' documents that
+earlier runs saved in DIR (work-GEOMETRY-WORKLOAD-DESIGN-ROUND.json), so
+runs made side by side (one per workload, or a design that came later) give
+one table per workload. The documents must share one geometry."""
+import glob
+import json
+import os
+import shutil
+
+from .. import boot, build, designs, guest, tree, workloads, workmodel
 from ..run import log
+from .lab import add_clock_argument
 
 
 def arguments(p):
     designs.add_arguments(p)
-    p.add_argument("--geometry", choices=["full", "short"], default="full")
+    p.add_argument("--geometry", choices=workloads.GEOMETRIES, default="full",
+                   help="full (the issue's), mid (fits 3 boots of every design in about "
+                   "an hour of a shared 2-core machine) or short (CI's)")
     p.add_argument("--boots", type=int, default=3,
                    help="boots per design and workload, interleaved (default 3)")
     p.add_argument("--workload", action="append", choices=workloads.ORDER,
                    help="a workload (repeat; default: all)")
+    p.add_argument("--from", dest="from_dirs", action="append", metavar="DIR",
+                   help="no boots: the tables of the guests' documents saved in DIR "
+                   "(repeat; the designs named keep theirs alone)")
+    add_clock_argument(p)
 
 
-def work(run, chosen, images, prog, geometry, boots, names=None):
-    """The workloads' boots and tables; the comparison (None without
-    documents)."""
-    names = names or workloads.ORDER
-    docs = workloads.work_boots(run, chosen, images, prog, geometry, boots, names)
-    if not docs:
-        return None
-    dirs = {d.name: d.dir for d in chosen if d.dir}
-    cmp = workloads.join(docs, (), dirs)
-    text = workloads.tables(cmp, workloads.summary_words(docs, geometry, boots))
+def tables(run, docs, geometry, boots, dirs=None, saved=()):
+    """The verdict tables of @docs beside the model's container workload at
+    their geometry (workmodel; the guests' consoles in the run's directory
+    or in @saved), printed and saved with the combined JSON; the
+    comparison."""
+    models = workmodel.container_runs(run, docs, geometry, dirs, saved)
+    cmp = workloads.join(docs, models, dirs)
+    text = workloads.tables(cmp, workloads.summary_words(docs, geometry, boots),
+                            " / ".join(boot.clock_name(c) for c in workloads.clocks(docs)))
     with open(run.path("kernel-work-%s.json" % geometry), "w") as f:
-        json.dump(workloads.combined(docs, (), cmp, {"geometry": geometry, "boots": boots,
-                                                      "clock": workloads.CLOCK}), f, indent=1)
+        json.dump(workloads.combined(docs, models, cmp, {"geometry": geometry, "boots": boots,
+                                                          "clock": workloads.clocks(docs)}),
+                  f, indent=1)
     run.save("kernel-work-%s.txt" % geometry, text)
     print(text)
     log("JSON: %s" % run.path("kernel-work-%s.json" % geometry))
     return cmp
 
 
+def work(run, chosen, images, prog, geometry, boots, names=None, clock=workloads.DEFAULT_CLOCK):
+    """The workloads' boots (guests on @clock) and tables; the comparison
+    (None without documents)."""
+    names = names or workloads.ORDER
+    docs = workloads.work_boots(run, chosen, images, prog, geometry, boots, names, clock)
+    if not docs:
+        return None
+    return tables(run, docs, geometry, boots, {d.name: d.dir for d in chosen if d.dir})
+
+
+def saved_docs(dirs, names=None, keep=None):
+    """The guests' documents saved in @dirs (work-*.json), of workloads
+    @names and designs @keep (None: all), ordered by round, workload and
+    design; their geometry. ValueError when there are none, or several
+    geometries."""
+    docs = []
+    for d in dirs:
+        for path in sorted(glob.glob(os.path.join(d, "work-*.json"))):
+            with open(path) as f:
+                doc = json.load(f)
+            run_ = doc.get("run", {})
+            if names and run_.get("workload") not in names:
+                continue
+            if keep and run_.get("design", "").split(":", 1)[-1] not in keep:
+                continue
+            docs.append(doc)
+    if not docs:
+        raise ValueError("no guest documents (work-*.json) in %s" % ", ".join(dirs))
+    geos = sorted(set(doc["run"].get("scale", "?") for doc in docs))
+    if len(geos) != 1:
+        raise ValueError("documents of several geometries: %s" % ", ".join(geos))
+    order = {w: i for i, w in enumerate(workloads.ORDER)}
+    docs.sort(key=lambda doc: (doc["run"].get("boot", 0), order.get(doc["run"].get("workload"),
+                                                                      99)))
+    return docs, geos[0]
+
+
+def snapshot(run, chosen, images):
+    """Copies of @images in the run's directory, with each design's series
+    hash: another run that rebuilds a design (its series changed on main)
+    renames a new image over the kept one, and a run's later boots must
+    boot what its first did."""
+    out = {}
+    os.makedirs(run.path("images"), exist_ok=True)
+    for d in chosen:
+        out[d.name] = run.path(os.path.join("images", d.name + ".bzImage"))
+        shutil.copyfile(images[d.name], out[d.name])
+        log("%s: series %s (image copied to %s)" % (d.name, d.series_hash(), out[d.name]))
+    return out
+
+
 def main(run, args):
+    if args.from_dirs:
+        keep = args.designs if getattr(args, "designs", None) else None
+        try:
+            docs, geometry = saved_docs(args.from_dirs, args.workload, keep)
+        except ValueError as e:
+            raise SystemExit("klab work --from: %s" % e)
+        boots = max(sum(1 for d in docs if d["run"]["design"] == x["run"]["design"] and
+                        d["run"].get("workload") == x["run"].get("workload")) for x in docs)
+        # The repo's series (their model files) for the designs it has.
+        dirs = {d.name: d.dir for d in designs.in_repo() if d.dir}
+        tables(run, docs, geometry, boots, dirs, saved=args.from_dirs)
+        return
     chosen = designs.from_args(args)
-    images = build.build_all(tree.Cache(), "lab", chosen, run)
+    images = snapshot(run, chosen, build.build_all(tree.Cache(), "lab", chosen, run))
     prog = guest.compile_programs(run)["kwork"]
-    work(run, chosen, images, prog, args.geometry, args.boots, args.workload)
+    work(run, chosen, images, prog, args.geometry, args.boots, args.workload, args.clock)

@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The model beside the kernel on the workloads with objects: `shrinklab
+containers` (tools/shrinklab/lab/container_experiment.c) runs the guest's
+container workload (kernel/guest/kw_containers.c) at the geometry each
+guest really ran, for the model design each kernel design maps to
+(compare.model_design), and says which of the guest's metrics the model
+does not model (page cache, kswapd), so the table never leaves a silent
+blank."""
+import json
+import os
+import re
+import statistics
+import subprocess
+
+from . import compare, model
+from .run import log
+
+# The guest's containers parameters that `shrinklab containers` takes, by
+# the option it takes them as. The others do not apply to the model: bytes
+# (page cache), balloon_pct, headroom_mib, min_free_kib (the balloon and
+# kswapd), disk and img_mib (the loop devices), proc_depth (the model's
+# procfs holds --proc-files objects: the count of the guest's walk).
+CONTAINER_OPTIONS = {
+    "containers": "--containers", "mix": "--mix", "files": "--files", "dirs": "--dirs",
+    "negative": "--negative", "tmpfs_files": "--tmpfs-files", "bg": "--bg",
+    "samples": "--samples", "writer_files": "--writer-files",
+    "high_margin_kib": "--high-margin-kib", "phases": "--phases",
+}
+
+# The guest's say() line with what its procfs walk visited (level 0).
+PROC_WALK_RE = re.compile(r"containers: procfs walk: (\d+) entries")
+
+# What the model leaves out of a metric of the containers table, by the
+# metric's name without its level suffix: (key, words). "absent": the model
+# has no figure; "part": it has one for the slab part only.
+PAGE_CACHE = ("page cache", "the model has no page cache: it covers the slab part (dentries "
+              "and inodes charged to the container); the kernel's figure includes page cache")
+PAGES = ("pages", "pages scanned and stolen from the LRU: the model has no page LRU")
+KSWAPD = ("kswapd", "global reclaim under an anonymous balloon (kswapd, direct reclaim, PSI, "
+          "page allocator): the model has no kswapd, anonymous memory or page allocator "
+          "pressure")
+WRITER = ("writer's page cache", "the kernel's writer writes page cache with each file, "
+          "which takes it over its high; the model's writer charges only its dentries and "
+          "inodes, so it crosses its high later, or not at all at a small margin")
+OFFLINE = ("offline", "the kernel's rmdir returns before the cgroup goes offline (its "
+           "list_lrus are reparented by a worker, inside teardown_release_ns); the model's "
+           "rmdir takes it offline before it returns: compare rmdir + release")
+NOT_MODELLED = {
+    "teardown_rmdir_ns": ("part",) + OFFLINE,
+    "teardown_release_ns": ("part",) + OFFLINE,
+    "high_ns_per_file": ("part",) + WRITER,
+    "high_cpu_ns_per_file": ("part",) + WRITER,
+    "high_events": ("part",) + WRITER,
+    "high_slab_bytes": ("part",) + WRITER,
+    "ct_file_bytes": ("absent",) + PAGE_CACHE,
+    "reclaim_file_freed_bytes": ("absent",) + PAGE_CACHE,
+    "ct_memory_bytes": ("part",) + PAGE_CACHE,
+    "reclaim_freed_bytes": ("part",) + PAGE_CACHE,
+    "high_pgscan_per_file": ("absent",) + PAGES,
+    "high_pgsteal_per_file": ("absent",) + PAGES,
+}
+LEVEL_RE = re.compile(r"(_no_mounts|_m[0-9]+)$")
+
+
+def not_modelled(experiment, metric):
+    """(kind, key, words) of what the model leaves out of @metric, or None
+    (it models all of it, or the experiment is not one the model runs)."""
+    if experiment != "containers":
+        return None
+    base = LEVEL_RE.sub("", metric)
+    if base.startswith("balloon_"):
+        return ("absent",) + KSWAPD
+    return NOT_MODELLED.get(base)
+
+
+def guest_params(doc):
+    """{key: value} of the containers experiment on @doc's command line."""
+    for a in doc.get("command", []):
+        if a.startswith("containers:"):
+            return dict(kv.split("=", 1) for kv in a.split(":", 1)[1].split(",") if "=" in kv)
+    return None
+
+
+def proc_walk_entries(console):
+    """What the guest's first procfs walk visited (its log line), or None."""
+    m = PROC_WALK_RE.search(console or "")
+    return int(m.group(1)) if m else None
+
+
+def container_args(doc, proc_files):
+    """`shrinklab containers` options for the geometry the guest of @doc
+    ran: its parameters, its boot shrinkers, nodes and CPUs, and the
+    procfs walk's @proc_files (None: the model's default)."""
+    params = guest_params(doc)
+    if params is None:
+        raise RuntimeError("guest document without a containers experiment on its command")
+    args = []
+    for key, opt in CONTAINER_OPTIONS.items():
+        if key in params:
+            args += [opt, params[key]]
+    first = doc["experiments"][0]["results"][0]["geometry"]
+    args += ["--host-shrinkers", str(first["host_shrinkers"]), "--nodes",
+             str(doc["machine"]["nodes"]), "--cpus", str(doc["machine"]["cpus"])]
+    if proc_files is not None:
+        args += ["--proc-files", str(proc_files)]
+    return args
+
+
+def console_of(run, doc, geometry, saved=()):
+    """The console text of @doc's boot (work-GEOMETRY-containers-D-BOOT.console
+    in the run's directory or one of @saved), or ''."""
+    label = "work-%s-containers-%s-%s" % (geometry, compare.kernel_name(doc["run"]["design"]),
+                                          doc["run"].get("boot", 0))
+    for d in [run.out_dir] + list(saved or ()):
+        try:
+            with open(os.path.join(d, label + ".console"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            continue
+    return ""
+
+
+def container_runs(run, docs, geometry, series_dirs=None, saved=()):
+    """`shrinklab containers` at the guests' geometry, once per model design
+    the kernel designs map to, each in its own process; the model's
+    shrinklab/2 documents. @saved: more directories with the guests'
+    consoles (klab work --from)."""
+    docs = [d for d in docs if d["run"].get("workload") == "containers" and guest_params(d)]
+    if not docs:
+        return []
+    walks = [w for w in (proc_walk_entries(console_of(run, d, geometry, saved)) for d in docs)
+             if w]
+    proc_files = int(statistics.median(walks)) if walks else None
+    if proc_files is None:
+        log("model: no procfs walk count in the guests' consoles; the model's procfs holds "
+            "its default")
+    todo = []
+    for doc in docs:
+        d = compare.kernel_name(doc["run"]["design"])
+        label, _ = compare.model_design(d, (series_dirs or {}).get(d))
+        if not label:
+            log("kernel:%s: no model design mapped; the containers table shows the kernel "
+                "alone" % d)
+            continue
+        key = (label, tuple(container_args(doc, proc_files)))
+        if key not in todo:
+            todo.append(key)
+    if not todo:
+        return []
+    exe = model.shrinklab_path(run)
+    out = []
+    for i, (label, args) in enumerate(todo):
+        base = "model-containers-%s-%d-%s" % (geometry, i, re.sub(r"[^\w.=-]", "_", label))
+        cmd = [exe, "containers", "--quiet", "--json", run.path(base + ".json"),
+               "--design", label] + list(args)
+        log("model: " + " ".join(cmd))
+        with run.step("model %s (shrinklab containers)" % label):
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        run.save(base + ".txt", r.stdout)
+        if r.returncode != 0:
+            run.fail("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                                              r.stdout[-3000:]))
+            continue
+        with open(run.path(base + ".json")) as f:
+            out.append(json.load(f))
+    return out

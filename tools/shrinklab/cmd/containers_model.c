@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinklab containers: the kernel lab's container workload
+ * (kernel/guest/kw_containers.c) in the model, at the guest's geometry
+ * (container_experiment.h runs it): the options, which are the guest's
+ * parameters under the same names (klab work passes the guest's own), the
+ * design configurations checked against the library before anything runs,
+ * the table, the JSON (schema shrinklab/2, experiment "containers") that
+ * kernel/klab work puts beside the guest's, and the same rows as CSV.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shrinker/host.h>
+
+#include "commands.h"
+#include "container_experiment.h"
+#include "conventions.h"
+#include "csv.h"
+#include "design_label.h"
+#include "json.h"
+#include "machine.h"
+#include "outputs.h"
+#include "report.h"
+#include "scale.h"
+#include "stats.h"
+#include "table.h"
+#include "version.h"
+
+#define SUB "containers"
+
+enum {
+	OPT_DESIGN = SHRINKLAB_OPT_FIRST_OWN,
+	OPT_CONTAINERS,
+	OPT_MIX,
+	OPT_FILES,
+	OPT_DIRS,
+	OPT_NEGATIVE,
+	OPT_TMPFS_FILES,
+	OPT_PROC_FILES,
+	OPT_BG,
+	OPT_SAMPLES,
+	OPT_WRITER_FILES,
+	OPT_HIGH_MARGIN_KIB,
+	OPT_PHASES,
+	OPT_HOST_SHRINKERS,
+	OPT_NODES,
+	OPT_CPUS,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_ROWS,
+	OPT_QUIET,
+};
+
+static const struct option ct_options[] = {
+	{ "help", no_argument, NULL, SHRINKLAB_OPT_HELP },
+	{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
+	{ "design", required_argument, NULL, OPT_DESIGN },
+	{ "containers", required_argument, NULL, OPT_CONTAINERS },
+	{ "mix", required_argument, NULL, OPT_MIX },
+	{ "files", required_argument, NULL, OPT_FILES },
+	{ "dirs", required_argument, NULL, OPT_DIRS },
+	{ "negative", required_argument, NULL, OPT_NEGATIVE },
+	{ "tmpfs-files", required_argument, NULL, OPT_TMPFS_FILES },
+	{ "proc-files", required_argument, NULL, OPT_PROC_FILES },
+	{ "bg", required_argument, NULL, OPT_BG },
+	{ "samples", required_argument, NULL, OPT_SAMPLES },
+	{ "writer-files", required_argument, NULL, OPT_WRITER_FILES },
+	{ "high-margin-kib", required_argument, NULL, OPT_HIGH_MARGIN_KIB },
+	{ "phases", required_argument, NULL, OPT_PHASES },
+	{ "host-shrinkers", required_argument, NULL, OPT_HOST_SHRINKERS },
+	{ "nodes", required_argument, NULL, OPT_NODES },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "rows", no_argument, NULL, OPT_ROWS },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: shrinklab containers --design D [--design D]... [geometry options]\n"
+		"                            [--json FILE] [--csv FILE] [--rows] [--quiet]\n"
+		"\n"
+		"Run the kernel lab's container workload (kernel/guest/kw_containers.c) in\n"
+		"the model, at the guest's geometry, one host per design configuration, side\n"
+		"by side: containers (a cgroup with mounts of its own holding dentries and\n"
+		"inodes on their list_lrus, charged to it) beside background mounts, under\n"
+		"memory.reclaim, memory.high with a writer, drop_caches, and their teardown.\n"
+		"Metric names are the guest's; kernel/klab work puts the two side by side.\n"
+		"The model has no page cache and no kswapd: it covers the slab part.\n"
+		"\n"
+		"  --design D             a design configuration, as the lab labels it:\n"
+		"                         DESIGN[+units=cache|kmalloc][+lru_reparent=all|index]\n"
+		"                         [+root_bits=off][+expand_batch=N]; repeatable\n"
+		"geometry (the guest's parameters; defaults: the guest's full geometry):\n"
+		"  --containers N         containers at each background level, 1..%d (12)\n"
+		"  --mix M                each container's mounts, ext4, proc, tmpfs joined\n"
+		"                         by '+', at most %d (ext4+proc+tmpfs+tmpfs)\n"
+		"  --files N              files per ext4 mount (2000)\n"
+		"  --dirs N               directories they are spread over, >= 1 (8)\n"
+		"  --negative N           missing names looked up per ext4 (2000)\n"
+		"  --tmpfs-files N        files per tmpfs, pinned (16)\n"
+		"  --proc-files N         objects the procfs walk leaves per proc mount (1000)\n"
+		"  --bg L+L...            background tmpfs mounts at each level, rising, at\n"
+		"                         most %d levels (0+20000)\n"
+		"  --samples S            samples of each measurement per level, 1..%d (5)\n"
+		"  --writer-files N       files the writer at memory.high creates, >= 1 (3000)\n"
+		"  --high-margin-kib K    memory.high = usage + K KiB (2048)\n"
+		"  --phases P             reclaim+high+drop, or all (teardown always runs;\n"
+		"                         balloon is accepted and not modelled)\n"
+		"  --host-shrinkers K     memcg-aware shrinker ids taken before the workload\n"
+		"                         (the guest's boot shrinkers; 22)\n"
+		"  --nodes K              NUMA nodes (4)\n"
+		"  --cpus C               CPUs for the slab geometry; objects go to the first\n"
+		"                         min(C, K) nodes (2)\n"
+		"output:\n"
+		"  --json FILE            the results as JSON (schema shrinklab/2); '-' writes\n"
+		"                         it to standard output and the table to stderr\n"
+		"  --csv FILE             every row as CSV, a line each ('-' as above)\n"
+		"  --rows                 also print every row on a line of its own\n"
+		"  --quiet                no progress line\n"
+		"  --version, --help\n",
+		LAB_CT_MAX_CONTAINERS, LAB_CT_MAX_MIX, LAB_CT_MAX_LEVELS, LAB_MAX_SAMPLES);
+	shrinklab_print_exit_codes(out);
+}
+
+/* What the command line asked. */
+struct ct_request {
+	struct lab_ct_geometry g;
+	struct lab_design designs[LAB_MAX_DESIGNS];
+	size_t nr_designs;
+	bool balloon;
+	const char *json;
+	const char *csv;
+	bool rows;
+	bool quiet;
+};
+
+struct count_option {
+	int opt;
+	const char *name;
+	unsigned long min, max;
+	size_t offset; /* of an unsigned long in struct lab_ct_geometry */
+};
+
+static const struct count_option counts[] = {
+	{ OPT_CONTAINERS, "--containers", 1, LAB_CT_MAX_CONTAINERS,
+	  offsetof(struct lab_ct_geometry, containers) },
+	{ OPT_FILES, "--files", 0, 10000000, offsetof(struct lab_ct_geometry, files) },
+	{ OPT_DIRS, "--dirs", 1, 1000000, offsetof(struct lab_ct_geometry, dirs) },
+	{ OPT_NEGATIVE, "--negative", 0, 10000000, offsetof(struct lab_ct_geometry, negative) },
+	{ OPT_TMPFS_FILES, "--tmpfs-files", 0, 1000000,
+	  offsetof(struct lab_ct_geometry, tmpfs_files) },
+	{ OPT_PROC_FILES, "--proc-files", 0, 10000000,
+	  offsetof(struct lab_ct_geometry, proc_files) },
+	{ OPT_SAMPLES, "--samples", 1, LAB_MAX_SAMPLES, offsetof(struct lab_ct_geometry, samples) },
+	{ OPT_WRITER_FILES, "--writer-files", 1, 10000000,
+	  offsetof(struct lab_ct_geometry, writer_files) },
+	{ OPT_HIGH_MARGIN_KIB, "--high-margin-kib", 0, 1ul << 30,
+	  offsetof(struct lab_ct_geometry, high_margin_kib) },
+	{ OPT_HOST_SHRINKERS, "--host-shrinkers", 0, 100000,
+	  offsetof(struct lab_ct_geometry, host_shrinkers) },
+	{ OPT_NODES, "--nodes", 1, SHR_MAX_NUMNODES, offsetof(struct lab_ct_geometry, nodes) },
+	{ OPT_CPUS, "--cpus", 1, 65536, offsetof(struct lab_ct_geometry, cpus) },
+};
+
+/* "0+20000": rising levels of background mounts. */
+static int parse_bg(const char *s, struct lab_ct_geometry *g)
+{
+	size_t n = 0;
+
+	while (*s) {
+		char *end;
+		unsigned long v;
+
+		if (n == LAB_CT_MAX_LEVELS || *s < '0' || *s > '9')
+			return -EINVAL;
+		v = strtoul(s, &end, 10);
+		if (v > 10000000 || (n && v < g->bg[n - 1]))
+			return -EINVAL;
+		g->bg[n++] = v;
+		if (*end == '+' && end[1])
+			end++;
+		else if (*end)
+			return -EINVAL;
+		s = end;
+	}
+	if (!n)
+		return -EINVAL;
+	g->nbg = n;
+	return 0;
+}
+
+static int design_value(struct ct_request *c, const char *v)
+{
+	char why[160];
+
+	if (c->nr_designs == LAB_MAX_DESIGNS)
+		return shrinklab_bad_value(SUB, "--design", v, "too many designs");
+	if (lab_design_parse_label(v, &c->designs[c->nr_designs], why, sizeof(why)))
+		return shrinklab_bad_value(SUB, "--design", v, why);
+	c->nr_designs++;
+	return 0;
+}
+
+static int parse_value(struct ct_request *c, int opt, const char *v)
+{
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (counts[i].opt == opt)
+			return shrinklab_count_value(SUB, counts[i].name, v, counts[i].min,
+						     counts[i].max, NULL,
+						     (unsigned long *)((char *)&c->g +
+								       counts[i].offset));
+	switch (opt) {
+	case OPT_DESIGN:
+		return design_value(c, v);
+	case OPT_MIX:
+		if (lab_ct_parse_mix(v, &c->g))
+			return shrinklab_bad_value(SUB, "--mix", v, "expected ext4, proc and tmpfs "
+						   "joined by '+', at most 8");
+		return 0;
+	case OPT_BG:
+		if (parse_bg(v, &c->g))
+			return shrinklab_bad_value(SUB, "--bg", v, "expected rising mount counts "
+						   "joined by '+', e.g. 0+20000 (at most 8)");
+		return 0;
+	case OPT_PHASES:
+		if (lab_ct_parse_phases(v, &c->g, &c->balloon))
+			return shrinklab_bad_value(SUB, "--phases", v, "expected reclaim, high, "
+						   "balloon, drop joined by '+', or all");
+		return 0;
+	case OPT_JSON:
+		c->json = v;
+		return 0;
+	case OPT_CSV:
+		c->csv = v;
+		return 0;
+	case OPT_ROWS:
+		c->rows = true;
+		return 0;
+	case OPT_QUIET:
+		c->quiet = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* 1 = --help/--version printed, 0 = go, -1 = bad usage (printed). */
+static int parse(int argc, char **argv, struct ct_request *c)
+{
+	static const int repeatable[] = { OPT_DESIGN, 0 };
+	struct shrinklab_getopt g;
+	int opt;
+
+	shrinklab_getopt_init(&g, SUB, ":h", ct_options, repeatable, usage);
+	while ((opt = shrinklab_getopt_next(&g, argc, argv)) >= 0)
+		if (parse_value(c, opt, optarg))
+			return -1;
+	if (opt != SHRINKLAB_GETOPT_DONE)
+		return opt == SHRINKLAB_GETOPT_EXIT ? 1 : -1;
+	if (optind < argc) {
+		shrinklab_error(SUB, "unexpected argument '%s' (see 'shrinklab containers --help')",
+				argv[optind]);
+		return -1;
+	}
+	if (!c->nr_designs) {
+		shrinklab_error(SUB, "--design is required (see 'shrinklab containers --help')");
+		return -1;
+	}
+	if (c->json && c->csv && !strcmp(c->json, "-") && !strcmp(c->csv, "-")) {
+		shrinklab_error(SUB, "--json - and --csv -: one output at most on standard output");
+		return -1;
+	}
+	return 0;
+}
+
+/* Each design configuration must be one this library accepts, once. */
+static int check_designs(const struct ct_request *c)
+{
+	struct lab_scale s = { .nodes = (int)c->g.nodes, .kmem = true };
+
+	for (size_t i = 0; i < c->nr_designs; i++) {
+		const struct lab_design *d = &c->designs[i];
+		struct shr_host_params p;
+		char label[LAB_LABEL_LEN];
+		const char *why = NULL;
+
+		lab_design_host_params(d, &s, &p);
+		lab_design_label(d, label, sizeof(label));
+		if (shr_host_params_check(&p, &why)) {
+			shrinklab_error(SUB, "--design %s: %s", label, why);
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < i; k++) {
+			char other[LAB_LABEL_LEN];
+
+			lab_design_label(&c->designs[k], other, sizeof(other));
+			if (!strcmp(other, label)) {
+				shrinklab_error(SUB, "--design %s given twice", label);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int write_csv(struct lab_output *csv, const struct lab_ct_lab *st)
+{
+	FILE *f = lab_output_begin(csv);
+	int ret = f ? lab_csv_write(f, &st->run, 1) : -errno;
+
+	if (f) {
+		int end = lab_output_end(csv, f);
+
+		ret = ret ? ret : end;
+	}
+	if (ret) {
+		shrinklab_error(SUB, "--csv '%s': writing failed: %s", csv->path, strerror(-ret));
+		lab_output_abandon(csv);
+	}
+	return ret;
+}
+
+static int write_json(struct lab_output *json, const struct lab_ct_lab *st, uint64_t t0)
+{
+	struct lab_options opt;
+	struct lab_json_context ctx = { .subcommand = SUB, .opt = &opt };
+	FILE *f = lab_output_begin(json);
+	int ret;
+
+	lab_options_init(&opt);
+	snprintf(opt.scale_name, sizeof(opt.scale_name), "custom");
+	opt.samples = (unsigned int)st->g.samples;
+	ctx.argc = shrinklab_command(&ctx.argv);
+	ctx.elapsed_ns = lab_now_ns() - t0;
+	ret = f ? lab_json_write(f, &st->run, 1, &ctx) : -errno;
+	if (f) {
+		int end = lab_output_end(json, f);
+
+		ret = ret ? ret : end;
+	}
+	if (ret) {
+		shrinklab_error(SUB, "--json '%s': writing failed: %s", json->path, strerror(-ret));
+		lab_output_abandon(json);
+	}
+	return ret;
+}
+
+static int run_containers(const struct ct_request *c)
+{
+	static struct lab_ct_lab st;
+	struct lab_output json, csv;
+	char err[512];
+	uint64_t t0 = lab_now_ns();
+	FILE *out;
+	int ret;
+
+	if (check_designs(c))
+		return SHRINKLAB_EXIT_USAGE;
+	if (lab_output_open(&json, c->json, err, sizeof(err))) {
+		shrinklab_error(SUB, "--json '%s': %s", c->json, err);
+		return SHRINKLAB_EXIT_USAGE;
+	}
+	if (lab_output_open(&csv, c->csv, err, sizeof(err))) {
+		shrinklab_error(SUB, "--csv '%s': %s", c->csv, err);
+		lab_output_abandon(&json);
+		return SHRINKLAB_EXIT_USAGE;
+	}
+	lab_ct_init(&st, &c->g, c->designs, c->nr_designs);
+	out = json.fd == 1 || csv.fd == 1 ? stderr : stdout;
+	lab_progress_enable(!c->quiet);
+	fprintf(out, "shrinklab containers: the kernel guest's container workload in the model\n");
+	lab_ct_describe(&st.g, err, sizeof(err));
+	fprintf(out, "%s\n", err);
+	fprintf(out, "not modelled: page cache (the guest's file bytes), kswapd and the "
+		"anonymous balloon%s, pgscan/pgsteal (pages)\n",
+		c->balloon ? " (--phases asked for it: no rows)" : "");
+	shrinklab_print_version(out);
+	ret = lab_ct_run(&st);
+	if (ret) {
+		shrinklab_error(SUB, "the workload failed: %s", strerror(-ret));
+		lab_output_abandon(&json);
+		lab_output_abandon(&csv);
+	} else {
+		fprintf(out, "\n== %s (model)\n", st.run.exp->id);
+		lab_table_print(out, &st.run, LAB_TABLE_TEXT);
+		if (c->rows)
+			lab_report_rows(out, &st.run, "model, every row");
+		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
+			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
+		if (json.path)
+			ret = write_json(&json, &st, t0);
+		if (csv.path && !ret)
+			ret = write_csv(&csv, &st);
+		else if (csv.path)
+			lab_output_abandon(&csv);
+	}
+	lab_ct_free(&st);
+	return ret ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
+}
+
+int shrinklab_containers(int argc, char **argv)
+{
+	struct ct_request c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	lab_ct_geometry_full(&c.g);
+	ret = parse(argc, argv, &c);
+	if (ret)
+		return ret > 0 ? SHRINKLAB_EXIT_OK : SHRINKLAB_EXIT_USAGE;
+	return run_containers(&c);
+}
