@@ -105,6 +105,14 @@ class Join(unittest.TestCase):
         self.assertIn("kernel:xarray = xarray+units=kmalloc", text)
         self.assertIn("which design is better", text)
 
+    def test_every_table_names_the_kernels_clock(self):
+        text = compare.tables(self.cmp, "geometry words", "icount shift=3")
+        heads = [x for x in text.splitlines()
+                 if x.startswith("== ") or x.startswith("   which design is better")]
+        self.assertGreater(len(heads), 5)
+        for h in heads:
+            self.assertIn("kernel clock icount shift=3", h)
+
     def test_rows_of_separate_model_runs_are_not_paired(self):
         """klab runs each model design alone: no per-round pairing then."""
         m0 = self.model[0]

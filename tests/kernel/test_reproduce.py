@@ -155,6 +155,11 @@ class Tables(unittest.TestCase):
             self.assertIn(metric, [m for m, _, _ in t.metrics], (exp, metric))
             self.assertIn(design, [m for _, m in t.designs], (exp, design))
 
+    def test_every_table_names_the_kernels_clock(self):
+        for t in reproduce.TABLES:
+            text = reproduce.table_text(t, [], "words", 2, SEEDS, "icount shift=3")
+            self.assertIn("; kernel clock icount shift=3;", text.splitlines()[2], t.exp)
+
     def test_model_labels_to_run_options(self):
         self.assertEqual(reproduce.design_options("prealloc+expand_batch=512"),
                          ["--design", "prealloc", "--expand-batch", "512"])

@@ -219,6 +219,12 @@ def clock_words(clock, accel):
             "guest skips to its next timer; one host thread for all vCPUs)" % (shift, 1 << shift))
 
 
+def clock_name(words):
+    """The short name of clock_words() @words ("wall", "icount shift=3"),
+    for a table's heading."""
+    return words.split(" (")[0]
+
+
 def qemu_cmd(spec, initrd, accel, console_path, out_path, status_path):
     # A big log buffer: the host reads the whole dmesg at the end.
     append = "console=ttyS0 panic=-1 log_buf_len=16M"

@@ -8,7 +8,7 @@ import sys
 from . import boot, packages, paths
 from .commands import boot as boot_cmd
 from .commands import (build, check, checkpatch, compile_check, lab, reproduce, selftests,
-                       torture, trial, work)
+                       spread, torture, trial, work)
 from .run import Run, log
 
 
@@ -42,6 +42,8 @@ COMMANDS = (
             "(bisectable)", compile_check.arguments, compile_check.main),
     Command("check", "CI (make check-kernel): host tests, checkpatch, builds, short lab, "
             "selftests, torture", check.arguments, check.main),
+    Command("spread", "how far saved lab runs' figures move over boots (klab lab --boots K), "
+            "runs side by side", spread.arguments, spread.main, run=False),
     Command("try", "an outside series through checkpatch, lab, work, selftests, torture, "
             "beside ours", trial.arguments, trial.main),
 )

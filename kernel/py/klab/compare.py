@@ -448,8 +448,9 @@ def _table(header, rows):
     return out
 
 
-def tables(cmp, geometry_words=""):
-    """The text: per experiment, the figures, then which design is better."""
+def tables(cmp, geometry_words="", clock=""):
+    """The text: per experiment, the figures, then which design is better;
+    @clock (the kernel's clock, short: boot.clock_name) heads each table."""
     designs = cmp["designs"]
     out = []
     if geometry_words:
@@ -469,9 +470,10 @@ def tables(cmp, geometry_words=""):
         out.append("")
         spread = any((m["designs"][d]["kernel"] or {}).get("boot_spread") is not None
                      for m in e["metrics"] for d in designs)
-        out.append("== %s: kernel beside model (median [min..max]; %smodel/kernel = ratio of "
-                   "the medians)" % (e["id"], "boots +-: the boots' medians' largest distance "
-                                     "from their median; " if spread else ""))
+        out.append("== %s: kernel beside model (%smedian [min..max]; %smodel/kernel = ratio "
+                   "of the medians)" % (e["id"], "kernel clock %s; " % clock if clock else "",
+                                        "boots +-: the boots' medians' largest distance "
+                                        "from their median; " if spread else ""))
         rows = []
         for m in e["metrics"]:
             first = True
@@ -491,10 +493,11 @@ def tables(cmp, geometry_words=""):
             out.append("  (one kernel design: no design to compare)")
             continue
         out.append("")
-        out.append("   which design is better, %s: ratio to mainline [range] and its class "
+        out.append("   which design is better, %s%s: ratio to mainline [range] and its class "
                    "(<%.2g lower, >%.3g higher; ranges unpaired, min/max, unless the model's "
                    "designs ran in one process); lowest: the design with the lowest median "
-                   "on each side (kernel names)" % (e["id"], SAME_LO, SAME_HI))
+                   "on each side (kernel names)" % (e["id"], " (kernel clock %s)" % clock
+                                                    if clock else "", SAME_LO, SAME_HI))
         rows = []
         for m in e["metrics"]:
             first = True

@@ -456,9 +456,10 @@ def _ratio(r):
     return s
 
 
-def tables(cmp, words=""):
+def tables(cmp, words="", clock="not recorded"):
     """One table per experiment: a line of medians per metric, under it a
-    line of ratios to mainline with their class; * marks the best median."""
+    line of ratios to mainline with their class; * marks the best median.
+    @clock, the guests' clock (short: boot.clock_name), heads each table."""
     designs = cmp["designs"]
     out = [words, ""] if words else []
     out.append("per cell: kernel median over boots [min..max of all samples]; under it, the "
@@ -470,7 +471,7 @@ def tables(cmp, words=""):
                "figure where it runs the workload" % (compare.SAME_LO, compare.SAME_HI))
     for e in cmp["experiments"]:
         out.append("")
-        out.append("== %s" % e["id"])
+        out.append("== %s (clock: %s, the guest's CLOCK_MONOTONIC)" % (e["id"], clock))
         header = ["metric", "better"] + ["kernel:" + d for d in designs]
         rows = []
         marks = {}

@@ -5,12 +5,17 @@
  * takes (random numbers, violations); torture.h names the other files, one
  * per concern.
  *
- *   torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc]
+ *   torture -t SECONDS|--ops N -s SEED -d DESIGN|all [--units cache|kmalloc]
  *           [--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N]
  *           [--nodes N] [--strict-bits | --kernel-bits] [--mounts N]
  *           [--delays MAX_US[,PERMILLE] | --delays 0] [--delay-points P,...]
  *           [--faults | --no-faults] [--no-readers | --readers-no-stats]
  *           [--id-base N]
+ *
+ * Length: -t SECONDS of wall time (long runs by hand), or --ops N
+ * operations (the test suite: bounded by work, so a loaded machine makes a
+ * run slower, never shorter; the checks and phases then come every so many
+ * operations, run.c's run_clock()).
  *
  * Worker threads pick operations at random: mount, unmount and remount
  * superblocks (shrinker + two list_lrus), create cgroups under live and
@@ -172,7 +177,7 @@ void enomem_ok(int ret, const char *what)
 static void usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "torture: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "usage: torture -t SECONDS -s SEED -d DESIGN|all [--units cache|kmalloc] "
+	fprintf(stderr, "usage: torture -t SECONDS|--ops N -s SEED -d DESIGN|all [--units cache|kmalloc] "
 			"[--expand-batch N] [--nokmem] [--nonslab-ids] [--threads N] [--nodes N] "
 			"[--strict-bits | --kernel-bits] [--delays MAX_US[,PERMILLE] | --delays 0] "
 			"[--delay-points NAME,...] [--mounts N] [--faults | --no-faults] [--no-readers | --readers-no-stats] "
@@ -239,6 +244,7 @@ int main(int argc, char **argv)
 {
 	const char *design = NULL;
 	int skipped = 0, ran = 0;
+	bool seconds_given = false;
 
 	shr_host_params_init(&T.cfg.params);
 	T.cfg.params.nr_nodes = 2;
@@ -261,6 +267,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "-t")) {
 			T.cfg.seconds = (int)parse_num(v, 1, 86400, a);
+			seconds_given = true;
+			i++;
+		} else if (!strcmp(a, "--ops")) {
+			T.cfg.ops = parse_num(v, 1, 1000000000000L, a);
 			i++;
 		} else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) {
 			char *end;
@@ -329,6 +339,8 @@ int main(int argc, char **argv)
 	}
 	if (!design)
 		usage("-d DESIGN is required (a design name or all)", NULL);
+	if (seconds_given && T.cfg.ops)
+		usage("give -t SECONDS or --ops N, not both", NULL);
 	pthread_mutex_init(&T.free_lock, NULL);
 	pthread_mutex_init(&T.cg_lock, NULL);
 	for (int s = 0; s < MAX_MOUNTS; s++)

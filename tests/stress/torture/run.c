@@ -210,6 +210,54 @@ void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
+/* The operations the report counts (a scan's frees and a reparent's moves
+ * are parts of other operations). */
+static unsigned long ops_done(void)
+{
+	unsigned long n = 0;
+
+	for (int k = 0; k < OP_NR; k++)
+		if (k != OP_FREED_BY_SCAN && k != OP_QUEUE_REPARENT)
+			n += atomic_load_explicit(&T.ops[k], memory_order_relaxed);
+	return n;
+}
+
+/* Under --ops: the operations that make one second of the schedule. */
+static double ops_per_run_s(void)
+{
+	double per = (double)T.cfg.ops / MIN_RUN_S;
+
+	return per < OPS_PER_RUN_S ? per : OPS_PER_RUN_S;
+}
+
+/*
+ * The run's clock, in seconds of its schedule (checks, stutter, faults,
+ * mount limit). With -t it is wall time since @start. With --ops it is
+ * work: ops_per_run_s() operations a second, so every check and phase
+ * comes after the same amount of work however loaded the machine is, and
+ * the run ends after --ops operations (the test suite's runs: bounded by
+ * work, not by time).
+ */
+static double run_clock(double start)
+{
+	if (T.cfg.ops)
+		return (double)ops_done() / ops_per_run_s();
+	return now_s() - start;
+}
+
+static double run_length(void)
+{
+	return T.cfg.ops ? (double)T.cfg.ops / ops_per_run_s() : (double)T.cfg.seconds;
+}
+
+/* Let the workers run for about @delta of the run's clock. */
+static void run_clock_wait(double delta)
+{
+	if (delta <= 0)
+		return;
+	sleep_s(T.cfg.ops ? OPS_POLL_S : delta);
+}
+
 /* Open mount slots in proportion to @progress (0..1) of the run, all of
  * them at half time: the high-water id keeps rising while everything runs, so
  * designs that grow their arrays do it under load. */
@@ -234,9 +282,9 @@ int run_design(enum shr_design design)
 	pthread_t tids[MAX_THREADS];
 	uint64_t rng = T.cfg.seed ^ 0x5eedULL;
 	const char *why = NULL;
-	double start, elapsed, interval, next, stutter, fault;
+	double start, elapsed, interval, next, stutter, fault, len, t;
 	uint64_t phase = 0;
-	unsigned long total_ops = 0, injected;
+	unsigned long total_ops, injected;
 	bool widened = true;
 	int ret;
 
@@ -294,38 +342,42 @@ int run_design(enum shr_design design)
 		if (pthread_create(&tids[t], NULL, worker, (void *)(uintptr_t)(t + 1)))
 			violation("pthread_create failed");
 	start = now_s();
-	/* A quiescent check every half second: a lost bit must not have time
-	 * to heal (its mount unmounted, its list emptied) before one sees it. */
+	len = run_length();
+	/* A quiescent check every half second of the run's clock: a lost bit
+	 * must not have time to heal (its mount unmounted, its list emptied)
+	 * before one sees it. */
 	interval = QUIESCENT_INTERVAL_S;
-	next = start + interval;
-	stutter = start + STUTTER_ON_S;
+	next = interval;
+	stutter = STUTTER_ON_S;
+	/* Fault rules change on wall time in both modes: a worker that keeps
+	 * failing an allocation retries until the rule changes (tq_reparent()),
+	 * and under --ops the other workers may be waiting on its lock, so
+	 * the count of operations would not move on. */
 	fault = start;
-	while (now_s() - start < T.cfg.seconds) {
+	while ((t = run_clock(start)) < len) {
 		double until = next < stutter ? next : stutter;
 
-		if (T.cfg.faults && fault < until)
-			until = fault;
-		double left = start + T.cfg.seconds - now_s();
-		double wait = until - now_s();
-
-		sleep_s(wait < left ? (wait > 0 ? wait : 0) : (left > 0 ? left : 0));
-		raise_mount_limit((now_s() - start) / T.cfg.seconds);
+		if (T.cfg.faults && !T.cfg.ops && fault - start < until)
+			until = fault - start;
+		run_clock_wait((until < len ? until : len) - t);
+		t = run_clock(start);
+		raise_mount_limit(t / len);
 		if (T.cfg.faults && now_s() >= fault) {
 			arm_fault(&rng);
 			fault = now_s() + FAULT_PERIOD_S;
 		}
-		if (now_s() >= stutter) {
+		if (t >= stutter) {
 			widened = !widened;
 			widen(widened, phase++);
-			stutter = now_s() + (widened ? STUTTER_ON_S : STUTTER_OFF_S);
+			stutter = t + (widened ? STUTTER_ON_S : STUTTER_OFF_S);
 		}
-		if (now_s() >= next && now_s() - start < T.cfg.seconds) {
+		if (t >= next && t < len) {
 			/* The checks themselves run without delays or faults. */
 			widen(false, 0);
 			shr_slab_fault_clear(T.sa);
 			quiescent_check(&rng);
 			widen(widened, phase++);
-			next = now_s() + interval;
+			next = run_clock(start) + interval;
 		}
 	}
 	atomic_store(&T.stop, true);
@@ -345,11 +397,11 @@ int run_design(enum shr_design design)
 
 	printf("torture: design %s: %.1f s, %d threads, %d nodes, seed %" PRIu64 "\n", T.design,
 	       elapsed, T.cfg.threads, T.cfg.params.nr_nodes, T.cfg.seed);
-	for (int k = 0; k < OP_NR; k++) {
+	if (T.cfg.ops)
+		printf("  run bounded by work: %ld operations (--ops)\n", T.cfg.ops);
+	for (int k = 0; k < OP_NR; k++)
 		printf("  %-36s %lu\n", op_names[k], atomic_load(&T.ops[k]));
-		if (k != OP_FREED_BY_SCAN && k != OP_QUEUE_REPARENT)
-			total_ops += atomic_load(&T.ops[k]);
-	}
+	total_ops = ops_done();
 	printf("  operations per second                %.0f\n", (double)total_ops / elapsed);
 	printf("  highest shrinker id mounted          %d (of %d mount slots)\n",
 	       atomic_load(&T.max_id), T.cfg.mounts);

@@ -125,7 +125,8 @@ struct cg_slot {
 
 struct config {
 	struct shr_host_params params;
-	int seconds;
+	int seconds;         /* -t: the run's length in wall seconds */
+	long ops;            /* --ops: its length in operations instead (0: -t) */
 	uint64_t seed;
 	int threads;
 	/* Window widening (debug builds): longest delay, probability in 1/1000;
@@ -190,6 +191,16 @@ struct worker_state {
 #define STUTTER_OFF_S 0.25
 /* A new fault rule this often while the workers run. */
 #define FAULT_PERIOD_S 0.004
+/* Under --ops the checks, stutter and mount limit run on work, not time
+ * (fault rules keep changing on wall time: run.c says why): this many
+ * operations make one of their seconds (about half a second of an idle plain
+ * build with 4 threads), fewer when the budget is small, so that every run
+ * spans at least MIN_RUN_S of the schedule (six checks, three stutter
+ * cycles: a TSan build does a few thousand operations a second). The main
+ * thread looks at the count every OPS_POLL_S. */
+#define OPS_PER_RUN_S 100000.0
+#define MIN_RUN_S 3.0
+#define OPS_POLL_S 0.001
 
 /* The state of one torture process (one design run at a time). */
 struct torture {

@@ -8,7 +8,7 @@ import json
 import os
 import platform
 
-from .. import boot, build, compare, designs, guest, metrics, model, tree
+from .. import boot, build, compare, designs, guest, metrics, model, spread, tree
 from ..boots import checked_boot
 from ..geometry import CPUS, GEOMETRY, NODES
 from ..run import load_average, log
@@ -19,7 +19,8 @@ DEFAULT_CLOCK = boot.DEFAULT_CLOCK
 def arguments(p):
     designs.add_arguments(p)
     p.add_argument("--geometry", choices=sorted(GEOMETRY), default="full")
-    p.add_argument("--boots", type=int, default=1, help="boots per design (interleaved)")
+    p.add_argument("--boots", type=int, default=1, help="boots per design (interleaved); "
+                   "with 2 or more, a table of each figure's spread over the boots")
     add_clock_argument(p)
 
 
@@ -62,6 +63,7 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock):
         for d in chosen:
             label = "lab-%s-%s-%d" % (geometry, d.name, rnd)
             date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            load_start = load_average()
             args = ["--design", "kernel:" + d.name, "--accel", accel, "--scale", geometry,
                     "--date", date] + g["args"]
             r = checked_boot(run, label, boot.BootSpec(
@@ -83,6 +85,7 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock):
             doc["machine"]["clock"] = r.clock
             doc["machine"]["host"] = host
             doc["run"]["boot"] = rnd
+            doc["run"]["host_load"] = {"start": load_start, "end": load_average()}
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
             docs.append(doc)
@@ -106,7 +109,9 @@ def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK):
              "kernel clock: %s; model clock: the host's monotonic clock, native") % (
         geometry, docs[0]["experiments"][0]["scale"], boots,
         "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))), "; ".join(clocks))
-    text = compare.tables(cmp, words)
+    text = compare.tables(cmp, words, " / ".join(boot.clock_name(c) for c in clocks))
+    if boots >= 2:
+        text += spread.text(spread.rows(docs), "kernel clock: %s" % "; ".join(clocks))
     path = run.path("kernel-lab-%s.json" % geometry)
     with open(path, "w") as f:
         json.dump(compare.combined(docs, models, cmp, {

@@ -21,7 +21,16 @@ from ..geometry import GEOMETRY
 from . import checkpatch, lab, selftests, torture, work
 
 
+EPILOG = """example: a series written with `git format-patch` against
+linux-source-6.12, kept anywhere outside the repo:
+`kernel/klab try --series /tmp/outside-series --name unlikely-offline mainline`
+runs it beside mainline alone (name more designs, or none for every design
+of kernel/patches/); results go to $KLAB_OUT (default build-kernel/).
+kernel/README.md ("Your own series") has the measured time of that run."""
+
+
 def arguments(p):
+    p.epilog = EPILOG
     designs.add_arguments(p)
     p.add_argument("--geometry", choices=sorted(GEOMETRY), default="short",
                    help="the lab's geometry (default short)")

@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 
-from .. import build, designs, guest, tree, workloads, workmodel
+from .. import boot, build, designs, guest, tree, workloads, workmodel
 from ..run import log
 from .lab import add_clock_argument
 
@@ -40,7 +40,8 @@ def tables(run, docs, geometry, boots, dirs=None, saved=()):
     comparison."""
     models = workmodel.container_runs(run, docs, geometry, dirs, saved)
     cmp = workloads.join(docs, models, dirs)
-    text = workloads.tables(cmp, workloads.summary_words(docs, geometry, boots))
+    text = workloads.tables(cmp, workloads.summary_words(docs, geometry, boots),
+                            " / ".join(boot.clock_name(c) for c in workloads.clocks(docs)))
     with open(run.path("kernel-work-%s.json" % geometry), "w") as f:
         json.dump(workloads.combined(docs, models, cmp, {"geometry": geometry, "boots": boots,
                                                           "clock": workloads.clocks(docs)}),
@@ -111,7 +112,9 @@ def main(run, args):
             raise SystemExit("klab work --from: %s" % e)
         boots = max(sum(1 for d in docs if d["run"]["design"] == x["run"]["design"] and
                         d["run"].get("workload") == x["run"].get("workload")) for x in docs)
-        tables(run, docs, geometry, boots, saved=args.from_dirs)
+        # The repo's series (their model files) for the designs it has.
+        dirs = {d.name: d.dir for d in designs.in_repo() if d.dir}
+        tables(run, docs, geometry, boots, dirs, saved=args.from_dirs)
         return
     chosen = designs.from_args(args)
     images = snapshot(run, chosen, build.build_all(tree.Cache(), "lab", chosen, run))
