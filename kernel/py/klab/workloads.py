@@ -524,7 +524,7 @@ def clocks(docs):
 def summary_words(docs, geometry, boots):
     accel = sorted(set(d["machine"]["accelerator"] for d in docs))
     secs = boot_seconds(docs)
-    return ("kernel workloads, geometry %s; %d boot(s) per design and workload, interleaved; "
+    return ("kernel workloads, geometry %s; %s boot(s) per design and workload, interleaved; "
             "clock: %s (the guest's CLOCK_MONOTONIC); accelerator %s; guest wall per boot: %s"
             % (geometry, boots, "; ".join(clocks(docs)), "; ".join(accel), ", ".join(
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
