@@ -212,7 +212,8 @@ class ModelBeside(unittest.TestCase):
         for metric, kind in (("ct_file_bytes_no_mounts", "absent"),
                              ("balloon_kswapd_cpu_ns", "absent"),
                              ("high_pgscan_per_file", "absent"),
-                             ("ct_memory_bytes_no_mounts", "part")):
+                             ("ct_memory_bytes_no_mounts", "part"),
+                             ("teardown_rmdir_ns", "part")):
             self.assertEqual(self.by[("containers", metric)]["model_leaves_out"]["kind"], kind,
                              metric)
         self.assertNotIn("model_leaves_out", self.by[("ramfs", "ramfs_stress_ng_ops_per_s")])
@@ -222,8 +223,15 @@ class ModelBeside(unittest.TestCase):
         self.assertIn("not modelled [", lines[i + 1])
         i = next(k for k, x in enumerate(lines) if x.strip().startswith("reclaim_ns_no_mounts "))
         self.assertRegex(lines[i + 1], r"model .*\(m/k x0\.5\)")
-        for why in ("page cache", "kswapd", "page LRU", "writer writes page cache"):
+        for why in ("page cache", "kswapd", "page LRU", "writer writes page cache",
+                    "rmdir \\+ release"):
             self.assertRegex(text, r"\[[a-z]\] [^\n]*" + why)
+        # Under every containers metric a model figure or what it leaves out:
+        # never a blank.
+        ct = text.split("== containers")[1].split("== ")[0]
+        for line in ct.split("\n"):
+            if line.strip().startswith("model ") and "shrinklab" not in line:
+                self.assertNotRegex(line, r"model\s+-(\s|$)", line)
         # No model line in a table the model does not run.
         ramfs = text.split("== ramfs")[1].split("== ")[0]
         self.assertNotIn("model", ramfs)

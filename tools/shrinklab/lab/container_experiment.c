@@ -36,11 +36,13 @@
  *   populate  memory.current and slab of each container; dentries and
  *             inodes made per container (the caches' objects in use, as
  *             slabinfo);
- *   reclaim   shr_mem_cgroup_reclaim() of one container asking for every
- *             object on its lists (the guest asks for its file +
- *             slab_reclaimable bytes): latency, bytes and objects freed,
- *             -EAGAIN; then reclaim of 1 MiB of dentries from the drained
- *             container (the walk with little left);
+ *   reclaim   memory.reclaim of one container asking for every object on
+ *             its lists (the guest asks for its file + slab_reclaimable
+ *             bytes): passes of shr_mem_cgroup_reclaim() for what is still
+ *             missing, 16 more after a pass that freed nothing, as the
+ *             kernel's memory_reclaim() loops; latency, bytes and objects
+ *             freed, -EAGAIN; then 1 MiB of dentries from the drained
+ *             container (the walk with little left: 17 passes);
  *   high      memory.high = usage + high_margin_kib, a writer creating
  *             writer_files files (a dentry, an inode, a missing name
  *             each) that, when a charge leaves the container over its
@@ -82,6 +84,9 @@
 #include "stats.h"
 
 #define DRAINED_ASK_BYTES (1ul << 20)
+/* memory.reclaim's retries after a pass that freed nothing
+ * (MAX_RECLAIM_RETRIES of mm/memcontrol.c's memory_reclaim()). */
+#define MEMORY_RECLAIM_RETRIES 16
 
 static const char *const kind_names[] = { "ext4", "proc", "tmpfs" };
 
@@ -545,6 +550,32 @@ static int populate(struct lab_ct_lab *st)
 
 enum { R_NS, R_FREED, R_DEN, R_INO, R_DRAINED, R_NR };
 
+/*
+ * memory.reclaim of @nr objects from @memcg, as the kernel's
+ * memory_reclaim() drives try_to_free_mem_cgroup_pages(): passes of
+ * shr_mem_cgroup_reclaim() (priority 12 down to 0) for what is still
+ * missing, until it is met; after a pass that freed nothing, up to
+ * MEMORY_RECLAIM_RETRIES more before -EAGAIN.
+ * Return: 0, -EAGAIN, or another -errno of shr_mem_cgroup_reclaim().
+ */
+static int memory_reclaim(struct shr_mem_cgroup *memcg, unsigned long nr)
+{
+	unsigned long done = 0;
+	int retries = MEMORY_RECLAIM_RETRIES;
+
+	while (done < nr) {
+		unsigned long freed = 0;
+		int ret = shr_mem_cgroup_reclaim(memcg, nr - done, &freed);
+
+		if (ret && ret != -EAGAIN)
+			return ret;
+		if (!freed && !retries--)
+			return -EAGAIN;
+		done += freed;
+	}
+	return 0;
+}
+
 static int reclaim_one(struct lab_ct_lab *st, size_t i, size_t k, double *v, unsigned long *eagain,
 		       unsigned long *eagain_drained)
 {
@@ -561,7 +592,7 @@ static int reclaim_one(struct lab_ct_lab *st, size_t i, size_t k, double *v, uns
 	objs_read(&st->b[i], &o0);
 	before = shr_mem_cgroup_usage(c->cg);
 	t0 = lab_now_ns();
-	ret = shr_mem_cgroup_reclaim(c->cg, ask ? ask : 1, NULL);
+	ret = memory_reclaim(c->cg, ask ? ask : 1);
 	v[R_NS] = (double)(lab_now_ns() - t0);
 	if (ret == -EAGAIN)
 		(*eagain)++;
@@ -572,7 +603,7 @@ static int reclaim_one(struct lab_ct_lab *st, size_t i, size_t k, double *v, uns
 	v[R_DEN] = o0.dentries - o1.dentries;
 	v[R_INO] = o0.inodes - o1.inodes;
 	t0 = lab_now_ns();
-	ret = shr_mem_cgroup_reclaim(c->cg, drained_ask, NULL);
+	ret = memory_reclaim(c->cg, drained_ask);
 	v[R_DRAINED] = (double)(lab_now_ns() - t0);
 	if (ret == -EAGAIN)
 		(*eagain_drained)++;
@@ -584,8 +615,9 @@ static int reclaim_one(struct lab_ct_lab *st, size_t i, size_t k, double *v, uns
 
 static int phase_reclaim(struct lab_ct_lab *st)
 {
-	static const char *const what = "shr_mem_cgroup_reclaim() of one container asking for "
-					"every object on its lists";
+	static const char *const what = "memory.reclaim (passes of shr_mem_cgroup_reclaim(), "
+					"16 retries after none freed) of one container asking "
+					"for every object on its lists";
 	size_t n = st->g.samples;
 	static double v[LAB_MAX_DESIGNS][R_NR][LAB_MAX_SAMPLES];
 	unsigned long eagain[LAB_MAX_DESIGNS] = { 0 }, drained[LAB_MAX_DESIGNS] = { 0 };
@@ -619,7 +651,7 @@ static int phase_reclaim(struct lab_ct_lab *st)
 		row1(st, i, "reclaim_eagain", (double)eagain[i], false, "calls (of the samples) "
 		     "that returned -EAGAIN");
 		row_samples(st, i, "reclaim_drained_ns", v[i][R_DRAINED], n, true,
-			    "shr_mem_cgroup_reclaim() of 1 MiB of dentries from the container "
+			    "memory.reclaim of 1 MiB of dentries from the container "
 			    "just reclaimed");
 		row1(st, i, "reclaim_drained_eagain", (double)drained[i], false, "of those, -EAGAIN");
 	}

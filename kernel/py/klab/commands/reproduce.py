@@ -12,14 +12,24 @@ def arguments(p):
     p.add_argument("designs", nargs="*", metavar="DESIGN",
                    help="only these kernel designs (and mainline; default: every design a "
                    "table names that is in kernel/patches/)")
-    p.add_argument("--geometry", choices=["seed", "short"], default="seed",
-                   help="seed: the seeds' geometry where a guest fits it (hours); short: a "
+    p.add_argument("--geometry", choices=["seed", "fit", "short"], default="seed",
+                   help="seed: the seeds' geometry where a guest fits it (hours); fit: the "
+                   "seeds' mounts with fewer cgroups, the per-cgroup rows at the seeds' "
+                   "geometry (about 3 minutes a boot of the VM table); short: a "
                    "few minutes, figures only (CI)")
     p.add_argument("--boots", type=int, default=2,
                    help="boots per design, interleaved (default 2: ranges paired over boots)")
     p.add_argument("--table", action="append", default=[],
                    choices=[t.exp for t in reproduce.TABLES],
                    help="only this table (repeatable; default every table)")
+    p.add_argument("--boot-only", action="store_true",
+                   help="boot only the designs named (not mainline with them unless named): "
+                   "one stream of boots of several run side by side, judged together with "
+                   "--docs")
+    p.add_argument("--docs", action="append", default=[], metavar="DIR",
+                   help="take the guest documents that klab reproduce runs of the same "
+                   "geometry saved in DIR (reproduce-RUN-GEOMETRY-DESIGN-K.json, repeatable) "
+                   "instead of booting those designs")
     add_clock_argument(p)
 
 
@@ -33,7 +43,13 @@ def main(run, args):
     for t in tables:
         if t.guest_run not in runs:
             runs.append(t.guest_run)
-    wanted = {n for r in runs for n in reproduce.kernel_designs(r, available)}
+    saved = reproduce.load_docs(args.docs, args.geometry)
+
+    def to_boot(r):
+        return [n for n in reproduce.kernel_designs(r, available)
+                if n not in saved.get(r, {}) and (not args.boot_only or n in args.designs)]
+
+    wanted = {n for r in runs for n in to_boot(r)}
     chosen = [available[n] for n in sorted(wanted, key=lambda n: n != "mainline")]
     images = build.build_all(tree.Cache(), "lab", chosen, run)
     progs = guest.compile_programs(run)
@@ -46,9 +62,12 @@ def main(run, args):
             run.fail("reproduce %s: guest program %s missing" % (r, gr.prog))
             kdocs[r] = {}
             continue
-        ds = [available[n] for n in reproduce.kernel_designs(r, available)]
+        ds = [available[n] for n in to_boot(r)]
         kdocs[r] = reproduce.guest_docs(run, r, ds, images, progs, args.geometry, args.boots,
                                         args.clock)
+        for name, docs in saved.get(r, {}).items():
+            if name in available:
+                kdocs[r][name] = docs
 
     def series_model(name):
         d = available.get(name)
@@ -60,10 +79,15 @@ def main(run, args):
         mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
         rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
                                      available, series_model)
+        gr = reproduce.GUEST_RUNS[t.guest_run]
+        words = gr.words
+        if args.geometry in gr.scaled:
+            words += "; scaled: " + gr.scaled[args.geometry]
         tclocks = sorted({boot.clock_name(doc["machine"].get("clock", "?"))
                           for docs in kdocs[t.guest_run].values() for doc in docs})
-        texts.append(reproduce.table_text(t, rows, reproduce.GUEST_RUNS[t.guest_run].words,
-                                          args.boots, seeds, " / ".join(tclocks)))
+        texts.append(reproduce.table_text(t, rows, words, args.boots, seeds,
+                                          " / ".join(tclocks),
+                                          reproduce.model_scale(t, args.geometry)))
         all_rows.append((t.exp, rows))
         out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows))
     clocks = sorted({doc["machine"].get("clock", "?") for v in kdocs.values()
