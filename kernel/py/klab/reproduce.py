@@ -72,6 +72,9 @@ class Table:
     kernel_models: dict = dataclasses.field(default_factory=dict)
     extra_designs: tuple = ()       # kernel designs beside the seed's
     every_design: bool = False      # also every other kernel design, beside the seed's
+    # a design every other one is also set against (kernel and model, each
+    # row's ratio to it and its class): the seed's question of the table
+    versus: str = None
     notes: tuple = ()
 
 
@@ -164,7 +167,7 @@ TABLES = (
            ("register_ns_per_mount_cgroups_alive", WHOLE_HOST,
             "4000 more mounts with them alive, per mount"),
            ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches, the cgroups alive")),
-          guest_exp="seed000-vm", extra_designs=("xarray", "indexed")),
+          guest_exp="seed000-vm", extra_designs=("xarray", "indexed"), versus="array-ondemand"),
     Table("unit-cache-2026", "unit-cache-2026: 8000 mounts, 1 node, 4 CPUs", "vm",
           (("mainline", "prealloc"), ("unit-cache", "prealloc+units=cache")),
           (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
@@ -183,7 +186,7 @@ TABLES = (
            ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches"),
            ("walk_ns_per_cgroup_node", PER_CGROUP,
             "of it, shrink_slab_memcg() per cgroup and node")),
-          guest_exp="seed000-host",
+          guest_exp="seed000-host", versus="array-ondemand",
           notes=("scaled: the seed's host does not fit a guest (48 CPUs; 20000 cgroups of "
                  "783 units per node are 64 GB on the base); the model's run is at its own "
                  "default scale (50000 mounts, 2000 cgroups, 48 CPUs); neither is at the "
@@ -532,7 +535,26 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
                 row["ratio"] = dict(ours=ours, lo=lo, hi=hi, rounds=rounds, paired=paired,
                                     cls=verdict.classify(lo, hi))
             out.append(row)
+    if table.versus:
+        for metric, _, _ in table.metrics:
+            mrows = [r for r in out if r["metric"] == metric]
+            vs = next((r for r in mrows if r["kernel_design"] == table.versus), None)
+            for r in mrows:
+                if vs is None or r is vs:
+                    continue
+                r["versus"] = dict(kernel=versus_ratio(r["kernel"], vs["kernel"]),
+                                   model=versus_ratio(r["model"], vs["model"]))
     return out
+
+
+def versus_ratio(r, b):
+    """Row @r over row @b as verdict.ratio_of() takes it, with its class;
+    None when either is missing or @b is 0."""
+    if not r or not b or not b["value"]:
+        return None
+    ours, lo, hi, rounds, paired = verdict.ratio_of(r, b)
+    return dict(ours=ours, lo=lo, hi=hi, rounds=rounds, paired=paired,
+                cls=verdict.classify(lo, hi))
 
 
 def from_json(v):
@@ -542,6 +564,14 @@ def from_json(v):
     return dict(claim=v["claim"], relation=v["relation"], seed=v["seed"], ours=v["ours"],
                 lo=v["ours_lo"], hi=v["ours_hi"], rounds=v["rounds"], paired=True,
                 kind=verdict.JSON_NAMES.get(v["verdict"], v["verdict"]), text=v.get("why") or "")
+
+
+def versus_cell(q):
+    if not q:
+        return "-"
+    return "%.3g [%.3g..%.3g] %s, %s" % (q["ours"], q["lo"], q["hi"],
+                                         "paired" if q["paired"] else "unpaired",
+                                         verdict.cls_word(q["cls"]))
 
 
 def seed_cell(f):
@@ -629,6 +659,13 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None)
                 if sv and (r["seed_design"], base_m) != (r["model_design"], base_w):
                     lines.append("         shrinklab reproduce on the seed's designs (%s over "
                                  "%s): %s" % (r["seed_design"], base_m, verdict_cell(sv)))
+        for r in mrows:
+            v = r.get("versus")
+            if not v or not (v["kernel"] or v["model"]):
+                continue
+            lines.append("       %-16s over %s: kernel %s; model %s" % (
+                r["kernel_design"] or "-", table.versus, versus_cell(v["kernel"]),
+                versus_cell(v["model"])))
         for r in mrows:
             q = r.get("ratio")
             if q:
