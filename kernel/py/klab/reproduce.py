@@ -111,13 +111,14 @@ GUEST_RUNS = {
                 "--register-more", "4000", "--samples", "5"]},
         nodes=1, cpus=4, mem=6144, timeout=7200,
         words="1 node and 4 vCPUs as the seed's VM",
-        scaled={"fit": "the seed's 314 units (20040 mounts; 8000 for the unit-cache table) "
+        scaled={"fit": "1 node and 4 vCPUs as the seed's VM, its 314 units (20040 mounts; "
+                "8000 for the unit-cache table) "
                 "and its 4000 more, 100 cgroups of its 2000 (50 for the slab and mkdir/rmdir "
                 "rows): "
                 "the per-cgroup rows are at the seed's geometry, the whole-host rows "
                 "(register with the cgroups alive, drop_caches) are not compared"}),
     "host": GuestRun("host", "kseeds", {
-        "seed": ["--table", "host", "--mounts", "20000", "--cgroups", "2000",
+        "seed": ["--table", "host", "--mounts", "20040", "--cgroups", "2000",
                  "--units-cgroups", "200", "--register-batch", "640", "--samples", "5"],
         "short": ["--table", "host", "--mounts", "1000", "--cgroups", "100",
                   "--units-cgroups", "20", "--register-batch", "128", "--samples", "3"],
@@ -127,14 +128,15 @@ GUEST_RUNS = {
         scaled={"fit": "5000 mounts of the seed's 50000 (79 units per node of 783), "
                 "100 cgroups of its 20000 (25 for the slab rows), 4 nodes as its host, "
                 "2 vCPUs of its 48, the seed's 640-mount batch"},
-        words="4 nodes as the seed's host, 2 vCPUs of its 48; 20000 mounts of its 50000 "
+        words="4 nodes as the seed's host, 2 vCPUs of its 48; 20040 mounts of its 50000 "
               "(314 units per node of 783), 2000 cgroups of its 20000"),
     "bitmap": GuestRun("bitmap", "kwork", {
         "seed": ["tkhai:memcgs=4001,files=1,calls=5,what=3"],
         "short": ["tkhai:memcgs=100,files=1,calls=5,what=3"],
         "fit": ["tkhai:memcgs=400,files=1,calls=5,what=3"]},
         nodes=1, cpus=4, mem=4096, timeout=7200,
-        scaled={"fit": "400 memcgs of the seed's 4001, each with its own tmpfs and a file"},
+        scaled={"fit": "1 node and 4 vCPUs as the model's run (the seed does not say); 400 "
+                "memcgs of the seed's 4001, each with its own tmpfs and a file"},
         words="1 node and 4 vCPUs as the model's run (the seed does not say)"),
     "pods": GuestRun("pods", "kwork", {
         "seed": ["pods:pods=400,mounts=tmpfs+tmpfs+tmpfs+tmpfs,cgroups_per_pod=1,"

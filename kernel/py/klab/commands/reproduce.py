@@ -82,7 +82,7 @@ def main(run, args):
         gr = reproduce.GUEST_RUNS[t.guest_run]
         words = gr.words
         if args.geometry in gr.scaled:
-            words += "; scaled: " + gr.scaled[args.geometry]
+            words = "scaled: " + gr.scaled[args.geometry]
         tclocks = sorted({boot.clock_name(doc["machine"].get("clock", "?"))
                           for docs in kdocs[t.guest_run].values() for doc in docs})
         texts.append(reproduce.table_text(t, rows, words, args.boots, seeds,
