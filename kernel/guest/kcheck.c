@@ -31,12 +31,17 @@
  *            set here); without the patch the check is skipped. A kernel
  *            without the fix clears the new owner's bit and strands its
  *            objects.
- *   thp      cgroup "thp" faults in anonymous THPs and unmaps half of each,
- *            which queues them on the memcg's deferred split queue (the one
- *            user of shrinker bits outside list_lru); memory.reclaim of the
- *            cgroup must then split them: the deferred split shrinker's
- *            count for the cgroup (debugfs) goes to 0 and thp_split_page
- *            grows by as many. Skipped without THP.
+ *   thp      cgroup "thp" (memory.swap.max 0) faults in anonymous THPs and
+ *            unmaps half of each, which queues them on the memcg's deferred
+ *            split queue (the one user of shrinker bits outside list_lru);
+ *            memory.reclaim of the cgroup, repeated until the deferred split
+ *            shrinker counts nothing left in the cgroup (debugfs) or
+ *            THP_ROUNDS times, must split every one (thp_split_page grows by
+ *            as many). Without swap, LRU reclaim cannot split them on the way
+ *            to swap-out (shrink_folio_list() does so for a partially mapped
+ *            THP), so only the memcg walk reaching the shrinker's bit does:
+ *            a kernel that loses the bit leaves all of them queued. Skipped
+ *            without THP.
  *   kmemgate cgroup "kmemgate" fills a procfs mount's dentries (the bit of
  *            its superblock's shrinker is set there), memory.reclaim walks
  *            the bit, then the procfs is unmounted: umount must return
@@ -55,8 +60,9 @@
  *            of memcg "nokmem" faults THPs in and unmaps half of each, so
  *            each is queued on the memcg's deferred split queue (its
  *            shrinker's bit set in the memcg); memory.reclaim of the memcg
- *            must then split every one (vmstat thp_split_page), which only
- *            the memcg walk finds them for; (2) superblocks under nokmem:
+ *            (no swap for it, as in thp; up to THP_ROUNDS rounds) must then
+ *            split every one (vmstat thp_split_page), which only the memcg
+ *            walk finds them for; (2) superblocks under nokmem:
  *            memcgs mount a tmpfs and a procfs of their own and fill them,
  *            then reclaim, drop_caches, umount and rmdir. None of it may
  *            warn (klab fails a boot on any WARNING in dmesg): a list_lru
@@ -514,10 +520,38 @@ static void check_reuse(void)
 #define THP_SIZE (2ul << 20)
 #define NR_THP 8
 #define NOKMEM_RELEASE_S 600
+/*
+ * memory.reclaim rounds before a THP check gives up. With no swap for the
+ * cgroup, one round walks the priorities down to 0 (nothing else there is
+ * reclaimable), where the deferred split shrinker scans the whole queue; a
+ * folio whose split failed (its lock or an extra reference held for a
+ * moment) stays queued for the next round. Mainline empties the queue in
+ * the first round or the second; a lost bit keeps it full through all.
+ */
+#define THP_ROUNDS 16
 
 static long vmstat(const char *key)
 {
 	return keyed_value("/proc/vmstat", key);
+}
+
+/*
+ * No swap for the THP checks' cgroup @cg: LRU reclaim would otherwise split
+ * a partially mapped THP on its way to swap (shrink_folio_list()), and free
+ * its unmapped half without the deferred split shrinker, so a kernel that
+ * loses the shrinker's bit would pass, and how many a round of 1M splits
+ * by either path depends on what the LRU scan met first. False (and a
+ * failure) when the cgroup has no memory.swap.max.
+ */
+static bool thp_no_swap(const char *cg, const char *check)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/memory.swap.max", cg);
+	if (!write_str(path, "0"))
+		return true;
+	fail("%s: %s: cannot write 0 (the lab config has swap and memcg)", check, path);
+	return false;
 }
 
 /* In memcg @cg: THPs, each half unmapped (queued for a deferred split),
@@ -558,6 +592,8 @@ static void nokmem_thp(const char *cg)
 		return;
 	}
 	write_str("/sys/kernel/mm/transparent_hugepage/enabled", "always");
+	if (!thp_no_swap(cg, "nokmem"))
+		return;
 	if (pipe(ready) || pipe(done))
 		die("pipe: %s", strerror(errno));
 	pid = fork();
@@ -572,7 +608,7 @@ static void nokmem_thp(const char *cg)
 	}
 	alloc = vmstat("thp_fault_alloc") - alloc0;
 	queued = vmstat("thp_deferred_split_page") - queued0;
-	for (int i = 0; i < 4 && vmstat("thp_split_page") - split0 < queued; i++)
+	for (int i = 0; i < THP_ROUNDS && vmstat("thp_split_page") - split0 < queued; i++)
 		reclaim(cg, "1M");
 	split = vmstat("thp_split_page") - split0;
 	if (write(done[1], &c, 1) != 1 || waitpid(pid, &st, 0) != pid)
@@ -737,13 +773,17 @@ static void check_thp(void)
 	long queued, split, left, count;
 	unsigned long n = THP_FOLIOS;
 	struct stat st;
-	int memcgs, pfd[2];
+	int memcgs, pfd[2], rounds = 0;
 	pid_t pid;
 	char c;
 
 	mkdir_or_die(cg);
 	if (stat(cg, &st) || pipe(pfd))
 		die("thp: %s: %s", cg, strerror(errno));
+	if (!thp_no_swap(cg, "thp")) {
+		rmdir(cg);
+		return;
+	}
 	queued = vmstat("thp_deferred_split_page");
 	split = vmstat("thp_split_page");
 	pid = fork();
@@ -771,20 +811,25 @@ static void check_thp(void)
 		die("thp: the cgroup's process did not get ready");
 	queued = vmstat("thp_deferred_split_page") - queued;
 	count = shrinker_count("thp-deferred_split", st.st_ino, &memcgs);
-	for (int i = 0; i < 4; i++)
+	left = count;
+	while (left > 0 && rounds < THP_ROUNDS) {
 		reclaim(cg, "1M");
-	left = shrinker_count("thp-deferred_split", st.st_ino, &memcgs);
+		rounds++;
+		left = shrinker_count("thp-deferred_split", st.st_ino, &memcgs);
+	}
 	split = vmstat("thp_split_page") - split;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(pfd[0]);
 	close(pfd[1]);
-	say("thp: %ld of %lu THPs queued for deferred split (count %ld in the cgroup); "
-	    "memory.reclaim split %ld, left %ld", queued, n, count, split, left);
+	say("thp: %ld of %lu THPs queued for deferred split (count %ld in the cgroup, summed "
+	    "over nodes); memory.reclaim x %d split %ld, left %ld", queued, n, count, rounds,
+	    split, left);
 	if (queued < (long)n || count < (long)n)
 		fail("thp: %ld THPs queued, %ld counted in the cgroup, of %lu", queued, count, n);
 	if (left || split < queued)
-		fail("thp: memory.reclaim split %ld of %ld, %ld left queued", split, queued, left);
+		fail("thp: %d rounds of memory.reclaim split %ld of %ld, %ld left queued", rounds,
+		     split, queued, left);
 	if (rmdir(cg))
 		fail("rmdir %s: %s", cg, strerror(errno));
 }

@@ -19,7 +19,8 @@ DEFAULT_CLOCK = boot.DEFAULT_CLOCK
 def arguments(p):
     designs.add_arguments(p)
     p.add_argument("--geometry", choices=sorted(GEOMETRY), default="full")
-    p.add_argument("--boots", type=int, default=1, help="boots per design (interleaved)")
+    p.add_argument("--boots", type=int, default=1, help="boots per design (interleaved); "
+                   "with 2 or more, a table of each figure's spread over the boots")
     add_clock_argument(p)
 
 
