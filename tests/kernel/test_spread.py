@@ -66,6 +66,25 @@ class Spread(unittest.TestCase):
         self.assertIn("OUTSIDE", line)
         self.assertIn("+-100.0%", line)
 
+    def test_split_rows_explained_only_when_their_sum_holds(self):
+        """rmdir and release at 0 mounts outside, their sum within: the
+        note; the sum outside too (the clock moved everything): none."""
+        def churn(rm, rel, total):
+            docs = boots([1, 1, 1])
+            for doc, a, b, c in zip(docs, rm, rel, total):
+                for e in doc["experiments"]:
+                    for r in e["results"]:
+                        f = {"rmdir_ns_per_cgroup_no_mounts": a,
+                             "release_ns_per_cgroup_no_mounts": b,
+                             "rmdir_release_ns_per_cgroup_no_mounts": c}.get(r["metric"])
+                        if f:
+                            r["value"] *= f
+            return spread.text(spread.rows(docs))
+        split = churn([1, 1.5, 1], [1, 0.6, 1], [1, 1.02, 1])
+        self.assertIn("rmdir_ns_per_cgroup_no_mounts: rmdir and release split", split)
+        self.assertIn("release_ns_per_cgroup_no_mounts: see rmdir_ns_per_cgroup", split)
+        self.assertNotIn("split one piece", churn([1, 1.5, 1], [1, 0.6, 1], [1, 2, 1]))
+
     def test_side_by_side_names_every_run(self):
         a, b = spread.rows(boots([1, 1, 1])), spread.rows(boots([1, 3, 1]))
         text = spread.side_by_side([("icount idle", a, "clock A"), ("wall idle", b, "clock B")])

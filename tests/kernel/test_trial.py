@@ -10,6 +10,7 @@ Run: python3 tests/kernel/test_trial.py (make check: Meson test kernel_trial).""
 import argparse
 import os
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -66,6 +67,25 @@ class Try(unittest.TestCase):
         self.assertEqual(self.run_.fails, ["broken: it broke"])
         self.assertEqual([s[0] for s in self.run_.steps], ["try: one", "try: broken",
                                                             "try: two"])
+
+    def test_total_counts_each_second_once(self):
+        """A stage's boots are steps inside the stage's step: the total is
+        the stages', not stages and boots added up."""
+        def stage(run, t):
+            with run.step("boot one"):
+                pass
+            run.add_step("boot two", 0.0, 1.0)
+        with mock.patch.object(trial, "STAGES", (("s", stage),)):
+            trial.main(self.run_, self.args(["--series", self.series, "mainline"]))
+        self.run_.add_step("after", 2.0, 3.0, time.monotonic())
+        names = [s[0] for s in self.run_.steps]
+        self.assertEqual(names, ["boot one", "boot two", "try: s", "after"])
+        self.assertEqual([self.run_.nested(i) for i in range(4)], [True, True, False, False])
+        stage_wall, stage_cpu = self.run_.steps[2][1], self.run_.steps[2][2]
+        total = self.run_.times_text().splitlines()[-2].split()
+        self.assertEqual(total[:3], ["total", "(outermost", "steps)"])
+        self.assertAlmostEqual(float(total[3]), stage_wall + 2.0, places=1)
+        self.assertAlmostEqual(float(total[5]), stage_cpu + 3.0, places=1)
 
     def test_checkpatch_findings_are_reported_not_failed(self):
         def findings(run, cache, chosen):

@@ -36,9 +36,10 @@ def load_average():
 class Run:
     def __init__(self, out_dir):
         self.out_dir = out_dir
-        self.steps = []          # (name, wall s, CPU s or None), in order
+        self.steps = []          # (name, wall s, CPU s or None, start), in the order they end
         self.fails = []          # what failed, one message each
         self.load_at_start = load_average()
+        self.t0, self.cpu0 = time.monotonic(), children_cpu()
 
     @contextlib.contextmanager
     def step(self, name):
@@ -47,10 +48,14 @@ class Run:
         try:
             yield
         finally:
-            self.add_step(name, time.monotonic() - t0, children_cpu() - c0)
+            self.add_step(name, time.monotonic() - t0, children_cpu() - c0, t0)
 
-    def add_step(self, name, seconds, cpu=None):
-        self.steps.append((name, seconds, cpu))
+    def add_step(self, name, seconds, cpu=None, start=None):
+        """A step of @seconds that began at @start (time.monotonic(); by
+        default it ends now)."""
+        if start is None:
+            start = time.monotonic() - seconds
+        self.steps.append((name, seconds, cpu, start))
         log("%-44s %7.1f s" % (name, seconds) + ("" if cpu is None else " (CPU %.1f s)" % cpu))
 
     def fail(self, msg):
@@ -66,13 +71,29 @@ class Run:
             f.write(text)
         return p
 
+    def nested(self, i):
+        """Is step @i inside another step (its time within the other's)? A
+        stage of klab try holds the boots and builds it ran."""
+        _, s, _, t = self.steps[i]
+        return any(j != i and t0 <= t and t + s <= t0 + s0 and (s0, j) > (s, i)
+                   for j, (_, s0, _, t0) in enumerate(self.steps))
+
     def times_text(self):
+        """Every step, a step inside another indented under it (printed
+        before it: steps are listed as they end); the total of the
+        outermost steps."""
         lines = ["", "step times (this machine; load at start: %s)" % self.load_at_start,
                  "  %-46s %8s %10s" % ("step", "wall", "CPU")]
         wall = cpu = 0
-        for name, s, c in self.steps:
-            lines.append("  %-46s %8.1f s %8s" % (name, s, "-" if c is None else "%.1f s" % c))
-            wall += s
-            cpu += c or 0
-        lines.append("  %-46s %8.1f s %8.1f s" % ("total", wall, cpu))
+        for i, (name, s, c, _) in enumerate(self.steps):
+            inner = self.nested(i)
+            lines.append("  %-46s %8.1f s %8s" % (("  " if inner else "") + name, s,
+                                                  "-" if c is None else "%.1f s" % c))
+            if not inner:
+                wall += s
+                cpu += c or 0
+        lines.append("  %-46s %8.1f s %8.1f s" % ("total (outermost steps)", wall, cpu))
+        lines.append("  %-46s %8.1f s %8.1f s" % ("the whole run (waits for a tree lock too)",
+                                                 time.monotonic() - self.t0,
+                                                 children_cpu() - self.cpu0))
         return "\n".join(lines) + "\n"

@@ -110,8 +110,9 @@ def main(run, args):
             docs, geometry = saved_docs(args.from_dirs, args.workload, keep)
         except ValueError as e:
             raise SystemExit("klab work --from: %s" % e)
-        boots = max(sum(1 for d in docs if d["run"]["design"] == x["run"]["design"] and
-                        d["run"].get("workload") == x["run"].get("workload")) for x in docs)
+        per = [sum(1 for d in docs if d["run"]["design"] == x["run"]["design"] and
+                   d["run"].get("workload") == x["run"].get("workload")) for x in docs]
+        boots = str(min(per)) if min(per) == max(per) else "%d-%d" % (min(per), max(per))
         # The repo's series (their model files) for the designs it has.
         dirs = {d.name: d.dir for d in designs.in_repo() if d.dir}
         tables(run, docs, geometry, boots, dirs, saved=args.from_dirs)
