@@ -72,6 +72,9 @@ class Table:
     kernel_models: dict = dataclasses.field(default_factory=dict)
     extra_designs: tuple = ()       # kernel designs beside the seed's
     every_design: bool = False      # also every other kernel design, beside the seed's
+    # a design every other one is also set against (kernel and model, each
+    # row's ratio to it and its class): the seed's question of the table
+    versus: str = None
     notes: tuple = ()
 
 
@@ -90,26 +93,32 @@ class GuestRun:
     scaled: dict = dataclasses.field(default_factory=dict)
 
 
+# The VM's mounts: the guest boots with 20 shrinkers and kseeds counts 4 more
+# ids, so 20040 mounts take ids up to 20064, the seed's 314 units per node
+# (its shrinker_nr_max was 20096 at 20000 mounts: its VM had more shrinkers
+# before them); 20000 would give 313 units, where no per-cgroup claim is
+# compared.
 GUEST_RUNS = {
     "vm": GuestRun("vm", "kseeds", {
-        "seed": ["--table", "vm", "--mounts", "20000", "--units-mounts", "8000",
+        "seed": ["--table", "vm", "--mounts", "20040", "--units-mounts", "8000",
                  "--cgroups", "2000", "--units-cgroups", "200", "--obj-cgroups", "2000",
                  "--register-more", "4000", "--samples", "5"],
         "short": ["--table", "vm", "--mounts", "1000", "--units-mounts", "400",
                   "--cgroups", "100", "--units-cgroups", "20", "--obj-cgroups", "20",
                   "--register-more", "400", "--samples", "3"],
-        "fit": ["--table", "vm", "--mounts", "20000", "--units-mounts", "8000",
+        "fit": ["--table", "vm", "--mounts", "20040", "--units-mounts", "8000",
                 "--cgroups", "100", "--units-cgroups", "50", "--obj-cgroups", "100",
                 "--register-more", "4000", "--samples", "5"]},
         nodes=1, cpus=4, mem=6144, timeout=7200,
         words="1 node and 4 vCPUs as the seed's VM",
-        scaled={"fit": "the seed's 20000 mounts (314 units; 8000 for the unit-cache table) "
+        scaled={"fit": "1 node and 4 vCPUs as the seed's VM, its 314 units (20040 mounts; "
+                "8000 for the unit-cache table) "
                 "and its 4000 more, 100 cgroups of its 2000 (50 for the slab and mkdir/rmdir "
                 "rows): "
                 "the per-cgroup rows are at the seed's geometry, the whole-host rows "
                 "(register with the cgroups alive, drop_caches) are not compared"}),
     "host": GuestRun("host", "kseeds", {
-        "seed": ["--table", "host", "--mounts", "20000", "--cgroups", "2000",
+        "seed": ["--table", "host", "--mounts", "20040", "--cgroups", "2000",
                  "--units-cgroups", "200", "--register-batch", "640", "--samples", "5"],
         "short": ["--table", "host", "--mounts", "1000", "--cgroups", "100",
                   "--units-cgroups", "20", "--register-batch", "128", "--samples", "3"],
@@ -119,14 +128,15 @@ GUEST_RUNS = {
         scaled={"fit": "5000 mounts of the seed's 50000 (79 units per node of 783), "
                 "100 cgroups of its 20000 (25 for the slab rows), 4 nodes as its host, "
                 "2 vCPUs of its 48, the seed's 640-mount batch"},
-        words="4 nodes as the seed's host, 2 vCPUs of its 48; 20000 mounts of its 50000 "
+        words="4 nodes as the seed's host, 2 vCPUs of its 48; 20040 mounts of its 50000 "
               "(314 units per node of 783), 2000 cgroups of its 20000"),
     "bitmap": GuestRun("bitmap", "kwork", {
         "seed": ["tkhai:memcgs=4001,files=1,calls=5,what=3"],
         "short": ["tkhai:memcgs=100,files=1,calls=5,what=3"],
         "fit": ["tkhai:memcgs=400,files=1,calls=5,what=3"]},
         nodes=1, cpus=4, mem=4096, timeout=7200,
-        scaled={"fit": "400 memcgs of the seed's 4001, each with its own tmpfs and a file"},
+        scaled={"fit": "1 node and 4 vCPUs as the model's run (the seed does not say); 400 "
+                "memcgs of the seed's 4001, each with its own tmpfs and a file"},
         words="1 node and 4 vCPUs as the model's run (the seed does not say)"),
     "pods": GuestRun("pods", "kwork", {
         "seed": ["pods:pods=400,mounts=tmpfs+tmpfs+tmpfs+tmpfs,cgroups_per_pod=1,"
@@ -159,7 +169,7 @@ TABLES = (
            ("register_ns_per_mount_cgroups_alive", WHOLE_HOST,
             "4000 more mounts with them alive, per mount"),
            ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches, the cgroups alive")),
-          guest_exp="seed000-vm", extra_designs=("xarray", "indexed")),
+          guest_exp="seed000-vm", extra_designs=("xarray", "indexed"), versus="array-ondemand"),
     Table("unit-cache-2026", "unit-cache-2026: 8000 mounts, 1 node, 4 CPUs", "vm",
           (("mainline", "prealloc"), ("unit-cache", "prealloc+units=cache")),
           (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
@@ -178,7 +188,7 @@ TABLES = (
            ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches"),
            ("walk_ns_per_cgroup_node", PER_CGROUP,
             "of it, shrink_slab_memcg() per cgroup and node")),
-          guest_exp="seed000-host",
+          guest_exp="seed000-host", versus="array-ondemand",
           notes=("scaled: the seed's host does not fit a guest (48 CPUs; 20000 cgroups of "
                  "783 units per node are 64 GB on the base); the model's run is at its own "
                  "default scale (50000 mounts, 2000 cgroups, 48 CPUs); neither is at the "
@@ -527,7 +537,26 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
                 row["ratio"] = dict(ours=ours, lo=lo, hi=hi, rounds=rounds, paired=paired,
                                     cls=verdict.classify(lo, hi))
             out.append(row)
+    if table.versus:
+        for metric, _, _ in table.metrics:
+            mrows = [r for r in out if r["metric"] == metric]
+            vs = next((r for r in mrows if r["kernel_design"] == table.versus), None)
+            for r in mrows:
+                if vs is None or r is vs:
+                    continue
+                r["versus"] = dict(kernel=versus_ratio(r["kernel"], vs["kernel"]),
+                                   model=versus_ratio(r["model"], vs["model"]))
     return out
+
+
+def versus_ratio(r, b):
+    """Row @r over row @b as verdict.ratio_of() takes it, with its class;
+    None when either is missing or @b is 0."""
+    if not r or not b or not b["value"]:
+        return None
+    ours, lo, hi, rounds, paired = verdict.ratio_of(r, b)
+    return dict(ours=ours, lo=lo, hi=hi, rounds=rounds, paired=paired,
+                cls=verdict.classify(lo, hi))
 
 
 def from_json(v):
@@ -537,6 +566,14 @@ def from_json(v):
     return dict(claim=v["claim"], relation=v["relation"], seed=v["seed"], ours=v["ours"],
                 lo=v["ours_lo"], hi=v["ours_hi"], rounds=v["rounds"], paired=True,
                 kind=verdict.JSON_NAMES.get(v["verdict"], v["verdict"]), text=v.get("why") or "")
+
+
+def versus_cell(q):
+    if not q:
+        return "-"
+    return "%.3g [%.3g..%.3g] %s, %s" % (q["ours"], q["lo"], q["hi"],
+                                         "paired" if q["paired"] else "unpaired",
+                                         verdict.cls_word(q["cls"]))
 
 
 def seed_cell(f):
@@ -624,6 +661,13 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None)
                 if sv and (r["seed_design"], base_m) != (r["model_design"], base_w):
                     lines.append("         shrinklab reproduce on the seed's designs (%s over "
                                  "%s): %s" % (r["seed_design"], base_m, verdict_cell(sv)))
+        for r in mrows:
+            v = r.get("versus")
+            if not v or not (v["kernel"] or v["model"]):
+                continue
+            lines.append("       %-16s over %s: kernel %s; model %s" % (
+                r["kernel_design"] or "-", table.versus, versus_cell(v["kernel"]),
+                versus_cell(v["model"])))
         for r in mrows:
             q = r.get("ratio")
             if q:

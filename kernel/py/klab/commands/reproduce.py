@@ -15,8 +15,8 @@ def arguments(p):
     p.add_argument("--geometry", choices=["seed", "fit", "short"], default="seed",
                    help="seed: the seeds' geometry where a guest fits it (hours); fit: the "
                    "seeds' mounts with fewer cgroups, the per-cgroup rows at the seeds' "
-                   "geometry (about 3 minutes a boot of the VM table); short: a "
-                   "few minutes, figures only (CI)")
+                   "geometry (82-447 s a boot of the VM table on the shared 2-core "
+                   "host, 2026-12-01); short: a few minutes, figures only (CI)")
     p.add_argument("--boots", type=int, default=2,
                    help="boots per design, interleaved (default 2: ranges paired over boots)")
     p.add_argument("--table", action="append", default=[],
@@ -82,7 +82,7 @@ def main(run, args):
         gr = reproduce.GUEST_RUNS[t.guest_run]
         words = gr.words
         if args.geometry in gr.scaled:
-            words += "; scaled: " + gr.scaled[args.geometry]
+            words = "scaled: " + gr.scaled[args.geometry]
         tclocks = sorted({boot.clock_name(doc["machine"].get("clock", "?"))
                           for docs in kdocs[t.guest_run].values() for doc in docs})
         texts.append(reproduce.table_text(t, rows, words, args.boots, seeds,
