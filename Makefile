@@ -137,13 +137,17 @@ check-fuzz: deps
 # linux-source-6.12, built and booted in QEMU. kernel-lab runs the experiments
 # at the issue's geometry, then the same experiments in the model at the same
 # geometry (shrinklab kernel), and prints each kernel design beside the same
-# design in the model; check-kernel is the CI part (checkpatch, every
+# design in the model; then the workloads with objects under real reclaim
+# (klab work: containers, the reviewers' tests, pods; every design, 3
+# interleaved boots, full geometry, a verdict table each, the model beside the
+# containers table: hours); check-kernel is the CI part (checkpatch, every
 # design built and booted with a short experiment, the cgroup selftests
 # against mainline's baseline, a debug-kernel torture). Both install the
 # Debian packages they need and keep the source and build trees in
 # $$KLAB_CACHE (default /var/cache/libshrinker).
 kernel-lab:
 	kernel/klab lab
+	kernel/klab work --geometry full --boots 3
 
 # The seeds' tables on real kernels beside the seeds' and the model's figures,
 # with a verdict per seed claim for each (hours: kernel/README.md, "Seed tables").
