@@ -70,38 +70,53 @@ def model_args(doc):
     return args
 
 
+def model_todo(docs, series_dirs, args_of, what):
+    """[(model design label, its arguments)] once each, for the kernel
+    designs of @docs that map to a model design; args_of(doc) gives the
+    model's arguments for that guest's geometry."""
+    todo = []
+    for doc in docs:
+        d = compare.kernel_name(doc["run"]["design"])
+        label, _ = compare.model_design(d, (series_dirs or {}).get(d))
+        if not label:
+            log("kernel:%s: no model design mapped; %s shows the kernel alone" % (d, what))
+            continue
+        key = (label, tuple(args_of(doc)))
+        if key not in todo:
+            todo.append(key)
+    return todo
+
+
+def run_shrinklab(run, subcommand, base, todo):
+    """`shrinklab SUBCOMMAND --design LABEL ARGS...` for each (label, args)
+    of @todo, each in its own process; their shrinklab/2 documents. A failed
+    run fails @run with its output; @base names each run's files."""
+    if not todo:
+        return []
+    exe = shrinklab_path(run)
+    out = []
+    for i, (label, args) in enumerate(todo):
+        name = "%s-%d-%s" % (base, i, re.sub(r"[^\w.=-]", "_", label))
+        cmd = [exe, subcommand, "--quiet", "--json", run.path(name + ".json"),
+               "--design", label] + list(args)
+        log("model: " + " ".join(cmd))
+        with run.step("model %s (shrinklab %s)" % (label, subcommand)):
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        run.save(name + ".txt", r.stdout)
+        if r.returncode != 0:
+            run.fail("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
+                                                              r.stdout[-3000:]))
+            continue
+        with open(run.path(name + ".json")) as f:
+            out.append(json.load(f))
+    return out
+
+
 def model_runs(run, docs, geometry, series_dirs=None):
     """shrinklab kernel at each guest's geometry, once per model design the
     kernel designs map to, each in its own process as each kernel design
     boots alone (in one process the prealloc hosts' walks over gigabytes of
     units leave the caches cold for the next design's samples); the model's
     shrinklab/2 documents."""
-    todo = []
-    for doc in docs:
-        d = compare.kernel_name(doc["run"]["design"])
-        label, _ = compare.model_design(d, (series_dirs or {}).get(d))
-        if not label:
-            log("kernel:%s: no model design mapped; the table shows the kernel alone" % d)
-            continue
-        key = (label, tuple(model_args(doc)))
-        if key not in todo:
-            todo.append(key)
-    if not todo:
-        return []
-    exe = shrinklab_path(run)
-    out = []
-    for i, (label, args) in enumerate(todo):
-        base = "model-%s-%d-%s" % (geometry, i, re.sub(r"[^\w.=-]", "_", label))
-        cmd = [exe, "kernel", "--quiet", "--json", run.path(base + ".json"),
-               "--design", label] + list(args)
-        log("model: " + " ".join(cmd))
-        with run.step("model %s (shrinklab kernel)" % label):
-            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        run.save(base + ".txt", r.stdout)
-        if r.returncode != 0:
-            run.fail("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
-                                                              r.stdout[-3000:]))
-            continue
-        with open(run.path(base + ".json")) as f:
-            out.append(json.load(f))
-    return out
+    todo = model_todo(docs, series_dirs, model_args, "the table")
+    return run_shrinklab(run, "kernel", "model-%s" % geometry, todo)

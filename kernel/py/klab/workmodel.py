@@ -6,11 +6,9 @@ guest really ran, for the model design each kernel design maps to
 (compare.model_design), and says which of the guest's metrics the model
 does not model (page cache, kswapd), so the table never leaves a silent
 blank."""
-import json
 import os
 import re
 import statistics
-import subprocess
 
 from . import compare, model
 from .run import log
@@ -134,33 +132,6 @@ def container_runs(run, docs, geometry, series_dirs=None, saved=()):
     if proc_files is None:
         log("model: no procfs walk count in the guests' consoles; the model's procfs holds "
             "its default")
-    todo = []
-    for doc in docs:
-        d = compare.kernel_name(doc["run"]["design"])
-        label, _ = compare.model_design(d, (series_dirs or {}).get(d))
-        if not label:
-            log("kernel:%s: no model design mapped; the containers table shows the kernel "
-                "alone" % d)
-            continue
-        key = (label, tuple(container_args(doc, proc_files)))
-        if key not in todo:
-            todo.append(key)
-    if not todo:
-        return []
-    exe = model.shrinklab_path(run)
-    out = []
-    for i, (label, args) in enumerate(todo):
-        base = "model-containers-%s-%d-%s" % (geometry, i, re.sub(r"[^\w.=-]", "_", label))
-        cmd = [exe, "containers", "--quiet", "--json", run.path(base + ".json"),
-               "--design", label] + list(args)
-        log("model: " + " ".join(cmd))
-        with run.step("model %s (shrinklab containers)" % label):
-            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        run.save(base + ".txt", r.stdout)
-        if r.returncode != 0:
-            run.fail("model run failed (exit %d): %s\n%s" % (r.returncode, " ".join(cmd),
-                                                              r.stdout[-3000:]))
-            continue
-        with open(run.path(base + ".json")) as f:
-            out.append(json.load(f))
-    return out
+    todo = model.model_todo(docs, series_dirs, lambda doc: container_args(doc, proc_files),
+                            "the containers table")
+    return model.run_shrinklab(run, "containers", "model-containers-%s" % geometry, todo)

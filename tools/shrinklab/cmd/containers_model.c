@@ -3,30 +3,20 @@
  * shrinklab containers: the kernel lab's container workload
  * (kernel/guest/kw_containers.c) in the model, at the guest's geometry
  * (container_experiment.h runs it): the options, which are the guest's
- * parameters under the same names (klab work passes the guest's own), the
- * design configurations checked against the library before anything runs,
- * the table, the JSON (schema shrinklab/2, experiment "containers") that
- * kernel/klab work puts beside the guest's, and the same rows as CSV.
+ * parameters under the same names (klab work passes the guest's own);
+ * model_cmd.c checks the design configurations before anything runs and
+ * writes the table, the JSON (schema shrinklab/2, experiment "containers")
+ * that kernel/klab work puts beside the guest's, and the same rows as CSV.
  */
-#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <shrinker/host.h>
-
 #include "commands.h"
 #include "container_experiment.h"
 #include "conventions.h"
-#include "csv.h"
-#include "design_label.h"
-#include "json.h"
-#include "machine.h"
-#include "outputs.h"
-#include "report.h"
-#include "scale.h"
+#include "model_cmd.h"
 #include "stats.h"
-#include "table.h"
 #include "version.h"
 
 #define SUB "containers"
@@ -132,13 +122,8 @@ static void usage(FILE *out)
 /* What the command line asked. */
 struct ct_request {
 	struct lab_ct_geometry g;
-	struct lab_design designs[LAB_MAX_DESIGNS];
-	size_t nr_designs;
+	struct model_cmd m;
 	bool balloon;
-	const char *json;
-	const char *csv;
-	bool rows;
-	bool quiet;
 };
 
 struct count_option {
@@ -196,18 +181,6 @@ static int parse_bg(const char *s, struct lab_ct_geometry *g)
 	return 0;
 }
 
-static int design_value(struct ct_request *c, const char *v)
-{
-	char why[160];
-
-	if (c->nr_designs == LAB_MAX_DESIGNS)
-		return shrinklab_bad_value(SUB, "--design", v, "too many designs");
-	if (lab_design_parse_label(v, &c->designs[c->nr_designs], why, sizeof(why)))
-		return shrinklab_bad_value(SUB, "--design", v, why);
-	c->nr_designs++;
-	return 0;
-}
-
 static int parse_value(struct ct_request *c, int opt, const char *v)
 {
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
@@ -218,7 +191,7 @@ static int parse_value(struct ct_request *c, int opt, const char *v)
 								       counts[i].offset));
 	switch (opt) {
 	case OPT_DESIGN:
-		return design_value(c, v);
+		return model_cmd_design_value(&c->m, v);
 	case OPT_MIX:
 		if (lab_ct_parse_mix(v, &c->g))
 			return shrinklab_bad_value(SUB, "--mix", v, "expected ext4, proc and tmpfs "
@@ -235,16 +208,16 @@ static int parse_value(struct ct_request *c, int opt, const char *v)
 						   "balloon, drop joined by '+', or all");
 		return 0;
 	case OPT_JSON:
-		c->json = v;
+		c->m.json = v;
 		return 0;
 	case OPT_CSV:
-		c->csv = v;
+		c->m.csv = v;
 		return 0;
 	case OPT_ROWS:
-		c->rows = true;
+		c->m.rows = true;
 		return 0;
 	case OPT_QUIET:
-		c->quiet = true;
+		c->m.quiet = true;
 		return 0;
 	default:
 		return -1;
@@ -269,140 +242,32 @@ static int parse(int argc, char **argv, struct ct_request *c)
 				argv[optind]);
 		return -1;
 	}
-	if (!c->nr_designs) {
-		shrinklab_error(SUB, "--design is required (see 'shrinklab containers --help')");
-		return -1;
-	}
-	if (c->json && c->csv && !strcmp(c->json, "-") && !strcmp(c->csv, "-")) {
-		shrinklab_error(SUB, "--json - and --csv -: one output at most on standard output");
-		return -1;
-	}
-	return 0;
+	return model_cmd_check_request(&c->m);
 }
 
-/* Each design configuration must be one this library accepts, once. */
-static int check_designs(const struct ct_request *c)
-{
-	struct lab_scale s = { .nodes = (int)c->g.nodes, .kmem = true };
-
-	for (size_t i = 0; i < c->nr_designs; i++) {
-		const struct lab_design *d = &c->designs[i];
-		struct shr_host_params p;
-		char label[LAB_LABEL_LEN];
-		const char *why = NULL;
-
-		lab_design_host_params(d, &s, &p);
-		lab_design_label(d, label, sizeof(label));
-		if (shr_host_params_check(&p, &why)) {
-			shrinklab_error(SUB, "--design %s: %s", label, why);
-			return -EINVAL;
-		}
-		for (size_t k = 0; k < i; k++) {
-			char other[LAB_LABEL_LEN];
-
-			lab_design_label(&c->designs[k], other, sizeof(other));
-			if (!strcmp(other, label)) {
-				shrinklab_error(SUB, "--design %s given twice", label);
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
-}
-
-static int write_csv(struct lab_output *csv, const struct lab_ct_lab *st)
-{
-	FILE *f = lab_output_begin(csv);
-	int ret = f ? lab_csv_write(f, &st->run, 1) : -errno;
-
-	if (f) {
-		int end = lab_output_end(csv, f);
-
-		ret = ret ? ret : end;
-	}
-	if (ret) {
-		shrinklab_error(SUB, "--csv '%s': writing failed: %s", csv->path, strerror(-ret));
-		lab_output_abandon(csv);
-	}
-	return ret;
-}
-
-static int write_json(struct lab_output *json, const struct lab_ct_lab *st, uint64_t t0)
-{
-	struct lab_options opt;
-	struct lab_json_context ctx = { .subcommand = SUB, .opt = &opt };
-	FILE *f = lab_output_begin(json);
-	int ret;
-
-	lab_options_init(&opt);
-	snprintf(opt.scale_name, sizeof(opt.scale_name), "custom");
-	opt.samples = (unsigned int)st->g.samples;
-	ctx.argc = shrinklab_command(&ctx.argv);
-	ctx.elapsed_ns = lab_now_ns() - t0;
-	ret = f ? lab_json_write(f, &st->run, 1, &ctx) : -errno;
-	if (f) {
-		int end = lab_output_end(json, f);
-
-		ret = ret ? ret : end;
-	}
-	if (ret) {
-		shrinklab_error(SUB, "--json '%s': writing failed: %s", json->path, strerror(-ret));
-		lab_output_abandon(json);
-	}
-	return ret;
-}
-
-static int run_containers(const struct ct_request *c)
+static int run_containers(struct ct_request *c)
 {
 	static struct lab_ct_lab st;
-	struct lab_output json, csv;
-	char err[512];
-	uint64_t t0 = lab_now_ns();
-	FILE *out;
+	char about[512];
 	int ret;
 
-	if (check_designs(c))
-		return SHRINKLAB_EXIT_USAGE;
-	if (lab_output_open(&json, c->json, err, sizeof(err))) {
-		shrinklab_error(SUB, "--json '%s': %s", c->json, err);
-		return SHRINKLAB_EXIT_USAGE;
-	}
-	if (lab_output_open(&csv, c->csv, err, sizeof(err))) {
-		shrinklab_error(SUB, "--csv '%s': %s", c->csv, err);
-		lab_output_abandon(&json);
-		return SHRINKLAB_EXIT_USAGE;
-	}
-	lab_ct_init(&st, &c->g, c->designs, c->nr_designs);
-	out = json.fd == 1 || csv.fd == 1 ? stderr : stdout;
-	lab_progress_enable(!c->quiet);
-	fprintf(out, "shrinklab containers: the kernel guest's container workload in the model\n");
-	lab_ct_describe(&st.g, err, sizeof(err));
-	fprintf(out, "%s\n", err);
-	fprintf(out, "not modelled: page cache (the guest's file bytes), kswapd and the "
+	ret = model_cmd_begin(&c->m, (int)c->g.nodes);
+	if (ret)
+		return ret;
+	lab_ct_init(&st, &c->g, c->m.designs, c->m.nr_designs);
+	lab_progress_enable(!c->m.quiet);
+	fprintf(c->m.out, "shrinklab containers: the kernel guest's container workload in the "
+		"model\n");
+	lab_ct_describe(&st.g, about, sizeof(about));
+	fprintf(c->m.out, "%s\n", about);
+	fprintf(c->m.out, "not modelled: page cache (the guest's file bytes), kswapd and the "
 		"anonymous balloon%s, pgscan/pgsteal (pages)\n",
 		c->balloon ? " (--phases asked for it: no rows)" : "");
-	shrinklab_print_version(out);
+	shrinklab_print_version(c->m.out);
 	ret = lab_ct_run(&st);
-	if (ret) {
-		shrinklab_error(SUB, "the workload failed: %s", strerror(-ret));
-		lab_output_abandon(&json);
-		lab_output_abandon(&csv);
-	} else {
-		fprintf(out, "\n== %s (model)\n", st.run.exp->id);
-		lab_table_print(out, &st.run, LAB_TABLE_TEXT);
-		if (c->rows)
-			lab_report_rows(out, &st.run, "model, every row");
-		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
-			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
-		if (json.path)
-			ret = write_json(&json, &st, t0);
-		if (csv.path && !ret)
-			ret = write_csv(&csv, &st);
-		else if (csv.path)
-			lab_output_abandon(&csv);
-	}
+	ret = model_cmd_finish(&c->m, ret, &st.run, 1, (unsigned int)st.g.samples);
 	lab_ct_free(&st);
-	return ret ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
+	return ret;
 }
 
 int shrinklab_containers(int argc, char **argv)
@@ -411,6 +276,7 @@ int shrinklab_containers(int argc, char **argv)
 	int ret;
 
 	memset(&c, 0, sizeof(c));
+	c.m.sub = SUB;
 	lab_ct_geometry_full(&c.g);
 	ret = parse(argc, argv, &c);
 	if (ret)

@@ -3,30 +3,20 @@
  * shrinklab kernel: the kernel lab's guest experiments (kernel/guest/
  * klab-guest.c) in the model, at the guest's geometry
  * (kernel_experiments.h runs them): the options, which are the guest's own
- * (klab passes the guest's, and the N each guest really used), the design
- * configurations checked against the library before anything runs, the
+ * (klab passes the guest's, and the N each guest really used); model_cmd.c
+ * checks the design configurations before anything runs and writes the
  * decision tables, the JSON (schema shrinklab/2) that kernel/klab lab joins
  * with the guest's, and the same rows as CSV.
  */
-#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <shrinker/host.h>
-
 #include "commands.h"
 #include "conventions.h"
-#include "csv.h"
-#include "design_label.h"
-#include "json.h"
 #include "kernel_experiments.h"
-#include "machine.h"
-#include "outputs.h"
-#include "report.h"
-#include "scale.h"
+#include "model_cmd.h"
 #include "stats.h"
-#include "table.h"
 #include "version.h"
 
 enum {
@@ -154,12 +144,7 @@ static int parse_ladder(const char *s, struct lab_kernel_geometry *g)
 struct kernel_request {
 	struct lab_kernel_geometry g;
 	bool register_given, top_given;
-	struct lab_design designs[LAB_MAX_DESIGNS];
-	size_t nr_designs;
-	const char *json;
-	const char *csv;
-	bool rows;
-	bool quiet;
+	struct model_cmd m;
 };
 
 /* The geometry's counts: option, name, range, field. */
@@ -198,18 +183,6 @@ static const struct count_option counts[] = {
 	{ OPT_CPUS, "--cpus", 1, 65536, offsetof(struct lab_kernel_geometry, cpus) },
 };
 
-static int design_value(struct kernel_request *c, const char *v)
-{
-	char why[160];
-
-	if (c->nr_designs == LAB_MAX_DESIGNS)
-		return shrinklab_bad_value("kernel", "--design", v, "too many designs");
-	if (lab_design_parse_label(v, &c->designs[c->nr_designs], why, sizeof(why)))
-		return shrinklab_bad_value("kernel", "--design", v, why);
-	c->nr_designs++;
-	return 0;
-}
-
 static int parse_value(struct kernel_request *c, int opt, const char *v)
 {
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
@@ -225,7 +198,7 @@ static int parse_value(struct kernel_request *c, int opt, const char *v)
 	}
 	switch (opt) {
 	case OPT_DESIGN:
-		return design_value(c, v);
+		return model_cmd_design_value(&c->m, v);
 	case OPT_LADDER:
 		if (parse_ladder(v, &c->g))
 			return shrinklab_bad_value("kernel", "--ladder", v,
@@ -233,16 +206,16 @@ static int parse_value(struct kernel_request *c, int opt, const char *v)
 						   "e.g. 1,35,126,314 (at most 8)");
 		return 0;
 	case OPT_JSON:
-		c->json = v;
+		c->m.json = v;
 		return 0;
 	case OPT_CSV:
-		c->csv = v;
+		c->m.csv = v;
 		return 0;
 	case OPT_ROWS:
-		c->rows = true;
+		c->m.rows = true;
 		return 0;
 	case OPT_QUIET:
-		c->quiet = true;
+		c->m.quiet = true;
 		return 0;
 	default:
 		return -1;
@@ -294,10 +267,8 @@ static int parse(int argc, char **argv, struct kernel_request *c)
 				argv[optind]);
 		return -1;
 	}
-	if (!c->nr_designs) {
-		shrinklab_error("kernel", "--design is required (see 'shrinklab kernel --help')");
+	if (model_cmd_check_request(&c->m))
 		return -1;
-	}
 	if (c->g.host_shrinkers > c->g.ladder[0] * 64ul) {
 		/* The rung would be labelled with fewer units than its ids span. */
 		shrinklab_error("kernel", "--host-shrinkers %lu: more ids than the ladder's first "
@@ -308,11 +279,6 @@ static int parse(int argc, char **argv, struct kernel_request *c)
 	}
 	if (check_ladder(&c->g))
 		return -1;
-	if (c->json && c->csv && !strcmp(c->json, "-") && !strcmp(c->csv, "-")) {
-		shrinklab_error("kernel", "--json - and --csv -: one output at most on standard "
-				"output");
-		return -1;
-	}
 	if (!c->register_given)
 		c->g.register_cgroups = c->g.cgroups;
 	if (!c->top_given)
@@ -320,132 +286,25 @@ static int parse(int argc, char **argv, struct kernel_request *c)
 	return 0;
 }
 
-/* Each design configuration must be one this library accepts, once. */
-static int check_designs(const struct kernel_request *c)
-{
-	struct lab_scale s = { .nodes = (int)c->g.nodes, .kmem = true };
-
-	for (size_t i = 0; i < c->nr_designs; i++) {
-		const struct lab_design *d = &c->designs[i];
-		struct shr_host_params p;
-		char label[LAB_LABEL_LEN];
-		const char *why = NULL;
-
-		lab_design_host_params(d, &s, &p);
-		lab_design_label(d, label, sizeof(label));
-		if (shr_host_params_check(&p, &why)) {
-			shrinklab_error("kernel", "--design %s: %s", label, why);
-			return -EINVAL;
-		}
-		for (size_t k = 0; k < i; k++) {
-			char other[LAB_LABEL_LEN];
-
-			lab_design_label(&c->designs[k], other, sizeof(other));
-			if (!strcmp(other, label)) {
-				shrinklab_error("kernel", "--design %s given twice", label);
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The CSV of the run: 0 or -errno (printed, the output abandoned). */
-static int write_csv(struct lab_output *csv, const struct lab_kernel_lab *st)
-{
-	FILE *f = lab_output_begin(csv);
-	int ret = f ? lab_csv_write(f, st->runs, LAB_K_NR_EXP) : -errno;
-
-	if (f) {
-		int end = lab_output_end(csv, f);
-
-		ret = ret ? ret : end;
-	}
-	if (ret) {
-		shrinklab_error("kernel", "--csv '%s': writing failed: %s", csv->path,
-				strerror(-ret));
-		lab_output_abandon(csv);
-	}
-	return ret;
-}
-
-/* The JSON of the run: 0 or -errno (printed, the output abandoned). */
-static int write_json(struct lab_output *json, const struct lab_kernel_lab *st, uint64_t t0)
-{
-	struct lab_options opt;
-	struct lab_json_context ctx = { .subcommand = "kernel", .opt = &opt };
-	FILE *f = lab_output_begin(json);
-	int ret;
-
-	lab_options_init(&opt);
-	snprintf(opt.scale_name, sizeof(opt.scale_name), "custom");
-	opt.samples = (unsigned int)st->g.samples;
-	ctx.argc = shrinklab_command(&ctx.argv);
-	ctx.elapsed_ns = lab_now_ns() - t0;
-	ret = f ? lab_json_write(f, st->runs, LAB_K_NR_EXP, &ctx) : -errno;
-	if (f) {
-		int end = lab_output_end(json, f);
-
-		ret = ret ? ret : end;
-	}
-	if (ret) {
-		shrinklab_error("kernel", "--json '%s': writing failed: %s", json->path,
-				strerror(-ret));
-		lab_output_abandon(json);
-	}
-	return ret;
-}
-
-static int run_kernel(const struct kernel_request *c)
+static int run_kernel(struct kernel_request *c)
 {
 	static struct lab_kernel_lab st;
-	struct lab_output json, csv;
-	char err[512];
-	uint64_t t0 = lab_now_ns();
-	FILE *out;
+	char about[512];
 	int ret;
 
-	if (check_designs(c))
-		return SHRINKLAB_EXIT_USAGE;
-	if (lab_output_open(&json, c->json, err, sizeof(err))) {
-		shrinklab_error("kernel", "--json '%s': %s", c->json, err);
-		return SHRINKLAB_EXIT_USAGE;
-	}
-	if (lab_output_open(&csv, c->csv, err, sizeof(err))) {
-		shrinklab_error("kernel", "--csv '%s': %s", c->csv, err);
-		lab_output_abandon(&json);
-		return SHRINKLAB_EXIT_USAGE;
-	}
-	lab_kernel_init(&st, &c->g, c->designs, c->nr_designs);
-	out = json.fd == 1 || csv.fd == 1 ? stderr : stdout;
-	lab_progress_enable(!c->quiet);
-	fprintf(out, "shrinklab kernel: the kernel guest's experiments in the model\n");
-	lab_kernel_describe(&st.g, err, sizeof(err));
-	fprintf(out, "%s\n", err);
-	shrinklab_print_version(out);
+	ret = model_cmd_begin(&c->m, (int)c->g.nodes);
+	if (ret)
+		return ret;
+	lab_kernel_init(&st, &c->g, c->m.designs, c->m.nr_designs);
+	lab_progress_enable(!c->m.quiet);
+	fprintf(c->m.out, "shrinklab kernel: the kernel guest's experiments in the model\n");
+	lab_kernel_describe(&st.g, about, sizeof(about));
+	fprintf(c->m.out, "%s\n", about);
+	shrinklab_print_version(c->m.out);
 	ret = lab_kernel_run(&st);
-	if (ret) {
-		shrinklab_error("kernel", "the experiments failed: %s", strerror(-ret));
-		lab_output_abandon(&json);
-		lab_output_abandon(&csv);
-	} else {
-		for (int e = 0; e < LAB_K_NR_EXP; e++) {
-			fprintf(out, "\n== %s (model)\n", st.runs[e].exp->id);
-			lab_table_print(out, &st.runs[e], LAB_TABLE_TEXT);
-			if (c->rows)
-				lab_report_rows(out, &st.runs[e], "model, every row");
-		}
-		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
-			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
-		if (json.path)
-			ret = write_json(&json, &st, t0);
-		if (csv.path && !ret)
-			ret = write_csv(&csv, &st);
-		else if (csv.path)
-			lab_output_abandon(&csv);
-	}
+	ret = model_cmd_finish(&c->m, ret, st.runs, LAB_K_NR_EXP, (unsigned int)st.g.samples);
 	lab_kernel_free(&st);
-	return ret ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
+	return ret;
 }
 
 int shrinklab_kernel(int argc, char **argv)
@@ -454,6 +313,7 @@ int shrinklab_kernel(int argc, char **argv)
 	int ret;
 
 	memset(&c, 0, sizeof(c));
+	c.m.sub = "kernel";
 	lab_kernel_geometry_full(&c.g);
 	ret = parse(argc, argv, &c);
 	if (ret)
