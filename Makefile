@@ -154,7 +154,7 @@ kernel-lab:
 	kernel/klab work --geometry full --boots 3
 
 # The seeds' tables on real kernels beside the seeds' and the model's figures,
-# with a verdict per seed claim for each (hours: kernel/README.md, "Seed tables").
+# with a verdict per seed claim for each (hours: docs/design/KERNEL-LAB.md, "Seed tables").
 kernel-reproduce:
 	kernel/klab reproduce
 

@@ -53,7 +53,7 @@ git format-patch series against linux-source-6.12; kernel/patches/README.md).
 A series from outside the repo, on every command that takes designs:
   --series DIR                       a directory of patches (cover letters skipped)
   --git TREE --range BASE..TIP       git format-patch of a range (BASE: linux-source-6.12,
-                                     e.g. v6.12.117-debian of /work/linux)
+                                     e.g. v6.12.117-debian in a git tree of it)
   --name NAME                        its name (default: the directory's or the tip's)
   --config-fragment FILE             config lines it builds with (in trees of its own)
 e.g. klab try --series ~/fix --name myfix   (lab, work, selftests, torture, beside ours)

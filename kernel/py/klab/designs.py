@@ -134,7 +134,7 @@ def build_order(designs):
 OUTSIDE_HELP = """an outside series, beside mainline and the designs named (or
 every design when none is): --series DIR (its *.patch in name order, cover
 letters left out) or --git TREE --range BASE..TIP (git format-patch of the
-range; BASE is linux-source-6.12, e.g. v6.12.117-debian of /work/linux),
+range; BASE is linux-source-6.12, e.g. v6.12.117-debian in a git tree of it),
 --name NAME (default: the directory's or the tip's name), and
 --config-fragment FILE (lines CONFIG_X=y on top of each config; the design
 then builds in trees of its own)"""
