@@ -34,7 +34,8 @@ KVM_INIT_TIMEOUT = 60
 ICOUNT_SHIFT = 3
 ICOUNT_SEED = 1
 # The clock of the guests whose times the lab compares (klab lab, check,
-# try; kernel/README.md "Repeatable timings" has the figures that chose it).
+# try; docs/results/2026-12-01/kernel-lab.md, "Repeatable timings", has the
+# figures that chose it).
 DEFAULT_CLOCK = "icount"
 
 # /init of the initramfs (busybox sh). /klab/args holds the program's

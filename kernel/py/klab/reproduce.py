@@ -47,7 +47,7 @@ import os
 import statistics
 import subprocess
 
-from . import boot, guest, model, paths, verdict
+from . import bases, boot, guest, model, paths, verdict
 from .boots import checked_boot
 from .run import log
 
@@ -620,8 +620,9 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None)
     base_k, base_m = table.designs[0]
     base_w = table.kernel_models.get(base_k, base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
-             "   kernel: %s; kernel clock %s; %d boot(s) per design, interleaved (ranges %s)"
-             % (run_words, clock or "not recorded", boots, "paired over boots"
+             "   kernel: %s on %s; kernel clock %s; %d boot(s) per design, interleaved "
+             "(ranges %s)"
+             % (run_words, bases.current().words(), clock or "not recorded", boots, "paired over boots"
                 if boots >= 2 else
                  "unpaired: the widest the samples allow"),
              "   model: shrinklab reproduce --experiment %s --scale %s, and shrinklab run of "

@@ -26,7 +26,7 @@ linux-source-6.12, kept anywhere outside the repo:
 `kernel/klab try --series /tmp/outside-series --name unlikely-offline mainline`
 runs it beside mainline alone (name more designs, or none for every design
 of kernel/patches/); results go to $KLAB_OUT (default build-kernel/).
-kernel/README.md ("Your own series") has the measured time of that run."""
+docs/results/2026-12-01/kernel-lab.md has the measured time of that run."""
 
 
 def arguments(p):
