@@ -179,6 +179,39 @@ static int parse_bg(const char *s, struct lab_ct_geometry *g, const char **why)
 	return 0;
 }
 
+/* "reclaim+high+drop" (each once) or "all" into @g's phases; @balloon set
+ * when it was asked (accepted, not modelled). 0, or -EINVAL with @why. */
+static int parse_phases(const char *text, struct lab_ct_geometry *g, bool *balloon,
+			const char **why)
+{
+	static const char *const names[] = { "reclaim", "high", "drop", "balloon" };
+	char buf[128], *item[5];
+	bool on[4] = { false };
+	int n = lab_list_split(text, '+', false, buf, sizeof(buf), item, 5, why);
+	bool all = n == 1 && !strcmp(item[0], "all");
+
+	if (all)
+		on[0] = on[1] = on[2] = on[3] = true;
+	for (int i = 0; i < n && !all; i++) {
+		size_t k = 0;
+
+		while (k < 4 && strcmp(item[i], names[k]))
+			k++;
+		if (k == 4) {
+			*why = strcmp(item[i], "all") ? "an unknown phase" : "all and another phase";
+			return -EINVAL;
+		}
+		on[k] = true;
+	}
+	if (n < 0)
+		return n;
+	g->phase_reclaim = on[0];
+	g->phase_high = on[1];
+	g->phase_drop = on[2];
+	*balloon = on[3];
+	return 0;
+}
+
 static int parse_value(struct ct_request *c, int opt, const char *v)
 {
 	const char *why = NULL;
@@ -203,7 +236,7 @@ static int parse_value(struct ct_request *c, int opt, const char *v)
 						  "joined by '+', e.g. 0+20000 (at most 8)");
 		return 0;
 	case OPT_PHASES:
-		if (lab_ct_parse_phases(v, &c->g, &c->balloon, &why))
+		if (parse_phases(v, &c->g, &c->balloon, &why))
 			return shrinklab_bad_list(SUB, "--phases", v, why, "reclaim, high, "
 						  "balloon, drop joined by '+', each once, or all");
 		return 0;

@@ -127,7 +127,6 @@ int lab_ct_parse_mix(const char *text, struct lab_ct_geometry *g, const char **w
 
 	if (n < 0)
 		return n;
-
 	for (int i = 0; i < n; i++) {
 		int k;
 
@@ -141,42 +140,6 @@ int lab_ct_parse_mix(const char *text, struct lab_ct_geometry *g, const char **w
 	}
 	memcpy(g->mix, mix, (size_t)n * sizeof(mix[0]));
 	g->nmix = n;
-	return 0;
-}
-
-int lab_ct_parse_phases(const char *text, struct lab_ct_geometry *g, bool *balloon,
-			const char **why)
-{
-	char buf[128], *item[5];
-	bool r = false, h = false, d = false, b = false;
-	int n = lab_list_split(text, '+', false, buf, sizeof(buf), item, 5, why);
-
-	if (n < 0)
-		return n;
-
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(item[i], "all") && n == 1) {
-			r = h = d = b = true;
-		} else if (!strcmp(item[i], "all")) {
-			*why = "all and another phase";
-			return -EINVAL;
-		} else if (!strcmp(item[i], "reclaim")) {
-			r = true;
-		} else if (!strcmp(item[i], "high")) {
-			h = true;
-		} else if (!strcmp(item[i], "drop")) {
-			d = true;
-		} else if (!strcmp(item[i], "balloon")) {
-			b = true;
-		} else {
-			*why = "an unknown phase";
-			return -EINVAL;
-		}
-	}
-	g->phase_reclaim = r;
-	g->phase_high = h;
-	g->phase_drop = d;
-	*balloon = b;
 	return 0;
 }
 
