@@ -255,12 +255,16 @@ def kernel_designs(run_name, available):
 
 # ------------------------------------------------------------------ kernel
 
-def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
-    """Boot each design of @chosen @boots times, interleaved; {design:
-    [doc per boot]}."""
+def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on="qemu"):
+    """Boot each design of @chosen @boots times, interleaved, on machine @on
+    (machine.py: uml or qemu); {design: [doc per boot]}."""
     gr = GUEST_RUNS[run_name]
-    accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    if on == "uml":
+        accel = "uml"
+    else:
+        accel = "kvm" if boot.kvm_usable()[0] else "tcg"
     out = {d.name: [] for d in chosen}
+    run.plan_boots(boots * len(chosen))
     for rnd in range(boots):
         for d in chosen:
             label = "reproduce-%s-%s-%s-%d" % (run_name, geometry, d.name, rnd)
@@ -270,7 +274,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
             r = checked_boot(run, label, boot.BootSpec(
                 kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
                 nodes=gr.nodes, mem=gr.mem, timeout=gr.timeout, append=gr.append,
-                clock=clock))
+                clock=clock, machine=on))
             if r.status != 0:
                 if r.status is not None:
                     run.fail("%s: %s exited %d" % (label, gr.prog, r.status))
@@ -282,6 +286,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
                 continue
             doc["machine"]["accelerator"] = r.accel_words()
             doc["machine"]["clock"] = r.clock
+            doc["machine"]["machine"] = on
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
@@ -613,15 +618,17 @@ def verdict_cell(v):
     return "%.3g [%.3g..%.3g]: %s" % (v["ours"], v["lo"], v["hi"], v["kind"])
 
 
-def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None):
+def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
+               machine_words=""):
     """One seed table's text; @clock (the kernel's clock, short:
-    boot.clock_name) is named in its heading; @model_scale, the model's
-    --scale as run."""
+    boot.clock_name) and @machine_words (machine.words) are named in its
+    heading; @model_scale, the model's --scale as run."""
     base_k, base_m = table.designs[0]
     base_w = table.kernel_models.get(base_k, base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
-             "   kernel: %s; kernel clock %s; %d boot(s) per design, interleaved (ranges %s)"
-             % (run_words, clock or "not recorded", boots, "paired over boots"
+             "   kernel: %s%s; kernel clock %s; %d boot(s) per design, interleaved (ranges %s)"
+             % (machine_words + ", " if machine_words else "", run_words,
+                clock or "not recorded", boots, "paired over boots"
                 if boots >= 2 else
                  "unpaired: the widest the samples allow"),
              "   model: shrinklab reproduce --experiment %s --scale %s, and shrinklab run of "
