@@ -15,13 +15,14 @@ import hashlib
 import os
 import shutil
 
-from . import paths
+from . import bases, paths
 from . import designs
 from .designs import build_order
 from .run import log
 from .shell import sh
 
-# Each config: the fragments applied, in order, on top of tinyconfig.
+# Each config: the fragments applied, in order, on top of tinyconfig; the
+# base's own (bases.Base.extra_fragments) come right after lab.config.
 CONFIG_FRAGMENTS = {
     "lab": ["lab.config"],
     "debug": ["lab.config", "debug.config"],
@@ -32,6 +33,18 @@ CONFIG_FRAGMENTS = {
 CONFIG_ARCH = {"uml": "um"}
 IMAGE = {None: ("bzImage", "arch/x86/boot/bzImage", "bzImage"),
          "um": ("linux", "linux", "linux")}
+
+
+# The bases whose UML has SMP (7.3's x86-64 subarch; 6.12's UML has none).
+UML_SMP_BASES = {"7.3"}
+
+
+def fragments(config, base):
+    names = list(CONFIG_FRAGMENTS[config])
+    if config == "uml" and base.name in UML_SMP_BASES:
+        names.append("uml-smp.config")
+    return tuple(os.path.join(paths.CONFIGS, f)
+                 for f in names[:1] + list(base.extra_fragments) + names[1:])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,14 +63,18 @@ class Config:
         return h.hexdigest()[:16]
 
 
-def config_of(config, design):
-    """The Config @design builds with for @config (lab, debug): the lab's
-    own, or with the design's fragment on top, in a tree of its own."""
-    frags = tuple(os.path.join(paths.CONFIGS, f) for f in CONFIG_FRAGMENTS[config])
+def config_of(config, design, base=None):
+    """The Config @design builds with for @config (lab, debug, uml) on @base
+    (default: the run's): the lab's own, or with the design's fragment on
+    top, in a tree of its own. Its name is the base's for it (lab on 6.12,
+    7.3-lab on 7.3)."""
+    base = base or bases.current()
+    frags = fragments(config, base)
+    name = base.config_name(config)
     arch = CONFIG_ARCH.get(config)
     if not design.fragment:
-        return Config(config, frags, arch)
-    return Config("%s+%s" % (config, design.name), frags + (design.fragment,), arch)
+        return Config(name, frags, arch)
+    return Config("%s+%s" % (name, design.name), frags + (design.fragment,), arch)
 
 
 def compiler():
@@ -90,13 +107,20 @@ def configure(tree, cfg, run):
         f.write(want + "\n")
 
 
+DROP = "# klab-drop: "
+
+
 def _config_lines(path):
-    """{CONFIG_X: value} of a .config or fragment ('n' for "is not set")."""
+    """{CONFIG_X: value} of a .config or fragment ('n' for "is not set";
+    None for a fragment's "# klab-drop: CONFIG_X (why)": an option of an
+    earlier fragment that this base does not have)."""
     out = {}
     with open(path) as f:
         for line in f:
             line = line.strip()
-            if line.startswith("CONFIG_"):
+            if line.startswith(DROP):
+                out[line[len(DROP):].split()[0]] = None
+            elif line.startswith("CONFIG_"):
                 k, _, v = line.partition("=")
                 out[k] = v
             elif line.startswith("# CONFIG_") and line.endswith(" is not set"):
@@ -104,10 +128,19 @@ def _config_lines(path):
     return out
 
 
+def wanted(frags):
+    """{CONFIG_X: value} the fragments @frags ask for, a later one over an
+    earlier; the options a klab-drop line took out are not in it."""
+    want = {}
+    for frag in frags:
+        want.update(_config_lines(frag))
+    return {k: v for k, v in want.items() if v is not None}
+
+
 def check_config(dotconfig, frags):
     have = _config_lines(dotconfig)
     bad = ["%s=%s (got %s)" % (k, v, have.get(k, "n"))
-           for frag in frags for k, v in _config_lines(frag).items() if have.get(k, "n") != v]
+           for k, v in wanted(frags).items() if have.get(k, "n") != v]
     if bad:
         raise RuntimeError("config options that did not stick: " + ", ".join(bad))
 
@@ -115,7 +148,7 @@ def check_config(dotconfig, frags):
 def build_design(cache, config, design, run):
     """Build @design for @config (lab, debug, uml) unless its image is
     current; return the kept image (bzImage, or UML's linux)."""
-    cfg = config_of(config, design)
+    cfg = config_of(config, design, cache.base)
     out = cache.image_dir(cfg.name, design.name)
     stamp = "%s %s %s\n" % (design.series_hash(), cfg.hash(), compiler())
     img = os.path.join(out, IMAGE[cfg.arch][2])
@@ -182,7 +215,7 @@ def compile_series(cache, design, run):
     the lab tree's objects and mtimes stay those of its last build: a
     header that a check switched away and back would otherwise look newer
     than every object and cost a whole rebuild."""
-    lab = config_of("lab", design)
+    lab = config_of("lab", design, cache.base)
     cfg = Config(lab.name.replace("lab", "compile", 1), lab.fragments)
     bad = []
     with cache.locked(cfg.name), \

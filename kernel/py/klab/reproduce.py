@@ -47,7 +47,7 @@ import os
 import statistics
 import subprocess
 
-from . import boot, guest, model, paths, verdict
+from . import bases, boot, guest, model, paths, verdict
 from .boots import checked_boot
 from .run import log
 
@@ -629,9 +629,10 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
     base_k, base_m = table.designs[0]
     base_w = table.kernel_models.get(base_k, base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
-             "   kernel: %s%s; kernel clock %s; %d boot(s) per design, interleaved (ranges %s)"
+             "   kernel: %s%s on %s; kernel clock %s; %d boot(s) per design, interleaved "
+             "(ranges %s)"
              % (machine_words + ", " if machine_words else "", run_words,
-                clock or "not recorded", boots, "paired over boots"
+                bases.current().words(), clock or "not recorded", boots, "paired over boots"
                 if boots >= 2 else
                  "unpaired: the widest the samples allow"),
              "   model: shrinklab reproduce --experiment %s --scale %s, and shrinklab run of "

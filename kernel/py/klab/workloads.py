@@ -35,7 +35,7 @@ import shutil
 import statistics
 import subprocess
 
-from . import boot, compare, paths, workmodel
+from . import bases, boot, compare, paths, workmodel
 from .boots import checked_boot
 from .run import log
 
@@ -471,7 +471,8 @@ def tables(cmp, words="", clock="not recorded"):
     line of ratios to mainline with their class; * marks the best median.
     @clock, the guests' clock (short: boot.clock_name), heads each table."""
     designs = cmp["designs"]
-    out = [words, ""] if words else []
+    out = ["kernel base: " + bases.current().words()]
+    out += [words, ""] if words else [""]
     out.append("per cell: kernel median over boots [min..max of all samples]; under it, the "
                "ratio to mainline [unpaired range] and its class (<%.2g lower, >%.3g higher, "
                "same between, across: the range straddles a boundary; >noise / <noise: "

@@ -39,7 +39,8 @@ def main(run, args):
     if args.boots < 1:
         raise SystemExit("klab reproduce: --boots must be at least 1")
     tables = [t for t in reproduce.TABLES if not args.table or t.exp in args.table]
-    available = {d.name: d for d in designs.select(args.designs, designs.in_repo())}
+    available = {d.name: d for d in designs.select(args.designs, designs.in_repo(
+        history=bool(args.designs)))}
     seeds = reproduce.verdict.load_seeds(reproduce.SEEDS)
     runs = []
     for t in tables:

@@ -121,7 +121,7 @@ def main(run, args):
                    d["run"].get("workload") == x["run"].get("workload")) for x in docs]
         boots = str(min(per)) if min(per) == max(per) else "%d-%d" % (min(per), max(per))
         # The repo's series (their model files) for the designs it has.
-        dirs = {d.name: d.dir for d in designs.in_repo() if d.dir}
+        dirs = {d.name: d.dir for d in designs.in_repo(history=True) if d.dir}
         tables(run, docs, geometry, boots, dirs, saved=args.from_dirs)
         return
     chosen = designs.from_args(args)
