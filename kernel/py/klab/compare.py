@@ -32,7 +32,10 @@ import json
 import os
 import statistics
 
-SAME_LO, SAME_HI = 0.8, 1.25
+from . import verdict as rule
+
+# The class boundaries are the verdicts' (verdict.py, as shrinklab's).
+SAME_LO, SAME_HI = rule.SAME_LO, rule.SAME_HI
 BASE = "mainline"
 
 # Kernel design -> (model design configuration, what differs in the work).
@@ -241,13 +244,17 @@ def classify(r):
         return None
     if not r.spread:
         return "no spread"
-    if r.hi < SAME_LO:
-        return "lower"
-    if r.lo > SAME_HI:
-        return "higher"
-    if r.lo >= SAME_LO and r.hi <= SAME_HI:
-        return "same"
-    return "across"
+    c = rule.classify(r.lo, r.hi)
+    return "across" if c == "straddles" else c
+
+
+def size_verdict(rk, rm):
+    """The size, beside the direction: is the model's ratio to the base
+    within 2x of the kernel's (the model's range against the kernel's
+    median; verdict.size_class)? "-" when either is missing."""
+    if rk is None or rm is None:
+        return rule.NOT_JUDGED
+    return rule.size_class(rm.lo, rm.hi, rk.value)
 
 
 def verdict(ck, cm):
@@ -365,7 +372,8 @@ def _versus(designs, kc, mc, may_pair):
         vs.append({"design": d,
                    "kernel": dict(rk.as_json(), cls=ck) if rk else None,
                    "model": dict(rm.as_json(), cls=cm) if rm else None,
-                   "verdict": verdict(ck, cm)})
+                   "verdict": verdict(ck, cm),
+                   "size": size_verdict(rk, rm)})
 
     def lowest(cells):
         """The design with the lowest median; a list when several tie."""
@@ -503,16 +511,17 @@ def tables(cmp, geometry_words="", clock=""):
             first = True
             for v in m["versus_base"]:
                 rows.append([m["metric"] if first else "", v["design"], _ratio_text(v["kernel"]),
-                             _ratio_text(v["model"]), v["verdict"]])
+                             _ratio_text(v["model"]), v["verdict"], v.get("size", "-")])
                 first = False
             w = m["winner"]
             rows.append(["", "lowest:", _winner_text(w["kernel"]), _winner_text(w["model"]),
-                         "=> " + m["verdict"]])
+                         "=> " + m["verdict"], ""])
             counts[m["verdict"]] = counts.get(m["verdict"], 0) + 1
             if m["verdict"] == "disagree":
                 disagree.append("%s %s (%s)" % (e["id"], m["metric"], ", ".join(
                     v["design"] for v in m["versus_base"] if v["verdict"] == "disagree")))
-        out += _table(["metric", "design", "kernel", "model", "verdict"], rows)
+        out += _table(["metric", "design", "kernel", "model", "direction",
+                       "size (model within 2x of kernel)"], rows)
     if counts:
         out.append("")
         out.append("model and kernel on which design is better, per metric: " +
