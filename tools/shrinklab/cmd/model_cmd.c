@@ -163,8 +163,7 @@ int model_cmd_finish(struct model_cmd *m, int ret, const struct lab_run *runs, s
 		if (m->rows)
 			lab_report_rows(m->out, &runs[e], "model, every row");
 	}
-	fprintf(m->out, "\npeak RSS %.2f GiB, %.1f s in all\n",
-		(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - m->t0) / 1e9);
+	lab_report_end(m->out, lab_now_ns() - m->t0);
 	if (m->json_out.path)
 		ret = write_json(m, runs, n, samples);
 	if (m->csv_out.path && !ret)
