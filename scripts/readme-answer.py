@@ -14,6 +14,13 @@ metric the base design's figures and each design's ratio to it, on the seed,
 the kernel and the model, with the verdicts the file gives. Nothing is
 computed: every figure is copied from the file. A new base or machine (a
 7.3 run, UML) is a new results file: point the marker at it and rerun.
+
+A results file is `klab reproduce`'s text output (reproduce-GEOMETRY.txt)
+under a header of the form docs/results/2026-12-01-reproduce-kernel.txt
+has: a first line `klab reproduce on real kernels (BASE), YYYY-MM-DD`,
+then, after its underline, a paragraph that opens with the machine and a
+comma (`QEMU TCG, icount clock ...`); "the host's load A-B on N cores"
+anywhere in it is copied too.
 """
 import os
 import re
@@ -43,59 +50,52 @@ def cols(line):
     return re.split(r'\s{2,}', line.strip())
 
 
-def parse(text):
-    """{experiment: {'head': section header line, 'kernel': its kernel line,
-    metric: {'rows': {design: fields}, 'base': design, 'claims': {design: fields},
-    'noseed': {design: text}}}}"""
-    out = {}
-    section_head = None
-    exp = metric = None
-    for line in text.split('\n'):
-        if line.startswith('klab reproduce, geometry'):
-            section_head = line
-        m = re.match(r'^== (\S+): ', line)
+def metric_line(md, line):
+    """One line of a metric's block: its base, a claim, or a design's row."""
+    m = re.match(r'^\s+claims over (\S+):', line)
+    if m:
+        md['base'] = m.group(1)
+        return
+    if line.startswith('     kernel design') or line.startswith('         '):
+        return  # the header, a claim's note
+    if line.startswith('       '):
+        m = re.match(r'^(\S+)\s+no seed figure; kernel over \S+ (.*)$', line.strip())
         if m:
-            exp = m.group(1)
-            out[exp] = {'head': section_head, 'kernel': '', '_metrics': {}}
-            metric = None
-            continue
-        if exp is None:
-            continue
-        if line.startswith('   kernel: '):
-            out[exp]['kernel'] = line[len('   kernel: '):]
-            continue
-        m = re.match(r'^   ([a-z0-9_]+): ', line)
-        if m:
-            metric = m.group(1)
-            out[exp]['_metrics'][metric] = {'rows': {}, 'claims': {}, 'noseed': {}, 'base': None}
-            continue
-        if metric is None or not line.startswith('     '):
-            continue
-        md = out[exp]['_metrics'][metric]
-        m = re.match(r'^\s+claims over (\S+):', line)
-        if m:
-            md['base'] = m.group(1)
-            continue
-        if line.startswith('     kernel design'):
-            continue
-        if line.startswith('       ') and not line.startswith('         '):
-            m = re.match(r'^(\S+)\s+no seed figure; kernel over \S+ (.*)$', line.strip())
-            if m:
-                md['noseed'][m.group(1)] = m.group(2)
-                continue
-            if re.match(r'^\S+\s+over \S+:', line.strip()):
-                continue
+            md['noseed'][m.group(1)] = m.group(2)
+        elif not re.match(r'^\S+\s+over \S+:', line.strip()):  # not a ratio to another design
             f = cols(line)
             md['claims'][f[0]] = f
+        return
+    f = cols(line)
+    if len(f) == 5:  # a long model design runs into its figure
+        label, _, fig = f[4].partition(' ')
+        f = f[:4] + [label, fig]
+    if len(f) >= 6:
+        md['rows'][f[0]] = f
+
+
+def parse(text):
+    """{experiment: {'head': its section's header line, 'kernel': its kernel
+    line, 'metrics': {metric: {'base': design, 'rows': {design: fields},
+    'claims': {design: fields}, 'noseed': {design: text}}}}}"""
+    out = {}
+    head = exp = metric = None
+    for line in text.split('\n'):
+        if line.startswith('klab reproduce, geometry'):
+            head = line
+        m = re.match(r'^== (\S+): ', line)
+        if m:
+            exp, metric = m.group(1), None
+            out[exp] = {'head': head, 'kernel': '', 'metrics': {}}
+        elif exp is None:
             continue
-        if line.startswith('         '):
-            continue
-        f = cols(line)
-        if len(f) == 5:  # a long model design runs into its figure
-            label, _, fig = f[4].partition(' ')
-            f = f[:4] + [label, fig]
-        if len(f) >= 6:
-            md['rows'][f[0]] = f
+        elif line.startswith('   kernel: '):
+            out[exp]['kernel'] = line[len('   kernel: '):]
+        elif re.match(r'^   [a-z0-9_]+: ', line):
+            metric = line.split(':')[0].strip()
+            out[exp]['metrics'][metric] = {'rows': {}, 'claims': {}, 'noseed': {}, 'base': None}
+        elif metric is not None and line.startswith('     '):
+            metric_line(out[exp]['metrics'][metric], line)
     return out
 
 
@@ -126,6 +126,9 @@ def conditions(text, data, cited):
     if not k:
         raise SystemExit(f'readme-answer: {cited}: {ROWS[0][0]} has no scaled geometry line')
     shape, scaled = k.groups()
+    host = re.search(r"the host's load ([0-9.]+-[0-9.]+) on (\d+) cores", text)
+    if host:
+        shape += f', on a host of {host.group(2)} cores at a load of {host.group(1)}'
     return [f'base {base}, with our series', f'machine {machine}, {shape}',
             f'clock {clock}', f'{boots} boots per design, interleaved',
             f'geometry `{geometry}`: {scaled}', f'date {date}']
@@ -144,7 +147,7 @@ def table(text, cited):
     out.append('|---|---|---|---|---|')
     for exp, metric, label, designs in ROWS:
         try:
-            md = data[exp]['_metrics'][metric]
+            md = data[exp]['metrics'][metric]
         except KeyError:
             raise SystemExit(f'readme-answer: {cited} has no {exp} {metric}')
         base = md['base']
