@@ -5,7 +5,10 @@ its patches (compile_series: bisectable and W=1 clean, in seconds per patch
 in a tree that is never fully built).
 
 Each design's bzImage is kept in klab-images/<config>/<design>/ with a stamp
-(series hash, config hash, compiler); a current image is not rebuilt.
+(series hash, config hash, compiler); a current image is not rebuilt. The
+uml config builds User-Mode Linux (ARCH=um): its image is the host program
+`linux`, kept with its .config beside it (linux.config: uml.py reads SMP
+from it).
 """
 import dataclasses
 import hashlib
@@ -23,11 +26,23 @@ from .shell import sh
 CONFIG_FRAGMENTS = {
     "lab": ["lab.config"],
     "debug": ["lab.config", "debug.config"],
+    "uml": ["uml.config"],
 }
+# The configs that are not x86's: their ARCH; their make target and image
+# (under build/) and the kept image's name.
+CONFIG_ARCH = {"uml": "um"}
+IMAGE = {None: ("bzImage", "arch/x86/boot/bzImage", "bzImage"),
+         "um": ("linux", "linux", "linux")}
+
+
+# The bases whose UML has SMP (7.3's x86-64 subarch; 6.12's UML has none).
+UML_SMP_BASES = {"7.3"}
 
 
 def fragments(config, base):
     names = list(CONFIG_FRAGMENTS[config])
+    if config == "uml" and base.name in UML_SMP_BASES:
+        names.append("uml-smp.config")
     return tuple(os.path.join(paths.CONFIGS, f)
                  for f in names[:1] + list(base.extra_fragments) + names[1:])
 
@@ -38,6 +53,7 @@ class Config:
     klab-images/<name>/) and its fragments' paths, in order."""
     name: str
     fragments: tuple
+    arch: str = None         # make's ARCH= (None: the host's, x86)
 
     def hash(self):
         h = hashlib.sha256()
@@ -48,25 +64,27 @@ class Config:
 
 
 def config_of(config, design, base=None):
-    """The Config @design builds with for @config (lab, debug) on @base
+    """The Config @design builds with for @config (lab, debug, uml) on @base
     (default: the run's): the lab's own, or with the design's fragment on
     top, in a tree of its own. Its name is the base's for it (lab on 6.12,
     7.3-lab on 7.3)."""
     base = base or bases.current()
     frags = fragments(config, base)
     name = base.config_name(config)
+    arch = CONFIG_ARCH.get(config)
     if not design.fragment:
-        return Config(name, frags)
-    return Config("%s+%s" % (name, design.name), frags + (design.fragment,))
+        return Config(name, frags, arch)
+    return Config("%s+%s" % (name, design.name), frags + (design.fragment,), arch)
 
 
 def compiler():
     return "ccache gcc" if shutil.which("ccache") else "gcc"
 
 
-def make(tree, *targets, extra=(), check=True):
+def make(tree, *targets, extra=(), check=True, arch=None):
     return sh(["make", "-C", tree, "O=build", "-j" + paths.jobs(), "CC=" + compiler()] +
-              list(extra) + list(targets), quiet=True, check=check)
+              (["ARCH=" + arch] if arch else []) + list(extra) + list(targets), quiet=True,
+              check=check)
 
 
 def configure(tree, cfg, run):
@@ -79,10 +97,11 @@ def configure(tree, cfg, run):
         return
     with run.step("config %s" % cfg.name):
         os.makedirs(build, exist_ok=True)
-        make(tree, "tinyconfig")
+        make(tree, "tinyconfig", arch=cfg.arch)
         sh([os.path.join(tree, "scripts/kconfig/merge_config.sh"), "-m", "-O", build,
-            os.path.join(build, ".config")] + list(cfg.fragments), cwd=tree, quiet=True)
-        make(tree, "olddefconfig")
+            os.path.join(build, ".config")] + list(cfg.fragments), cwd=tree, quiet=True,
+           env={"ARCH": cfg.arch} if cfg.arch else None)
+        make(tree, "olddefconfig", arch=cfg.arch)
         check_config(os.path.join(build, ".config"), cfg.fragments)
     with open(stamp, "w") as f:
         f.write(want + "\n")
@@ -127,12 +146,12 @@ def check_config(dotconfig, frags):
 
 
 def build_design(cache, config, design, run):
-    """Build @design for @config (lab, debug) unless its image is current;
-    return the kept bzImage."""
+    """Build @design for @config (lab, debug, uml) unless its image is
+    current; return the kept image (bzImage, or UML's linux)."""
     cfg = config_of(config, design, cache.base)
     out = cache.image_dir(cfg.name, design.name)
     stamp = "%s %s %s\n" % (design.series_hash(), cfg.hash(), compiler())
-    img = os.path.join(out, "bzImage")
+    img = os.path.join(out, IMAGE[cfg.arch][2])
     if _current(img, stamp):
         log("%s/%s: image is current" % (cfg.name, design.name))
         return img
@@ -158,12 +177,15 @@ def _build_locked(cache, cfg, design, img, stamp, run):
     out = os.path.dirname(img)
     tree = cache.switch(cfg.name, design, run)
     configure(tree, cfg, run)
+    target, built, _ = IMAGE[cfg.arch]
     with run.step("build %s/%s" % (cfg.name, design.name)):
-        make(tree, "bzImage")
+        make(tree, target, arch=cfg.arch)
     os.makedirs(out, exist_ok=True)
     # a new file renamed over the old: a guest booting the old image reads it whole
-    shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img + ".tmp")
+    shutil.copyfile(os.path.join(tree, "build", built), img + ".tmp")
+    shutil.copymode(os.path.join(tree, "build", built), img + ".tmp")
     os.replace(img + ".tmp", img)
+    shutil.copyfile(os.path.join(tree, "build/.config"), img + ".config")
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
 
