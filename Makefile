@@ -176,7 +176,7 @@ kernel-reproduce:
 	kernel/klab reproduce
 
 check-kernel:
-	kernel/klab check
+	kernel/klab check --base 6.12
 
 # The reclaimer under a real kernel's memory.high (docs/guides/PRESSURE.md): the
 # installed library's static pressure_cache example in a cgroup v2 of the

@@ -32,6 +32,7 @@ import json
 import os
 import statistics
 
+from . import bases
 from . import verdict as rule
 
 # The class boundaries are the verdicts' (verdict.py, as shrinklab's).
@@ -460,7 +461,7 @@ def tables(cmp, geometry_words="", clock=""):
     """The text: per experiment, the figures, then which design is better;
     @clock (the kernel's clock, short: boot.clock_name) heads each table."""
     designs = cmp["designs"]
-    out = []
+    out = ["kernel base: " + bases.current().words()]
     if geometry_words:
         out.append(geometry_words)
     out.append("")
