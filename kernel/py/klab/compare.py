@@ -32,37 +32,20 @@ import json
 import os
 import statistics
 
-from . import bases
+from . import bases, designs
 from . import verdict as rule
 
 # The class boundaries are the verdicts' (verdict.py, as shrinklab's).
 SAME_LO, SAME_HI = rule.SAME_LO, rule.SAME_HI
 BASE = "mainline"
 
-# Kernel design -> (model design configuration, what differs in the work).
-# A series can name its own in kernel/patches/<design>/model (first line:
-# the label; further lines starting with '#' are notes).
-MODEL_DESIGNS = {
-    "mainline": ("prealloc", [
-        "units from kmalloc-1k and a pointer array per cgroup and node sized by "
-        "shrinker_nr_max, every list_lru visited at offline: mainline's work"]),
-    "fix-id-reuse": ("prealloc", [
-        "the id-reuse fix changes no cost the experiments measure: mainline's model"]),
-    "xarray": ("xarray+units=kmalloc", [
-        "the model's xarray keeps units in the root (registration installs root units, "
-        "40 per 640 mounts at 4 nodes); the series keeps the root's deferred work in the "
-        "shrinker and gives the root none",
-        "units from kmalloc-1k (kzalloc_node in the series), not the dedicated cache "
-        "that is the model's default for xarray"]),
-    "lru-index": ("prealloc+lru_reparent=index", [
-        "the model indexes a cgroup's lists in the cgroup; the series keys its index by "
-        "kmemcg_id inside list_lru.c: both visit only the lists the cgroup has (none for "
-        "an empty cgroup)"]),
-    "indexed": ("indexed+units=kmalloc+root_bits=off", [
-        "root bits off: the series keeps no root bits, so global reclaim calls every "
-        "mount's shrinker at the root, as the model does with root_bits=off",
-        "units from kmalloc-1k, as the series allocates them"]),
-}
+# The design map, kernel series -> model label, is each series' file
+# `model` beside its patches (first line that is not '#': the label; lines
+# starting with '#' are notes), read here alone: model_design(). Mainline
+# has no series directory; its model is this constant.
+MAINLINE_MODEL = ("prealloc", [
+    "units from kmalloc-1k and a pointer array per cgroup and node sized by "
+    "shrinker_nr_max, every list_lru visited at offline: mainline's work"])
 
 # Said of every mapping: where the model's work is not the kernel's.
 COMMON_NOTES = [
@@ -103,8 +86,11 @@ RATIOS = [
 
 
 def model_design(design, series_dir=None):
-    """(model label, notes) for kernel design @design, or (None, [why]). A
-    file `model` in the series' directory @series_dir wins over the table."""
+    """(model label, notes) for kernel design @design, or (None, [why]): the
+    file `model` in its series' directory @series_dir (by default the
+    series of that name in kernel/patches/); mainline's is MAINLINE_MODEL."""
+    if series_dir is None and design != BASE:
+        series_dir = next((d.dir for d in designs.every_series() if d.name == design), None)
     if series_dir:
         path = os.path.join(series_dir, "model")
         if os.path.exists(path):
@@ -114,8 +100,8 @@ def model_design(design, series_dir=None):
             notes = [x.lstrip("#").strip() for x in lines if x.startswith("#")]
             if label:
                 return label, notes
-    if design in MODEL_DESIGNS:
-        label, notes = MODEL_DESIGNS[design]
+    if design == BASE:
+        label, notes = MAINLINE_MODEL
         return label, list(notes)
     return None, ["no model design is mapped to kernel:%s (a file `model` beside its series, "
                   "kernel/patches/README.md)" % design]
