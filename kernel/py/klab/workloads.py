@@ -274,8 +274,14 @@ def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAU
             disks.append(disk)
         elif exp == "ramfs":
             files += stress_ng_files()
+    exps = g["exps"]
+    if on == "uml":
+        # kwork's containers default to QEMU's first disk: name it, so that
+        # uml.py gives the guest UML's name of it (/dev/ubda).
+        exps = [(e, dict(p, disk="/dev/vda") if e == "containers" and disks else p)
+                for e, p in exps]
     args = ["--design", "kernel:" + design, "--accel", accel, "--scale", geometry,
-            "--date", date, "--clock", clock] + [exp_arg(e, p) for e, p in g["exps"]]
+            "--date", date, "--clock", clock] + [exp_arg(e, p) for e, p in exps]
     return boot.BootSpec(kernel=image, prog=prog, args=args, cpus=CPUS,
                          nodes=1 if on == "uml" else NODES, mem=g["mem"],
                          timeout=g["timeout"], append=g.get("append", ""), files=files,
