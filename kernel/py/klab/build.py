@@ -137,8 +137,17 @@ def _build_locked(cache, cfg, design, img, stamp, run):
     # a new file renamed over the old: a guest booting the old image reads it whole
     shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img + ".tmp")
     os.replace(img + ".tmp", img)
+    # the image's symbols (klab profile: the lab kernel has no kallsyms)
+    shutil.copyfile(os.path.join(tree, "build/System.map"), system_map(img) + ".tmp")
+    os.replace(system_map(img) + ".tmp", system_map(img))
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
+
+
+def system_map(img):
+    """The System.map kept beside the kept image @img (its kernel's symbols:
+    with CONFIG_RELOCATABLE off, the addresses it runs at)."""
+    return os.path.join(os.path.dirname(img), "System.map")
 
 
 def build_all(cache, config, designs, run):

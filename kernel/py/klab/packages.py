@@ -14,9 +14,14 @@ HOST_PACKAGES = ["linux-source-6.12", "build-essential", "flex", "bison", "bc", 
                  "stress-ng"]
 
 
-def missing():
+# klab profile's alone: perf on the host reads the guests' perf.data, and
+# the guests run the host's perf (copied in with its libraries).
+PROFILE_PACKAGES = ["linux-perf"]
+
+
+def missing(packages=None):
     out = []
-    for p in HOST_PACKAGES:
+    for p in HOST_PACKAGES if packages is None else packages:
         r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
         if "install ok installed" not in r.stdout:
@@ -24,9 +29,10 @@ def missing():
     return out
 
 
-def install(run):
-    """apt-get install what is missing (nothing at all when all are there)."""
-    need = missing()
+def install(run, packages=None):
+    """apt-get install what is missing of @packages (default HOST_PACKAGES;
+    nothing at all when all are there)."""
+    need = missing(packages)
     if not need:
         return
     log("missing Debian packages: " + " ".join(need))
