@@ -75,6 +75,9 @@ def arguments(p):
     p.add_argument("--period", type=int, default=1000000,
                    help="perf's cpu-clock sampling period, ns of guest CPU time "
                    "(default 1000000: a sample per ms)")
+    p.add_argument("--image", action="append", metavar="DESIGN=BZIMAGE", default=[],
+                   help="boot BZIMAGE (a System.map beside it) for DESIGN instead of "
+                   "building it (repeat)")
     p.add_argument("--from", dest="from_dirs", action="append", metavar="DIR",
                    help="no boots: the designs side by side from the profiles saved "
                    "by earlier runs (RUN/profile-WORKLOAD-DESIGN; repeat)")
@@ -324,7 +327,16 @@ def main(run, args):
         return
     packages.install(run, packages.PROFILE_PACKAGES)
     chosen = designs.from_args(args)
-    images = build.build_all(tree.Cache(), "lab", chosen, run)
+    given = {}
+    for item in args.image:
+        name, sep, path = item.partition("=")
+        if not sep or not os.path.exists(path):
+            raise SystemExit("klab profile --image %s: DESIGN=BZIMAGE, an image that exists"
+                             % item)
+        given[name] = os.path.abspath(path)
+    images = dict(given)
+    images.update(build.build_all(tree.Cache(), "lab",
+                                  [d for d in chosen if d.name not in given], run))
     for d in chosen:
         if not os.path.exists(build.system_map(images[d.name])):
             raise SystemExit("klab profile: %s has no System.map beside it (built before "
