@@ -325,7 +325,7 @@ def main(run, args):
         run.save("profile-%s.txt" % args.workload, text)
         print(text)
         return
-    packages.install(run, packages.PROFILE_PACKAGES)
+    packages.install_missing(run, packages.not_installed(packages.PROFILE_PACKAGES))
     chosen = designs.from_args(args)
     given = {}
     for item in args.image:
