@@ -286,7 +286,10 @@ def read_outdisk(img, dest):
     """Unpack kprofile.sh's tar archive from the raw disk @img into @dest."""
     os.makedirs(dest, exist_ok=True)
     with tarfile.open(img, "r:") as t:
-        t.extractall(dest, filter="data")
+        try:
+            t.extractall(dest, filter="data")
+        except TypeError:           # a Python without extraction filters
+            t.extractall(dest)
 
 
 def perf_script(d):
