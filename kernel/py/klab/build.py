@@ -187,8 +187,9 @@ def _build_locked(cache, cfg, design, img, stamp, run):
     os.replace(img + ".tmp", img)
     shutil.copyfile(os.path.join(tree, "build/.config"), img + ".config")
     # the image's symbols (klab profile: the lab kernel has no kallsyms)
-    shutil.copyfile(os.path.join(tree, "build/System.map"), system_map(img) + ".tmp")
-    os.replace(system_map(img) + ".tmp", system_map(img))
+    if os.path.exists(os.path.join(tree, "build/System.map")):
+        shutil.copyfile(os.path.join(tree, "build/System.map"), system_map(img) + ".tmp")
+        os.replace(system_map(img) + ".tmp", system_map(img))
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
 

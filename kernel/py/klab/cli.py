@@ -25,14 +25,14 @@ class Command:
 COMMANDS = (
     Command("boot", "boot a kernel, run one static program in it (kernel/boot)",
             boot_cmd.arguments, boot_cmd.main, run=False),
-    Command("build", "build the kernels: [--config lab|debug|profile|all] [DESIGN...]",
+    Command("build", "build the kernels: [--config lab|debug|all] [DESIGN...]",
             build.arguments, build.main),
     Command("lab", "the guests' experiments, kernel beside model (make kernel-lab)",
             lab.arguments, lab.main),
     Command("work", "the workloads with objects under real reclaim, a verdict table each",
             work.arguments, work.main),
-    Command("profile", "where a workload's time goes: perf and ftrace's profiler in each "
-            "design's profile kernel", profile.arguments, profile.main),
+    Command("profile", "where a workload's time goes: perf record -g in each design's lab "
+            "kernel, the time split per function", profile.arguments, profile.main),
     Command("reproduce", "the seeds' tables on real kernels beside the seeds' and the "
             "model's figures, with verdicts", reproduce.arguments, reproduce.main),
     Command("selftests", "the cgroup selftests against mainline's baseline",
