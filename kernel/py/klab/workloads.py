@@ -32,12 +32,10 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 
 from . import bases, boot, compare, paths, workmodel
 from .boots import checked_boot
-from .run import log
 
 DATA = os.path.join(paths.REPO, "data", "kernel_workloads.tsv")
 NODES = 4
@@ -551,13 +549,3 @@ def summary_words(docs, geometry, boots):
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
                 if all(x is not None for x in v))))
 
-
-def median_or_none(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def log_docs(docs):
-    for d in docs:
-        log("%s %s boot %s: %d experiments" % (d["run"].get("workload"), d["run"]["design"],
-                                               d["run"].get("boot"), len(d["experiments"])))
