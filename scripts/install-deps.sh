@@ -7,9 +7,10 @@ set -euo pipefail
 # not pull it in; build-essential would, but is not assumed). binutils: nm,
 # objcopy and readelf for the installed libraries' symbols. libc6-dev: libc.a
 # for the examples' -static builds. doxygen: the API reference (docs/api/).
+# groff-base: shrinklab(1) is rendered with warnings on (tests/cli).
 packages=(
   gcc g++ libc6-dev clang libclang-rt-14-dev binutils pkg-config meson ninja-build
-  liburcu-dev libcmocka-dev gnuplot-nox python3-jsonschema doxygen
+  liburcu-dev libcmocka-dev gnuplot-nox python3-jsonschema doxygen groff-base
 )
 
 missing=()

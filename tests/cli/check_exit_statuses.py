@@ -30,16 +30,8 @@ import subprocess
 import sys
 
 EXE, MAN, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-ERROR = re.compile(r"^shrinklab: (\S+: )?\S.*$")
-QUICK = ["--experiment", "unit-cache-2026", "--scale", "quick", "--quiet", "--no-plots"]
-# A kernel-model run small enough to finish in a second if a check is missing.
-KSMALL = ["--ladder", "1,2", "--cgroups", "2", "--units-cgroups", "1", "--churn-cgroups", "1",
-          "--highwater-mounts", "1", "--register-batch", "1", "--samples", "1",
-          "--churn-samples", "1", "--register-samples", "1", "--walk-points", "2", "--quiet"]
-# A container-model run as small.
-CSMALL = ["--containers", "1", "--files", "2", "--dirs", "1", "--negative", "1",
-          "--tmpfs-files", "1", "--proc-files", "1", "--bg", "0+2", "--samples", "1",
-          "--writer-files", "2", "--quiet"]
+from small_runs import CSMALL, ERROR, KSMALL, QUICK, as_limit, starts_under_as_limit
+
 failures = []
 
 
@@ -171,6 +163,16 @@ def main():
          ["reproduce", "--data", comments] + QUICK, "no figures")
     case(2, "a --data file that cannot be read or holds no figures",
          ["reproduce", "--data", long_field] + QUICK, "no field longer")
+    if starts_under_as_limit(EXE):
+        case(2, "an address-space limit too low for the run",
+             ["run", "--design", "xarray", "--experiment", "xarray-2026-vm", "--scale",
+              "quick", "--quiet", "--no-plots"], "address-space limit",
+             preexec=as_limit(100 << 20))
+    else:
+        # The man page's reason stays tested in the plain build.
+        cases[2].add("an address-space limit too low for the run")
+        print("skip: the address-space case: %s cannot start under a limit (a sanitizer "
+              "build's shadow memory)" % EXE)
     unwritable = "an output that cannot be written"
     case(2, unwritable, ["run", "--design", "xarray", "--json", "/nonexistent-dir/x.json"] +
          QUICK, "--json")

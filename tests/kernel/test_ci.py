@@ -11,7 +11,7 @@ import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
 from kernelsrc import FILES, edit, patch_text, write_series
-from klab import ci, designs
+from klab import bases, ci, designs
 
 
 class Plan(unittest.TestCase):
@@ -63,12 +63,21 @@ class Plan(unittest.TestCase):
                 ci.read(self.file)
 
     def test_the_repos_plan(self):
-        rows = ci.read()
-        names = {d.name for d in designs.in_repo()}
-        for name in rows:
-            self.assertIn(name, names, "kernel/ci.tsv names %s, not a design" % name)
-        p = ci.plan(designs.in_repo())
+        for base in bases.BASES.values():
+            rows = ci.read(ci.plan_file(base))
+            names = {d.name for d in designs.in_repo(base=base.name, history=True)}
+            for name in rows:
+                if name != ci.ANY:
+                    self.assertIn(name, names, "%s names %s, not a design on %s" % (
+                        ci.plan_file(base), name, base.name))
+        p = ci.plan(designs.in_repo(base="6.12"), path=ci.plan_file(bases.get("6.12")))
         self.assertEqual(p.stages["selftests"][:1], ["mainline"])
+
+    def test_a_star_row_is_every_design_without_a_row(self):
+        self.write("*\t\tnothing but checkpatch\nlisted\tboot\tx\n")
+        p = ci.plan(self.designs, path=self.file)
+        self.assertEqual(p.stages["boot"], ["mainline", "listed"])
+        self.assertIn("nothing but checkpatch", p.why["dotc"])
 
 
 if __name__ == "__main__":

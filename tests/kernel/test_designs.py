@@ -17,7 +17,7 @@ from unittest import mock
 import kernelsrc
 import klabtest  # noqa: F401  (the klab package on the path)
 from kernelsrc import FILES, edit, patch_text, write_series
-from klab import build, designs
+from klab import bases, build, designs
 
 
 class Discovery(unittest.TestCase):
@@ -154,10 +154,11 @@ class Outside(unittest.TestCase):
         plain = designs.from_args(parse(["--series", self.series, "mainline"]))[-1]
         self.assertNotEqual(d.series_hash(), plain.series_hash())
         cfg = build.config_of("lab", d)
-        self.assertEqual(cfg.name, "lab+myfix")
+        self.assertEqual(cfg.name, "7.3-lab+myfix")
         self.assertEqual(cfg.fragments[-1], frag)
         self.assertEqual(cfg.fragments[:-1], build.config_of("lab", plain).fragments)
-        self.assertEqual(build.config_of("debug", plain).name, "debug")
+        self.assertEqual(build.config_of("debug", plain, bases.get("6.12")).name, "debug")
+        self.assertEqual(build.config_of("debug", plain, bases.get("7.3")).name, "7.3-debug")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import unittest
 import kernelsrc
 import klabtest  # noqa: F401  (the klab package on the path)
 from kernelsrc import FILES, edit, patch_text, write_series
-from klab import designs, tree
+from klab import bases, designs, tree
 from klab.run import Run
 
 OLD = 1_000_000_000 * 10**9   # an mtime (ns) no file of the test has by chance
@@ -38,7 +38,8 @@ class Switching(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="klab-test-tree-")
         self.cache = tree.Cache(root=os.path.join(self.tmp, "cache"),
-                                tarball=kernelsrc.make_tarball(self.tmp))
+                                tarball=kernelsrc.make_tarball(self.tmp),
+                                base=bases.get("6.12"))
         self.run_ = Run(os.path.join(self.tmp, "out"))
         pd = os.path.join(self.tmp, "patches")
         # a: the header and mm/shrinker.c, in two patches, with a cover letter

@@ -2,9 +2,20 @@
 /*
  * shrinklab: dispatch to a subcommand; --version, --help and
  * "help SUBCOMMAND" at the top level.
+ *
+ * Before anything else, the standard streams are made safe to write:
+ * SIGPIPE is ignored, so that a reader of standard output that goes away
+ * is an EPIPE the run reports (exit 1, the files it created removed), not
+ * a silent death by signal with an empty file left behind; and a closed
+ * descriptor 0, 1 or 2 is held by /dev/null opened read-only, so that no
+ * output file opened later takes its number (every write to it then fails
+ * with EBADF, which the run reports as it would a full disk).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <shrinker/rcu.h>
 
@@ -71,6 +82,27 @@ static int dispatch(const struct subcommand *sc, int argc, char **argv)
 	return ret;
 }
 
+/* The header comment's two precautions; 0, or -errno when a closed
+ * standard descriptor cannot be held. */
+static int standard_streams_safe(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		int held;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		held = open("/dev/null", O_RDONLY);
+		if (held != fd) {
+			if (held >= 0)
+				close(held);
+			return -EBADF;
+		}
+	}
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		return -errno;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -78,10 +110,15 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
+	char shown[SHRINKLAB_SHOWN_LEN], shown2[SHRINKLAB_SHOWN_LEN];
 	struct shrinklab_getopt g;
 	const struct subcommand *sc;
 	int c;
 
+	if (standard_streams_safe()) {
+		shrinklab_error(NULL, "cannot hold a closed standard stream: %s", strerror(EBADF));
+		return SHRINKLAB_EXIT_FAILED;
+	}
 	shrinklab_set_command(argc, argv);
 	/* "+": options end at the subcommand, whose own options follow it. */
 	shrinklab_getopt_init(&g, NULL, "+:h", longopts, NULL, usage);
@@ -102,13 +139,14 @@ int main(int argc, char **argv)
 		}
 		if (optind + 2 < argc) {
 			shrinklab_error("help", "one subcommand at a time, got '%s' after '%s'",
-					argv[optind + 2], argv[optind + 1]);
+					shrinklab_shown(argv[optind + 2], shown, sizeof(shown)),
+					shrinklab_shown(argv[optind + 1], shown2, sizeof(shown2)));
 			return SHRINKLAB_EXIT_USAGE;
 		}
 		sc = find(argv[optind + 1]);
 		if (!sc) {
 			shrinklab_error("help", "unknown subcommand '%s' (see 'shrinklab --help')",
-					argv[optind + 1]);
+					shrinklab_shown(argv[optind + 1], shown, sizeof(shown)));
 			return SHRINKLAB_EXIT_USAGE;
 		}
 		args[0] = argv[optind + 1];
@@ -117,7 +155,7 @@ int main(int argc, char **argv)
 	sc = find(argv[optind]);
 	if (!sc) {
 		shrinklab_error(NULL, "unknown subcommand '%s' (see 'shrinklab --help')",
-				argv[optind]);
+				shrinklab_shown(argv[optind], shown, sizeof(shown)));
 		return SHRINKLAB_EXIT_USAGE;
 	}
 	return dispatch(sc, argc - optind, argv + optind);

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""One guest boot: QEMU with a busybox initramfs whose /init runs one program.
+"""One guest boot: QEMU with a busybox initramfs whose /init runs one program,
+or User-Mode Linux with a hostfs root whose /init is the same script (uml.py).
 
     r = boot.boot(boot.BootSpec(kernel=img, prog=exe, args=["--x"], nodes=4))
+    r = boot.boot(boot.BootSpec(kernel=linux, prog=exe, machine="uml"))
 
 The guest has three serial ports, each a file on the host (a file never
 blocks the guest's writes; a pipe read by a starved host thread would, and
@@ -34,12 +36,16 @@ KVM_INIT_TIMEOUT = 60
 ICOUNT_SHIFT = 3
 ICOUNT_SEED = 1
 # The clock of the guests whose times the lab compares (klab lab, check,
-# try; kernel/README.md "Repeatable timings" has the figures that chose it).
+# try; docs/results/2026-12-01/kernel-lab.md, "Repeatable timings", has the
+# figures that chose it).
 DEFAULT_CLOCK = "icount"
 
 # /init of the initramfs (busybox sh). /klab/args holds the program's
-# arguments shell-quoted; /klab/env the options the host chose.
-INIT_SCRIPT = r"""#!/bin/busybox sh
+# arguments shell-quoted; /klab/env the options the host chose. @OUT@ and
+# @STATUS@ are where the program's stdout and the status lines go: QEMU's
+# second and third serial ports, or files of UML's hostfs root (uml.py);
+# @ROOT_SETUP@ what the machine's root needs before the program runs.
+INIT_TEMPLATE = r"""#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /tmp /mnt /sbin /usr/bin /usr/sbin /work
 /bin/busybox --install -s
 mount -t proc proc /proc
@@ -48,11 +54,10 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-stty -F /dev/ttyS2 raw -echo 2>/dev/null
+@ROOT_SETUP@
 . /klab/env
 dmesg -n 5
-echo "KLAB-INIT $(cut -d' ' -f1 /proc/uptime)" > /dev/ttyS2
+echo "KLAB-INIT $(cut -d' ' -f1 /proc/uptime)" > @STATUS@
 if [ -n "$KLAB_WORKDISK" ]; then
 	mount -t ext4 "$KLAB_WORKDISK" /work || echo "klab init: cannot mount $KLAB_WORKDISK" >&2
 fi
@@ -61,18 +66,31 @@ if [ -n "$KLAB_SWAPDISK" ]; then
 fi
 eval "set -- $(cat /klab/args)"
 cd "${KLAB_CWD:-/}"
-"$@" > /dev/ttyS1 2> /dev/console
+"$@" > @OUT@ 2> /dev/console
 rc=$?
 cd /
 if [ "$KLAB_DMESG" = 1 ]; then
-	echo "KLAB-DMESG-BEGIN" > /dev/ttyS2
-	dmesg > /dev/ttyS2
-	echo "KLAB-DMESG-END" > /dev/ttyS2
+	echo "KLAB-DMESG-BEGIN" >> @STATUS@
+	dmesg >> @STATUS@
+	echo "KLAB-DMESG-END" >> @STATUS@
 fi
-echo "KLAB-EXIT $rc" > /dev/ttyS2
+echo "KLAB-EXIT $rc" >> @STATUS@
 sync
 poweroff -f
 """
+
+
+def init_script(out, status, root_setup):
+    """/init for a machine whose program's stdout goes to @out and status
+    lines to @status, after the shell lines @root_setup."""
+    return (INIT_TEMPLATE.replace("@OUT@", out).replace("@STATUS@", status)
+            .replace("@ROOT_SETUP@", root_setup))
+
+
+# QEMU's: the serial ports in raw mode (the JSON arrives intact).
+INIT_SCRIPT = init_script("/dev/ttyS1", "/dev/ttyS2",
+                          "stty -F /dev/ttyS1 raw -echo 2>/dev/null\n"
+                          "stty -F /dev/ttyS2 raw -echo 2>/dev/null")
 
 
 class BootError(Exception):
@@ -102,6 +120,7 @@ class BootSpec:
     dmesg: bool = False            # read the guest's dmesg at the end
     panic_on_oops: bool = False
     clock: str = "wall"            # the guest's clock: "wall", or "icount=N" (see parse_clock)
+    machine: str = None            # "qemu" (a bzImage), "uml" (UML's linux); None: the image's
 
 
 @dataclasses.dataclass
@@ -116,6 +135,7 @@ class BootResult:
     wall: float = None             # host seconds from QEMU's start to its end
     timed_out: bool = False
     clock: str = ""                # clock_words() of the boot
+    machine: str = "qemu"
 
     def accel_words(self):
         return self.accel + (" (%s)" % self.accel_note if self.accel_note else "")
@@ -361,6 +381,12 @@ def _run_once(spec, initrd, accel, tmp, console_stream):
 def boot(spec, console_stream=None):
     """Boot @spec; return its BootResult. @console_stream: files the console
     is copied to as it arrives."""
+    from . import machine, uml
+    m = spec.machine or machine.of_image(spec.kernel)
+    if m == "uml":
+        return uml.boot(spec, console_stream)
+    if m != "qemu":
+        raise BootError("machine %r: one of %s" % (m, ", ".join(machine.MACHINES)))
     if not shutil.which("qemu-system-x86_64"):
         raise BootError("qemu-system-x86_64 not found (apt-get install qemu-system-x86)")
     if not os.path.exists(BUSYBOX):

@@ -13,10 +13,12 @@ def checked_boot(run, label, spec):
     with open(run.path(label + ".console"), "w") as live:
         with run.step("boot %s" % label):
             r = boot.boot(spec, console_stream=[live])
+    run.boot_done(r.wall)
     run.save(label + ".out", r.stdout)
     run.save(label + ".dmesg", r.dmesg)
-    log("%s: accel %s, /init at %.1f s uptime, exit %s, %.1f s wall" %
-        (label, r.accel_words(), r.init_uptime or -1, r.status, r.wall))
+    log("%s: %s, /init at %.1f s uptime, exit %s, %.1f s wall" %
+        (label, "UML" if r.machine == "uml" else "accel " + r.accel_words(),
+         r.init_uptime or -1, r.status, r.wall))
     if r.status is None:
         run.fail("%s: guest did not finish (%s); see %s" % (
             label, "timeout" if r.timed_out else "no exit status", run.path(label + ".console")))

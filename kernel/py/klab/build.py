@@ -5,24 +5,46 @@ its patches (compile_series: bisectable and W=1 clean, in seconds per patch
 in a tree that is never fully built).
 
 Each design's bzImage is kept in klab-images/<config>/<design>/ with a stamp
-(series hash, config hash, compiler); a current image is not rebuilt.
+(series hash, config hash, compiler); a current image is not rebuilt. The
+uml config builds User-Mode Linux (ARCH=um): its image is the host program
+`linux`, kept with its .config beside it (linux.config: uml.py reads SMP
+from it).
 """
 import dataclasses
 import hashlib
 import os
 import shutil
 
-from . import paths
+from . import bases, paths
 from . import designs
 from .designs import build_order
 from .run import log
 from .shell import sh
 
-# Each config: the fragments applied, in order, on top of tinyconfig.
+# Each config: the fragments applied, in order, on top of tinyconfig; the
+# base's own (bases.Base.extra_fragments) come right after lab.config.
 CONFIG_FRAGMENTS = {
     "lab": ["lab.config"],
     "debug": ["lab.config", "debug.config"],
+    "uml": ["uml.config"],
 }
+# The configs that are not x86's: their ARCH; their make target and image
+# (under build/) and the kept image's name.
+CONFIG_ARCH = {"uml": "um"}
+IMAGE = {None: ("bzImage", "arch/x86/boot/bzImage", "bzImage"),
+         "um": ("linux", "linux", "linux")}
+
+
+# The bases whose UML has SMP (7.3's x86-64 subarch; 6.12's UML has none).
+UML_SMP_BASES = {"7.3"}
+
+
+def fragments(config, base):
+    names = list(CONFIG_FRAGMENTS[config])
+    if config == "uml" and base.name in UML_SMP_BASES:
+        names.append("uml-smp.config")
+    return tuple(os.path.join(paths.CONFIGS, f)
+                 for f in names[:1] + list(base.extra_fragments) + names[1:])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,6 +53,7 @@ class Config:
     klab-images/<name>/) and its fragments' paths, in order."""
     name: str
     fragments: tuple
+    arch: str = None         # make's ARCH= (None: the host's, x86)
 
     def hash(self):
         h = hashlib.sha256()
@@ -40,22 +63,28 @@ class Config:
         return h.hexdigest()[:16]
 
 
-def config_of(config, design):
-    """The Config @design builds with for @config (lab, debug): the lab's
-    own, or with the design's fragment on top, in a tree of its own."""
-    frags = tuple(os.path.join(paths.CONFIGS, f) for f in CONFIG_FRAGMENTS[config])
+def config_of(config, design, base=None):
+    """The Config @design builds with for @config (lab, debug, uml) on @base
+    (default: the run's): the lab's own, or with the design's fragment on
+    top, in a tree of its own. Its name is the base's for it (lab on 6.12,
+    7.3-lab on 7.3)."""
+    base = base or bases.current()
+    frags = fragments(config, base)
+    name = base.config_name(config)
+    arch = CONFIG_ARCH.get(config)
     if not design.fragment:
-        return Config(config, frags)
-    return Config("%s+%s" % (config, design.name), frags + (design.fragment,))
+        return Config(name, frags, arch)
+    return Config("%s+%s" % (name, design.name), frags + (design.fragment,), arch)
 
 
 def compiler():
     return "ccache gcc" if shutil.which("ccache") else "gcc"
 
 
-def make(tree, *targets, extra=(), check=True):
+def make(tree, *targets, extra=(), check=True, arch=None):
     return sh(["make", "-C", tree, "O=build", "-j" + paths.jobs(), "CC=" + compiler()] +
-              list(extra) + list(targets), quiet=True, check=check)
+              (["ARCH=" + arch] if arch else []) + list(extra) + list(targets), quiet=True,
+              check=check)
 
 
 def configure(tree, cfg, run):
@@ -68,22 +97,30 @@ def configure(tree, cfg, run):
         return
     with run.step("config %s" % cfg.name):
         os.makedirs(build, exist_ok=True)
-        make(tree, "tinyconfig")
+        make(tree, "tinyconfig", arch=cfg.arch)
         sh([os.path.join(tree, "scripts/kconfig/merge_config.sh"), "-m", "-O", build,
-            os.path.join(build, ".config")] + list(cfg.fragments), cwd=tree, quiet=True)
-        make(tree, "olddefconfig")
+            os.path.join(build, ".config")] + list(cfg.fragments), cwd=tree, quiet=True,
+           env={"ARCH": cfg.arch} if cfg.arch else None)
+        make(tree, "olddefconfig", arch=cfg.arch)
         check_config(os.path.join(build, ".config"), cfg.fragments)
     with open(stamp, "w") as f:
         f.write(want + "\n")
 
 
+DROP = "# klab-drop: "
+
+
 def _config_lines(path):
-    """{CONFIG_X: value} of a .config or fragment ('n' for "is not set")."""
+    """{CONFIG_X: value} of a .config or fragment ('n' for "is not set";
+    None for a fragment's "# klab-drop: CONFIG_X (why)": an option of an
+    earlier fragment that this base does not have)."""
     out = {}
     with open(path) as f:
         for line in f:
             line = line.strip()
-            if line.startswith("CONFIG_"):
+            if line.startswith(DROP):
+                out[line[len(DROP):].split()[0]] = None
+            elif line.startswith("CONFIG_"):
                 k, _, v = line.partition("=")
                 out[k] = v
             elif line.startswith("# CONFIG_") and line.endswith(" is not set"):
@@ -91,21 +128,30 @@ def _config_lines(path):
     return out
 
 
+def wanted(frags):
+    """{CONFIG_X: value} the fragments @frags ask for, a later one over an
+    earlier; the options a klab-drop line took out are not in it."""
+    want = {}
+    for frag in frags:
+        want.update(_config_lines(frag))
+    return {k: v for k, v in want.items() if v is not None}
+
+
 def check_config(dotconfig, frags):
     have = _config_lines(dotconfig)
     bad = ["%s=%s (got %s)" % (k, v, have.get(k, "n"))
-           for frag in frags for k, v in _config_lines(frag).items() if have.get(k, "n") != v]
+           for k, v in wanted(frags).items() if have.get(k, "n") != v]
     if bad:
         raise RuntimeError("config options that did not stick: " + ", ".join(bad))
 
 
 def build_design(cache, config, design, run):
-    """Build @design for @config (lab, debug) unless its image is current;
-    return the kept bzImage."""
-    cfg = config_of(config, design)
+    """Build @design for @config (lab, debug, uml) unless its image is
+    current; return the kept image (bzImage, or UML's linux)."""
+    cfg = config_of(config, design, cache.base)
     out = cache.image_dir(cfg.name, design.name)
     stamp = "%s %s %s\n" % (design.series_hash(), cfg.hash(), compiler())
-    img = os.path.join(out, "bzImage")
+    img = os.path.join(out, IMAGE[cfg.arch][2])
     if _current(img, stamp):
         log("%s/%s: image is current" % (cfg.name, design.name))
         return img
@@ -131,12 +177,15 @@ def _build_locked(cache, cfg, design, img, stamp, run):
     out = os.path.dirname(img)
     tree = cache.switch(cfg.name, design, run)
     configure(tree, cfg, run)
+    target, built, _ = IMAGE[cfg.arch]
     with run.step("build %s/%s" % (cfg.name, design.name)):
-        make(tree, "bzImage")
+        make(tree, target, arch=cfg.arch)
     os.makedirs(out, exist_ok=True)
     # a new file renamed over the old: a guest booting the old image reads it whole
-    shutil.copyfile(os.path.join(tree, "build/arch/x86/boot/bzImage"), img + ".tmp")
+    shutil.copyfile(os.path.join(tree, "build", built), img + ".tmp")
+    shutil.copymode(os.path.join(tree, "build", built), img + ".tmp")
     os.replace(img + ".tmp", img)
+    shutil.copyfile(os.path.join(tree, "build/.config"), img + ".config")
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
 
@@ -166,7 +215,7 @@ def compile_series(cache, design, run):
     the lab tree's objects and mtimes stay those of its last build: a
     header that a check switched away and back would otherwise look newer
     than every object and cost a whole rebuild."""
-    lab = config_of("lab", design)
+    lab = config_of("lab", design, cache.base)
     cfg = Config(lab.name.replace("lab", "compile", 1), lab.fragments)
     bad = []
     with cache.locked(cfg.name), \

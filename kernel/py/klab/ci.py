@@ -1,16 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The CI plan (kernel/ci.tsv): which designs `klab check` builds and boots
+"""The CI plan of a base (kernel/ci.tsv for 6.12, kernel/ci-7.3.tsv for
+7.3; plan_file()): which designs `klab check` builds and boots
 (the short lab), which run the short workloads, and which get the selftests
 and the torture. Every design gets checkpatch and the per-patch W=1
 compile; a row of the file names a design's other stages and why; without
 a row, a design whose series touches no header under include/ (a cheap
-build) is booted with the short lab, and nothing more."""
+build) is booted with the short lab, and nothing more, unless the row `*`
+names the stages of the designs without a row."""
 import dataclasses
 import os
 
-from . import paths
+from . import bases, paths
 
 PLAN = os.path.join(paths.KDIR, "ci.tsv")
+ANY = "*"
+
+
+def plan_file(base=None):
+    """The plan of @base (default: the run's): ci.tsv is 6.12's (the
+    plan CI had before there were bases), ci-<base>.tsv another's."""
+    base = base or bases.current()
+    return PLAN if base.name == "6.12" else os.path.join(paths.KDIR, "ci-%s.tsv" % base.name)
 STAGES = ("boot", "work", "selftests", "torture")
 
 
@@ -25,8 +35,9 @@ def widely_included(design):
     return [f for f in design.headers_touched() if f.startswith("include/")]
 
 
-def read(path=PLAN):
-    """{design: (stages, why)} of the plan file."""
+def read(path=None):
+    """{design: (stages, why)} of the plan file (default: the run's base's)."""
+    path = path or plan_file()
     rows = {}
     with open(path) as f:
         for i, line in enumerate(f, 1):
@@ -42,8 +53,9 @@ def read(path=PLAN):
     return rows
 
 
-def plan(chosen, everything=False, path=PLAN):
+def plan(chosen, everything=False, path=None):
     """The Plan for the designs @chosen (all stages for all with @everything)."""
+    path = path or plan_file()
     rows = read(path)
     p = Plan({s: [] for s in STAGES}, {})
     for d in chosen:
@@ -52,6 +64,9 @@ def plan(chosen, everything=False, path=PLAN):
         elif d.name in rows:
             stages, why = rows[d.name]
             why = "%s (%s)" % (why, os.path.relpath(path, paths.REPO))
+        elif ANY in rows:
+            stages, why = rows[ANY]
+            why = "%s (%s, row %s)" % (why, os.path.relpath(path, paths.REPO), ANY)
         elif widely_included(d):
             stages, why = [], "touches %s: compiled per patch, not built (no row in %s)" % (
                 ", ".join(widely_included(d)), os.path.relpath(path, paths.REPO))

@@ -3,9 +3,10 @@
 one row per command; `klab --help` prints the table)."""
 import argparse
 import dataclasses
+import os
 import sys
 
-from . import boot, packages, paths
+from . import bases, boot, designs, packages, paths
 from .commands import boot as boot_cmd
 from .commands import (build, check, checkpatch, compile_check, lab, reproduce, selftests,
                        spread, torture, trial, work)
@@ -48,18 +49,29 @@ COMMANDS = (
             "beside ours", trial.arguments, trial.main),
 )
 
+BASES = """bases (--base, every command but boot and spread): the kernel a series is against
+  7.3    Linux 7.3-rc7 (Debian linux-source-7.3 7.3~rc7-1~exp1, fetched from suite
+         experimental with a private apt setup under $KLAB_CACHE/apt73/): the default
+  6.12   Linux 6.12.117 (linux-source-6.12): the fixes as stable backports
+         (kernel/patches/stable-6.12/) and the 6.12 design series (history-6.12/,
+         built when named)
+  without --base: the base of the designs named (7.3 if they are on both, or none is)
+  each base has its own trees, configs, images and results ($KLAB_OUT/<base>/)"""
+
 OUTSIDE = """designs: mainline, and each directory of kernel/patches/ with *.patch (a
-git format-patch series against linux-source-6.12; kernel/patches/README.md).
+git format-patch series; its file `base` names its base; kernel/patches/README.md).
 A series from outside the repo, on every command that takes designs:
   --series DIR                       a directory of patches (cover letters skipped)
-  --git TREE --range BASE..TIP       git format-patch of a range (BASE: linux-source-6.12,
-                                     e.g. v6.12.117-debian of /work/linux)
+  --git TREE --range BASE..TIP       git format-patch of a range (BASE: the run's base,
+                                     e.g. v7.3-rc7 in a git tree of it)
   --name NAME                        its name (default: the directory's or the tip's)
   --config-fragment FILE             config lines it builds with (in trees of its own)
 e.g. klab try --series ~/fix --name myfix   (lab, work, selftests, torture, beside ours)
-     klab lab --geometry short --git ~/linux --range v6.12.117-debian..topic mainline"""
+     klab lab --geometry short --git ~/linux --range v7.3-rc7..topic mainline"""
 
 ENVIRONMENT = """environment:
+  KLAB_BASE           the base when --base is not given (what --base sets for the klab
+                      runs a run starts)
   KLAB_CACHE          source and build trees, kept images (default /var/cache/libshrinker)
   KLAB_OUT            results (default build-kernel/ in the repo)
   KLAB_JOBS           make -j (default: the number of CPUs)
@@ -73,7 +85,7 @@ def usage(out):
           "commands:", file=out)
     for c in COMMANDS:
         print("  %-11s %s" % (c.name, c.summary), file=out)
-    print("\n" + OUTSIDE + "\n\n" + ENVIRONMENT + "\n\nkernel/README.md has the details.",
+    print("\n" + BASES + "\n\n" + OUTSIDE + "\n\n" + ENVIRONMENT + "\n\nkernel/README.md has the details.",
           file=out)
 
 
@@ -94,11 +106,16 @@ def main(argv):
         return 2
     p = argparse.ArgumentParser(prog="klab " + cmd.name, description=cmd.summary)
     cmd.arguments(p)
+    if cmd.run:
+        bases.add_argument(p)
     args = p.parse_args(argv[1:])
     if not cmd.run:
         return cmd.main(None, args)
+    bases.select(bases.resolve(args.base or os.environ.get("KLAB_BASE"),
+                               designs.bases_of(getattr(args, "designs", None) or [])))
     run = Run(paths.out_dir())
-    log("%s: cache %s; output %s" % (cmd.name, paths.cache_dir(), run.out_dir))
+    log("%s: base %s; cache %s; output %s" % (cmd.name, bases.current().words(),
+                                              paths.cache_dir(), run.out_dir))
     try:
         packages.install(run)
         cmd.main(run, args)

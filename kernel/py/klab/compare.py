@@ -32,6 +32,8 @@ import json
 import os
 import statistics
 
+from . import bases
+
 SAME_LO, SAME_HI = 0.8, 1.25
 BASE = "mainline"
 
@@ -452,7 +454,7 @@ def tables(cmp, geometry_words="", clock=""):
     """The text: per experiment, the figures, then which design is better;
     @clock (the kernel's clock, short: boot.clock_name) heads each table."""
     designs = cmp["designs"]
-    out = []
+    out = ["kernel base: " + bases.current().words()]
     if geometry_words:
         out.append(geometry_words)
     out.append("")

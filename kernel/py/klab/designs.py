@@ -1,8 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Designs: a name and the series that makes it from linux-source-6.12.
+"""Designs: a name and the series that makes it from a base's source
+(bases.py: 7.3-rc7 or 6.12.117).
 
-mainline is the unpatched source. Every directory of kernel/patches/ that
-holds *.patch is a design, except those in NOT_DESIGNS. A series is its
+mainline is the unpatched source, on every base. Every directory of
+kernel/patches/ that holds *.patch is a design, except those in
+NOT_DESIGNS; a directory without patches is a group, whose directories
+are designs too (stable-6.12/, history-6.12/). A series names its base in
+its directory's file `base` (one line, e.g. "7.3"); a directory without
+one (an outside series) is on whichever base the run is. A design is on
+one base, and its name is unique on its base (fix-id-reuse/ is on 7.3,
+stable-6.12/fix-id-reuse/ on 6.12). The designs of a group whose name
+starts with "history" are history: they build when named (on their base),
+and no command takes them by default. A series is its
 *.patch files in name order, less those that change no file (a git
 format-patch cover letter, 0000-cover-letter.patch: patch(1) would call it
 garbage). A design's directory may hold a file `model` naming its model
@@ -23,13 +32,15 @@ import re
 import shutil
 import subprocess
 
-from . import paths
+from . import bases, paths
 from .run import log
 
 # Directories of kernel/patches/ that hold patches but are not designs.
 NOT_DESIGNS = {
     "debug": "test aids applied by hand (kernel/patches/README.md), part of no series",
 }
+BASE_FILE = "base"
+HISTORY_PREFIX = "history"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +50,8 @@ class Design:
     dir: str = None          # the directory the series came from (None: mainline)
     fragment: str = None     # a config fragment on top of each config's (outside series)
     origin: str = None       # where an outside series came from, in words
+    base: str = None         # the base its directory's `base` file names (None: any)
+    history: bool = False    # in a history group: built only when named
 
     def touched_files(self):
         return patched_files(self.patches)
@@ -75,12 +88,25 @@ def patched_files(patches):
     return files
 
 
-def from_dir(name, directory, fragment=None, origin=None):
+def base_of(directory):
+    """The base @directory's `base` file names, or None (no file)."""
+    try:
+        with open(os.path.join(directory, BASE_FILE)) as f:
+            words = f.read().split()
+    except FileNotFoundError:
+        return None
+    if len(words) != 1:
+        raise RuntimeError("%s: one word, the base (e.g. 7.3)" % os.path.join(directory,
+                                                                             BASE_FILE))
+    return words[0]
+
+
+def from_dir(name, directory, fragment=None, origin=None, history=False):
     """The design @name whose series is @directory's *.patch."""
     s = [p for p in sorted(glob.glob(os.path.join(directory, "*.patch"))) if has_diff(p)]
     if not s:
         raise RuntimeError("no patches with a diff in %s" % directory)
-    return Design(name, tuple(s), directory, fragment, origin)
+    return Design(name, tuple(s), directory, fragment, origin, base_of(directory), history)
 
 
 def from_git(name, tree, rev_range, dest, fragment=None):
@@ -101,14 +127,60 @@ def from_git(name, tree, rev_range, dest, fragment=None):
     return from_dir(name, dest, fragment, "%s %s" % (tree, rev_range))
 
 
-def in_repo(patches_dir=None):
-    """mainline, then every design of @patches_dir (kernel/patches/), by name."""
-    patches_dir = patches_dir or paths.PATCHES
-    out = [MAINLINE]
+def _series_dirs(patches_dir):
+    """(directory, history) of every series of @patches_dir: its
+    directories with *.patch, and those of its groups (directories
+    without)."""
     for d in sorted(glob.glob(os.path.join(patches_dir, "*"))):
         name = os.path.basename(d)
-        if os.path.isdir(d) and name not in NOT_DESIGNS and glob.glob(os.path.join(d, "*.patch")):
-            out.append(from_dir(name, d))
+        if not os.path.isdir(d) or name in NOT_DESIGNS:
+            continue
+        if glob.glob(os.path.join(d, "*.patch")):
+            yield d, False
+            continue
+        for sub in sorted(glob.glob(os.path.join(d, "*"))):
+            if os.path.isdir(sub) and glob.glob(os.path.join(sub, "*.patch")):
+                yield sub, name.startswith(HISTORY_PREFIX)
+
+
+def every_series(patches_dir=None):
+    """Every design of @patches_dir (kernel/patches/), on every base."""
+    return [from_dir(os.path.basename(d), d, history=h)
+            for d, h in _series_dirs(patches_dir or paths.PATCHES)]
+
+
+def on_base(d, base):
+    return d.base is None or base is None or d.base == base
+
+
+def in_repo(patches_dir=None, base=None, history=False):
+    """mainline, then every design of @patches_dir (kernel/patches/) on
+    @base (default: the run's), by name; the history designs too with
+    @history. Two designs of one name on one base are an error."""
+    base = base or bases.current().name
+    out = [MAINLINE]
+    for d in sorted(every_series(patches_dir), key=lambda d: d.name):
+        if not on_base(d, base) or (d.history and not history):
+            continue
+        if d.name in {o.name for o in out}:
+            raise RuntimeError("two designs %s on base %s: %s and %s" % (
+                d.name, base, next(o.dir for o in out if o.name == d.name), d.dir))
+        out.append(d)
+    return out
+
+
+def bases_of(names, patches_dir=None):
+    """Per name of @names other than mainline: the set of bases a design
+    of that name is on (every base for a name no series has: select()
+    refuses it later)."""
+    found = every_series(patches_dir)
+    out = []
+    for n in names:
+        if n == MAINLINE.name:
+            continue
+        have = {d.base or b for d in found if d.name == n for b in bases.BASES
+                if on_base(d, b)}
+        out.append(have or set(bases.BASES))
     return out
 
 
@@ -134,7 +206,7 @@ def build_order(designs):
 OUTSIDE_HELP = """an outside series, beside mainline and the designs named (or
 every design when none is): --series DIR (its *.patch in name order, cover
 letters left out) or --git TREE --range BASE..TIP (git format-patch of the
-range; BASE is linux-source-6.12, e.g. v6.12.117-debian of /work/linux),
+range; BASE is the run's base, --base: v7.3-rc7, or v6.12.117 with --base 6.12),
 --name NAME (default: the directory's or the tip's name), and
 --config-fragment FILE (lines CONFIG_X=y on top of each config; the design
 then builds in trees of its own)"""
@@ -187,16 +259,22 @@ def outside(args, available):
             raise SystemExit("klab: --series %s: not a directory" % series)
         d = os.path.abspath(series)
         try:
-            return from_dir(name, d, frag, d)
+            design = from_dir(name, d, frag, d)
         except RuntimeError as e:
             raise SystemExit("klab: --series: %s" % e)
+        if not on_base(design, bases.current().name):
+            raise SystemExit("klab: --series %s is on base %s (its `base` file); this run's "
+                             "is %s (--base %s)" % (series, design.base, bases.current().name,
+                                                    design.base))
+        return design
     return from_git(name, os.path.abspath(git), rng,
                     os.path.join(paths.out_dir(), "series", name), frag)
 
 
 def from_args(args):
-    """The designs @args name, mainline first, then the outside one."""
-    available = in_repo()
+    """The designs @args name, mainline first, then the outside one; those
+    of the run's base (history ones only when named)."""
+    available = in_repo(history=bool(args.designs))
     extra = outside(args, available)
     chosen = select(args.designs, available)
     if extra:

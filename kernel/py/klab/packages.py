@@ -3,20 +3,28 @@
 import os
 import subprocess
 
+from . import bases
 from .run import log
 from .shell import sh
 
 # stress-ng: the reviewers' workload copies the host's binary and its libraries
 # into the guest (workloads.py, LKP's --ramfs case).
-HOST_PACKAGES = ["linux-source-6.12", "build-essential", "flex", "bison", "bc", "libelf-dev",
+# The base's source: linux-source-6.12 from bookworm (installed), or 7.3's
+# .deb from experimental (bases.fetch: downloaded, never installed).
+HOST_PACKAGES = ["build-essential", "flex", "bison", "bc", "libelf-dev",
                  "libssl-dev", "dwarves", "cpio", "qemu-system-x86", "busybox-static",
                  "ccache", "e2fsprogs", "patch", "xz-utils", "python3",
                  "stress-ng"]
 
 
-def missing():
+def wanted(base):
+    """The packages a run on @base needs installed."""
+    return ([base.package] if base.suite == "bookworm" else []) + HOST_PACKAGES
+
+
+def missing(base=None):
     out = []
-    for p in HOST_PACKAGES:
+    for p in wanted(base or bases.current()):
         r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
         if "install ok installed" not in r.stdout:
@@ -24,9 +32,16 @@ def missing():
     return out
 
 
-def install(run):
-    """apt-get install what is missing (nothing at all when all are there)."""
-    need = missing()
+def install(run, base=None):
+    """apt-get install what is missing (nothing at all when all are there),
+    then the base's source (bases.fetch: 7.3's .deb with a private apt
+    setup, unless its tarball is in the cache)."""
+    base = base or bases.current()
+    install_missing(run, missing(base))
+    bases.fetch(base, run)
+
+
+def install_missing(run, need):
     if not need:
         return
     log("missing Debian packages: " + " ".join(need))

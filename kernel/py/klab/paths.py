@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where things are: the repository and kernel/, the source cache
-($KLAB_CACHE), the results ($KLAB_OUT) and make's jobs ($KLAB_JOBS)."""
+($KLAB_CACHE), the results ($KLAB_OUT/<base>/) and make's jobs ($KLAB_JOBS)."""
 import os
 
 PKG = os.path.dirname(os.path.realpath(__file__))
@@ -10,7 +10,6 @@ PATCHES = os.path.join(KDIR, "patches")
 CONFIGS = os.path.join(KDIR, "config")
 GUEST = os.path.join(KDIR, "guest")
 HOST_TESTS = os.path.join(REPO, "tests", "kernel")
-TARBALL = "/usr/src/linux-source-6.12.tar.xz"
 
 
 def cache_dir():
@@ -19,8 +18,11 @@ def cache_dir():
 
 
 def out_dir():
-    """Where a run writes its results ($KLAB_OUT, default build-kernel/)."""
-    d = os.environ.get("KLAB_OUT", os.path.join(REPO, "build-kernel"))
+    """Where a run writes its results: $KLAB_OUT/<base>/ (default
+    build-kernel/7.3/; each base its own, bases.py)."""
+    from . import bases
+    d = os.path.join(os.environ.get("KLAB_OUT", os.path.join(REPO, "build-kernel")),
+                     bases.current().name)
     os.makedirs(d, exist_ok=True)
     return d
 

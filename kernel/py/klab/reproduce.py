@@ -47,7 +47,7 @@ import os
 import statistics
 import subprocess
 
-from . import boot, guest, model, paths, verdict
+from . import bases, boot, guest, model, paths, verdict
 from .boots import checked_boot
 from .run import log
 
@@ -91,6 +91,9 @@ class GuestRun:
     words: str = ""
     # geometry name -> how it departs from the seed's (the tables print it)
     scaled: dict = dataclasses.field(default_factory=dict)
+    # MiB on UML, whose memory is the host's (what the seed geometry needs,
+    # with room: the guest's own memory figures are deltas, not absolutes)
+    uml_mem: int = None
 
 
 # The VM's mounts: the guest boots with 20 shrinkers and kseeds counts 4 more
@@ -109,7 +112,7 @@ GUEST_RUNS = {
         "fit": ["--table", "vm", "--mounts", "20040", "--units-mounts", "8000",
                 "--cgroups", "100", "--units-cgroups", "50", "--obj-cgroups", "100",
                 "--register-more", "4000", "--samples", "5"]},
-        nodes=1, cpus=4, mem=6144, timeout=7200,
+        nodes=1, cpus=4, mem=6144, timeout=7200, uml_mem=4096,
         words="1 node and 4 vCPUs as the seed's VM",
         scaled={"fit": "1 node and 4 vCPUs as the seed's VM, its 314 units (20040 mounts; "
                 "8000 for the unit-cache table) "
@@ -134,7 +137,7 @@ GUEST_RUNS = {
         "seed": ["tkhai:memcgs=4001,files=1,calls=5,what=3"],
         "short": ["tkhai:memcgs=100,files=1,calls=5,what=3"],
         "fit": ["tkhai:memcgs=400,files=1,calls=5,what=3"]},
-        nodes=1, cpus=4, mem=4096, timeout=7200,
+        nodes=1, cpus=4, mem=4096, timeout=7200, uml_mem=3072,
         scaled={"fit": "1 node and 4 vCPUs as the model's run (the seed does not say); 400 "
                 "memcgs of the seed's 4001, each with its own tmpfs and a file"},
         words="1 node and 4 vCPUs as the model's run (the seed does not say)"),
@@ -144,7 +147,7 @@ GUEST_RUNS = {
         "short": ["pods:pods=40,mounts=tmpfs+tmpfs+tmpfs+tmpfs,cgroups_per_pod=1"],
         "fit": ["pods:pods=400,mounts=tmpfs+tmpfs+tmpfs+tmpfs,cgroups_per_pod=1,"
                 "bg_cgroups=2000,bg_mounts=2000"]},
-        nodes=1, cpus=4, mem=4096, timeout=7200, append="cgroup.memory=nokmem",
+        nodes=1, cpus=4, mem=4096, timeout=7200, append="cgroup.memory=nokmem", uml_mem=2048,
         words="cgroup.memory=nokmem, 1 node and 4 vCPUs as the model's run (the seed does "
               "not say); 400 pods as the model's default (the seed does not say), made on a "
               "host already holding 2000 cgroups and 2000 tmpfs mounts (the seed's is a "
@@ -255,12 +258,16 @@ def kernel_designs(run_name, available):
 
 # ------------------------------------------------------------------ kernel
 
-def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
-    """Boot each design of @chosen @boots times, interleaved; {design:
-    [doc per boot]}."""
+def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on="qemu"):
+    """Boot each design of @chosen @boots times, interleaved, on machine @on
+    (machine.py: uml or qemu); {design: [doc per boot]}."""
     gr = GUEST_RUNS[run_name]
-    accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    if on == "uml":
+        accel = "uml"
+    else:
+        accel = "kvm" if boot.kvm_usable()[0] else "tcg"
     out = {d.name: [] for d in chosen}
+    run.plan_boots(boots * len(chosen))
     for rnd in range(boots):
         for d in chosen:
             label = "reproduce-%s-%s-%s-%d" % (run_name, geometry, d.name, rnd)
@@ -269,8 +276,8 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
                 (["--clock", clock] if gr.prog == "kwork" else []) + gr.args[geometry]
             r = checked_boot(run, label, boot.BootSpec(
                 kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
-                nodes=gr.nodes, mem=gr.mem, timeout=gr.timeout, append=gr.append,
-                clock=clock))
+                nodes=gr.nodes, mem=gr.uml_mem if on == "uml" and gr.uml_mem else gr.mem,
+                timeout=gr.timeout, append=gr.append, clock=clock, machine=on))
             if r.status != 0:
                 if r.status is not None:
                     run.fail("%s: %s exited %d" % (label, gr.prog, r.status))
@@ -282,6 +289,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock):
                 continue
             doc["machine"]["accelerator"] = r.accel_words()
             doc["machine"]["clock"] = r.clock
+            doc["machine"]["machine"] = on
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
@@ -613,15 +621,18 @@ def verdict_cell(v):
     return "%.3g [%.3g..%.3g]: %s" % (v["ours"], v["lo"], v["hi"], v["kind"])
 
 
-def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None):
+def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
+               machine_words=""):
     """One seed table's text; @clock (the kernel's clock, short:
-    boot.clock_name) is named in its heading; @model_scale, the model's
-    --scale as run."""
+    boot.clock_name) and @machine_words (machine.words) are named in its
+    heading; @model_scale, the model's --scale as run."""
     base_k, base_m = table.designs[0]
     base_w = table.kernel_models.get(base_k, base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
-             "   kernel: %s; kernel clock %s; %d boot(s) per design, interleaved (ranges %s)"
-             % (run_words, clock or "not recorded", boots, "paired over boots"
+             "   kernel: %s%s on %s; kernel clock %s; %d boot(s) per design, interleaved "
+             "(ranges %s)"
+             % (machine_words + ", " if machine_words else "", run_words,
+                bases.current().words(), clock or "not recorded", boots, "paired over boots"
                 if boots >= 2 else
                  "unpaired: the widest the samples allow"),
              "   model: shrinklab reproduce --experiment %s --scale %s, and shrinklab run of "

@@ -33,6 +33,12 @@ def load_average():
         return " ".join(f.read().split()[:3]) + " (%d cpus)" % os.cpu_count()
 
 
+def minutes(seconds):
+    """@seconds in words: "3 min 20 s", "40 s"."""
+    m, s = divmod(int(round(seconds)), 60)
+    return "%d min %d s" % (m, s) if m else "%d s" % s
+
+
 class Run:
     def __init__(self, out_dir):
         self.out_dir = out_dir
@@ -40,6 +46,8 @@ class Run:
         self.fails = []          # what failed, one message each
         self.load_at_start = load_average()
         self.t0, self.cpu0 = time.monotonic(), children_cpu()
+        self.boots_planned = 0   # guest boots the run's commands said they would make
+        self.boot_walls = []     # wall seconds of each boot made (boots.checked_boot)
 
     @contextlib.contextmanager
     def step(self, name):
@@ -57,6 +65,19 @@ class Run:
             start = time.monotonic() - seconds
         self.steps.append((name, seconds, cpu, start))
         log("%-44s %7.1f s" % (name, seconds) + ("" if cpu is None else " (CPU %.1f s)" % cpu))
+
+    def plan_boots(self, n):
+        """@n more guest boots are to come (the progress lines count them)."""
+        self.boots_planned += n
+
+    def boot_done(self, seconds):
+        """A boot of @seconds ended: log boots done / to do and the time
+        left at the mean boot's wall time so far."""
+        self.boot_walls.append(seconds)
+        done, total = len(self.boot_walls), max(self.boots_planned, len(self.boot_walls))
+        left = (total - done) * sum(self.boot_walls) / done
+        log("progress: %d of %d boots done, %d to do, about %s left (%.0f s a boot so far)"
+            % (done, total, total - done, minutes(left), sum(self.boot_walls) / done))
 
     def fail(self, msg):
         self.fails.append(msg)

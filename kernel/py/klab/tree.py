@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The source cache: one unpacked linux-source-6.12 per config, holding one
-design's series at a time.
+"""The source cache: one unpacked source tree per base and config
+(bases.py), holding one design's series at a time.
 
-Layout under the cache's root ($KLAB_CACHE), outside the repo:
-  klab-<config>/           the tarball unpacked once per config (lab, debug),
+Layout under the cache's root ($KLAB_CACHE), outside the repo (<config> is
+the base's name for it: lab, debug for 6.12, 7.3-lab, 7.3-debug for 7.3):
+  klab-<config>/           the base's tarball unpacked once per config,
                            with the current design's series applied
   klab-<config>/build/     its O= build directory (a direct child of the
                            source tree, so Kbuild uses relative paths and
@@ -11,7 +12,8 @@ Layout under the cache's root ($KLAB_CACHE), outside the repo:
   klab-<config>/.klab-applied/   the design applied now (`design`: name and
                            series hash) and a copy of its patches, reversed
                            from this copy whatever happened to the series since
-  klab-selftests-src/      the pristine selftests and tools/include
+  klab-<base>selftests-src/  the pristine selftests and tools/include
+                           (klab-selftests-src for 6.12, klab-7.3-selftests-src)
   klab-images/<config>/<design>/   each design's kernel (build.py)
 
 Each tree has a lock file beside it (klab-<config>.lock): a command holds
@@ -38,30 +40,35 @@ import os
 import shutil
 import subprocess
 
-from . import paths
+from . import bases, paths
 from .designs import MAINLINE, patched_files
 from .run import log
 from .shell import sh
 
 
 class Cache:
-    def __init__(self, root=None, tarball=None):
+    def __init__(self, root=None, tarball=None, base=None):
         self.root = root or paths.cache_dir()
-        self.tarball = tarball or paths.TARBALL
+        self.base = base or bases.current()
+        self.own_tarball = tarball is None      # the base's: fetched when missing
+        self.tarball = tarball or self.base.tarball()
 
     def tree_dir(self, config):
         return os.path.join(self.root, "klab-" + config)
 
     def selftests_dir(self):
-        return os.path.join(self.root, "klab-selftests-src")
+        return os.path.join(self.root, "klab-%sselftests-src" % self.base.tree_prefix)
 
     def image_dir(self, config, design_name):
         return os.path.join(self.root, "klab-images", config, design_name)
 
     def _untar(self, dest, run, label, members=()):
+        if not os.path.exists(self.tarball) and self.own_tarball:
+            bases.fetch(self.base, run)
         if not os.path.exists(self.tarball):
-            raise RuntimeError("%s missing (apt-get install linux-source-6.12)" % self.tarball)
-        with run.step("untar linux-source-6.12 (%s)" % label):
+            raise RuntimeError("%s missing (apt-get install %s)" % (self.tarball,
+                                                                  self.base.package))
+        with run.step("untar %s (%s)" % (self.base.package, label)):
             sh(["tar", "-xf", self.tarball, "-C", dest, "--strip-components=1"] + list(members))
 
     def unpack(self, dest, run, label):
@@ -72,6 +79,9 @@ class Cache:
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)
         self._untar(tmp, run, label)
+        version = bases.source_version(tmp)
+        if version:
+            log("%s: %s, Makefile %s" % (label, self.base.words(), version))
         st = self.selftests_dir()
         if not os.path.isdir(st):
             os.makedirs(st + ".tmp", exist_ok=True)
@@ -111,13 +121,13 @@ class Cache:
         st = self.selftests_dir()
         if os.path.isdir(st):
             return st
-        with self.locked("selftests-src"):
+        with self.locked(self.base.tree_prefix + "selftests-src"):
             if os.path.isdir(st):
                 return st
             shutil.rmtree(st + ".tmp", ignore_errors=True)
             os.makedirs(st + ".tmp")
             self._untar(st + ".tmp", run, "selftests", [
-                "linux-source-6.12/tools/testing/selftests", "linux-source-6.12/tools/include"])
+                "--wildcards", "*/tools/testing/selftests", "*/tools/include"])
             os.rename(st + ".tmp", st)
         return st
 
@@ -156,8 +166,9 @@ class Cache:
                 for q in reversed(done):
                     _patch(tree, q, reverse=True)
                 keep_unchanged_mtimes(tree, before)
-                raise RuntimeError("%s: %s does not apply to linux-source-6.12:\n%s"
-                                   % (design.name, os.path.basename(p), r.stdout))
+                raise RuntimeError("%s: %s does not apply to %s:\n%s"
+                                   % (design.name, os.path.basename(p), self.base.words(),
+                                      r.stdout))
             done.append(p)
         os.makedirs(ad, exist_ok=True)
         for i, p in enumerate(done):

@@ -35,7 +35,7 @@ import shutil
 import statistics
 import subprocess
 
-from . import boot, compare, paths, workmodel
+from . import bases, boot, compare, paths, workmodel
 from .boots import checked_boot
 from .run import log
 
@@ -257,9 +257,11 @@ def stress_ng_files():
 DEFAULT_CLOCK = boot.DEFAULT_CLOCK
 
 
-def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAULT_CLOCK):
+def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAULT_CLOCK,
+              on="qemu"):
     """The BootSpec of workload @name at @geometry for @design (disks made
-    in @tmp), its guest on @clock (boot.parse_clock)."""
+    in @tmp), its guest on @clock (boot.parse_clock) on machine @on (UML: one
+    node, machine.py)."""
     g = WORKLOADS[name][geometry]
     disks, files = [], []
     for exp, params in g["exps"]:
@@ -276,16 +278,23 @@ def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAU
             files += stress_ng_files()
     args = ["--design", "kernel:" + design, "--accel", accel, "--scale", geometry,
             "--date", date, "--clock", clock] + [exp_arg(e, p) for e, p in g["exps"]]
-    return boot.BootSpec(kernel=image, prog=prog, args=args, cpus=CPUS, nodes=NODES,
-                         mem=g["mem"], timeout=g["timeout"], append=g.get("append", ""),
-                         files=files, disks=disks, clock=clock)
+    return boot.BootSpec(kernel=image, prog=prog, args=args, cpus=CPUS,
+                         nodes=1 if on == "uml" else NODES, mem=g["mem"],
+                         timeout=g["timeout"], append=g.get("append", ""), files=files,
+                         disks=disks, clock=clock, machine=on)
 
 
-def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_CLOCK):
+def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_CLOCK,
+               on="qemu"):
     """Every workload @names on every design, @boots rounds interleaved,
-    the guests on @clock; the guests' documents in boot order."""
+    the guests on @clock on machine @on; the guests' documents in boot
+    order."""
     docs = []
-    accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    if on == "uml":
+        accel = "uml"
+    else:
+        accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    run.plan_boots(boots * len(names) * len(chosen))
     for rnd in range(boots):
         for name in names:
             for d in chosen:
@@ -296,7 +305,7 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
                 os.makedirs(tmp, exist_ok=True)
                 try:
                     spec = boot_spec(name, geometry, images[d.name], prog, tmp, d.name, accel,
-                                     date, clock)
+                                     date, clock, on)
                     r = checked_boot(run, label, spec)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
@@ -315,6 +324,7 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
                              % (label, problem))
                 doc["machine"]["accelerator"] = r.accel_words()
                 doc["machine"]["clock"] = r.clock
+                doc["machine"]["machine"] = on
                 doc["run"]["boot"] = rnd
                 doc["run"]["workload"] = name
                 doc["run"]["clock"] = clock
@@ -461,7 +471,8 @@ def tables(cmp, words="", clock="not recorded"):
     line of ratios to mainline with their class; * marks the best median.
     @clock, the guests' clock (short: boot.clock_name), heads each table."""
     designs = cmp["designs"]
-    out = [words, ""] if words else []
+    out = ["kernel base: " + bases.current().words()]
+    out += [words, ""] if words else [""]
     out.append("per cell: kernel median over boots [min..max of all samples]; under it, the "
                "ratio to mainline [unpaired range] and its class (<%.2g lower, >%.3g higher, "
                "same between, across: the range straddles a boundary; >noise / <noise: "
@@ -523,10 +534,14 @@ def clocks(docs):
 
 def summary_words(docs, geometry, boots):
     accel = sorted(set(d["machine"]["accelerator"] for d in docs))
+    machines = sorted(set(d["machine"].get("machine", "qemu") for d in docs))
+    dates = sorted(str(d.get("date") or d["run"].get("date", "")) for d in docs)
     secs = boot_seconds(docs)
     return ("kernel workloads, geometry %s; %s boot(s) per design and workload, interleaved; "
+            "machine %s; booted %s to %s; "
             "clock: %s (the guest's CLOCK_MONOTONIC); accelerator %s; guest wall per boot: %s"
-            % (geometry, boots, "; ".join(clocks(docs)), "; ".join(accel), ", ".join(
+            % (geometry, boots, ", ".join(machines), dates[0] if dates else "?",
+               dates[-1] if dates else "?", "; ".join(clocks(docs)), "; ".join(accel), ", ".join(
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
                 if all(x is not None for x in v))))
 

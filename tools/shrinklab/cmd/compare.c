@@ -18,6 +18,7 @@
 #include "design_label.h"
 #include "driver.h"
 #include "experiments.h"
+#include "units.h"
 
 #define DEFAULT_EXPERIMENT "xarray-2026-vm"
 
@@ -55,31 +56,34 @@ static void usage(FILE *out)
 	lab_driver_usage_common(out);
 }
 
-/* One or more comma-separated labels: 0, or -1 printed. */
+/* One or more comma-separated labels (lab_list_split()'s rule): 0, or -1
+ * printed. */
 static int design_value(struct lab_request *r, const char *v)
 {
-	char copy[1024], why[160];
-	char *save = NULL;
+	char copy[1024], why[160], *item[LAB_MAX_DESIGNS];
+	const char *list_why = NULL;
+	int n = lab_list_split(v, ',', false, copy, sizeof(copy), item, LAB_MAX_DESIGNS,
+			       &list_why);
 
-	if (snprintf(copy, sizeof(copy), "%s", v) >= (int)sizeof(copy))
-		return shrinklab_bad_value(r->sub, "--design", v, "too long");
-	if (!copy[0] || copy[strlen(copy) - 1] == ',' || copy[0] == ',' || strstr(copy, ",,"))
-		return shrinklab_bad_value(r->sub, "--design", v, "an empty design label");
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	if (n < 0)
+		return shrinklab_bad_list(r->sub, "--design", v, list_why,
+					  "design labels joined by ',', at most 16");
+	for (int i = 0; i < n; i++) {
 		struct lab_design *d = &r->designs[r->nr_designs];
 		char label[LAB_LABEL_LEN];
 
 		if (r->nr_designs == LAB_MAX_DESIGNS)
 			return shrinklab_bad_value(r->sub, "--design", v, "more than 16 designs");
-		if (lab_design_parse_label(t, d, why, sizeof(why)))
-			return shrinklab_bad_value(r->sub, "--design", t, why);
+		if (lab_design_parse_label(item[i], d, why, sizeof(why)))
+			return shrinklab_bad_value(r->sub, "--design", item[i], why);
 		lab_design_label(d, label, sizeof(label));
 		for (size_t k = 0; k < r->nr_designs; k++) {
 			char other[LAB_LABEL_LEN];
 
 			lab_design_label(&r->designs[k], other, sizeof(other));
 			if (!strcmp(other, label))
-				return shrinklab_bad_value(r->sub, "--design", t, "given twice");
+				return shrinklab_bad_value(r->sub, "--design", item[i],
+							   "given twice");
 		}
 		r->nr_designs++;
 	}

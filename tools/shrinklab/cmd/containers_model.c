@@ -17,6 +17,7 @@
 #include "conventions.h"
 #include "model_cmd.h"
 #include "stats.h"
+#include "units.h"
 #include "version.h"
 
 #define SUB "containers"
@@ -155,34 +156,66 @@ static const struct count_option counts[] = {
 };
 
 /* "0+20000": rising levels of background mounts. */
-static int parse_bg(const char *s, struct lab_ct_geometry *g)
+static int parse_bg(const char *s, struct lab_ct_geometry *g, const char **why)
 {
-	size_t n = 0;
+	char buf[128], *item[LAB_CT_MAX_LEVELS];
+	unsigned long bg[LAB_CT_MAX_LEVELS];
+	int n = lab_list_split(s, '+', false, buf, sizeof(buf), item, LAB_CT_MAX_LEVELS, why);
 
-	while (*s) {
-		char *end;
-		unsigned long v;
-
-		if (n == LAB_CT_MAX_LEVELS || *s < '0' || *s > '9')
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (lab_parse_ulong(item[i], 0, 10000000, &bg[i])) {
+			*why = "a count that is not a whole number 0..10000000";
 			return -EINVAL;
-		v = strtoul(s, &end, 10);
-		if (v > 10000000 || (n && v < g->bg[n - 1]))
+		}
+		if (i && bg[i] <= bg[i - 1]) {
+			*why = "a level not above the one before";
 			return -EINVAL;
-		g->bg[n++] = v;
-		if (*end == '+' && end[1])
-			end++;
-		else if (*end)
-			return -EINVAL;
-		s = end;
+		}
 	}
-	if (!n)
-		return -EINVAL;
-	g->nbg = n;
+	memcpy(g->bg, bg, (size_t)n * sizeof(bg[0]));
+	g->nbg = (size_t)n;
+	return 0;
+}
+
+/* "reclaim+high+drop" (each once) or "all" into @g's phases; @balloon set
+ * when it was asked (accepted, not modelled). 0, or -EINVAL with @why. */
+static int parse_phases(const char *text, struct lab_ct_geometry *g, bool *balloon,
+			const char **why)
+{
+	static const char *const names[] = { "reclaim", "high", "drop", "balloon" };
+	char buf[128], *item[5];
+	bool on[4] = { false };
+	int n = lab_list_split(text, '+', false, buf, sizeof(buf), item, 5, why);
+	bool all = n == 1 && !strcmp(item[0], "all");
+
+	if (all)
+		on[0] = on[1] = on[2] = on[3] = true;
+	for (int i = 0; i < n && !all; i++) {
+		size_t k = 0;
+
+		while (k < 4 && strcmp(item[i], names[k]))
+			k++;
+		if (k == 4) {
+			*why = strcmp(item[i], "all") ? "an unknown phase" : "all and another phase";
+			return -EINVAL;
+		}
+		on[k] = true;
+	}
+	if (n < 0)
+		return n;
+	g->phase_reclaim = on[0];
+	g->phase_high = on[1];
+	g->phase_drop = on[2];
+	*balloon = on[3];
 	return 0;
 }
 
 static int parse_value(struct ct_request *c, int opt, const char *v)
 {
+	const char *why = NULL;
+
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		if (counts[i].opt == opt)
 			return shrinklab_count_value(SUB, counts[i].name, v, counts[i].min,
@@ -193,19 +226,19 @@ static int parse_value(struct ct_request *c, int opt, const char *v)
 	case OPT_DESIGN:
 		return model_cmd_design_value(&c->m, v);
 	case OPT_MIX:
-		if (lab_ct_parse_mix(v, &c->g))
-			return shrinklab_bad_value(SUB, "--mix", v, "expected ext4, proc and tmpfs "
-						   "joined by '+', at most 8");
+		if (lab_ct_parse_mix(v, &c->g, &why))
+			return shrinklab_bad_list(SUB, "--mix", v, why, "ext4, proc and tmpfs "
+						  "joined by '+', at most 8");
 		return 0;
 	case OPT_BG:
-		if (parse_bg(v, &c->g))
-			return shrinklab_bad_value(SUB, "--bg", v, "expected rising mount counts "
-						   "joined by '+', e.g. 0+20000 (at most 8)");
+		if (parse_bg(v, &c->g, &why))
+			return shrinklab_bad_list(SUB, "--bg", v, why, "rising mount counts "
+						  "joined by '+', e.g. 0+20000 (at most 8)");
 		return 0;
 	case OPT_PHASES:
-		if (lab_ct_parse_phases(v, &c->g, &c->balloon))
-			return shrinklab_bad_value(SUB, "--phases", v, "expected reclaim, high, "
-						   "balloon, drop joined by '+', or all");
+		if (parse_phases(v, &c->g, &c->balloon, &why))
+			return shrinklab_bad_list(SUB, "--phases", v, why, "reclaim, high, "
+						  "balloon, drop joined by '+', each once, or all");
 		return 0;
 	case OPT_JSON:
 		c->m.json = v;
@@ -238,8 +271,7 @@ static int parse(int argc, char **argv, struct ct_request *c)
 	if (opt != SHRINKLAB_GETOPT_DONE)
 		return opt == SHRINKLAB_GETOPT_EXIT ? 1 : -1;
 	if (optind < argc) {
-		shrinklab_error(SUB, "unexpected argument '%s' (see 'shrinklab containers --help')",
-				argv[optind]);
+		shrinklab_unexpected_argument(SUB, argv[optind]);
 		return -1;
 	}
 	return model_cmd_check_request(&c->m);

@@ -33,10 +33,41 @@ void shrinklab_print_exit_codes(FILE *out)
 		     "measured).\n");
 }
 
+const char *shrinklab_shown(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (n <= SHRINKLAB_SHOWN)
+		return s;
+	snprintf(buf, len, "%.*s... (%zu characters)", SHRINKLAB_SHOWN - 3, s, n);
+	return buf;
+}
+
 int shrinklab_bad_value(const char *sub, const char *opt, const char *value, const char *what)
 {
-	shrinklab_error(sub, "%s '%s': %s", opt, value ? value : "", what);
+	char shown[SHRINKLAB_SHOWN_LEN];
+
+	shrinklab_error(sub, "%s '%s': %s", opt, shrinklab_shown(value ? value : "", shown,
+								  sizeof(shown)), what);
 	return -1;
+}
+
+int shrinklab_unexpected_argument(const char *sub, const char *arg)
+{
+	char shown[SHRINKLAB_SHOWN_LEN];
+
+	shrinklab_error(sub, "unexpected argument '%s' (see 'shrinklab %s --help')",
+			shrinklab_shown(arg, shown, sizeof(shown)), sub);
+	return -1;
+}
+
+int shrinklab_bad_list(const char *sub, const char *opt, const char *value, const char *why,
+		       const char *expected)
+{
+	char what[320];
+
+	snprintf(what, sizeof(what), "%s; expected %s", why, expected);
+	return shrinklab_bad_value(sub, opt, value, what);
 }
 
 int shrinklab_count_value(const char *sub, const char *opt, const char *value,
@@ -91,7 +122,7 @@ int shrinklab_getopt_next(struct shrinklab_getopt *g, int argc, char **argv)
 	const struct option *o;
 	size_t idx = 0;
 
-	char hint[64];
+	char hint[64], shown[SHRINKLAB_SHOWN_LEN];
 
 	if (c == -1)
 		return SHRINKLAB_GETOPT_DONE;
@@ -120,7 +151,8 @@ int shrinklab_getopt_next(struct shrinklab_getopt *g, int argc, char **argv)
 							  what[1] != '-'))
 			shrinklab_error(g->sub, "unknown option '-%c' (%s)", optopt, hint);
 		else
-			shrinklab_error(g->sub, "unknown or ambiguous option '%s' (%s)", what, hint);
+			shrinklab_error(g->sub, "unknown or ambiguous option '%s' (%s)",
+					shrinklab_shown(what, shown, sizeof(shown)), hint);
 		return SHRINKLAB_GETOPT_USAGE;
 	}
 	o = find_by_val(g, c, &idx);

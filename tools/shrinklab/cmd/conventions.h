@@ -66,8 +66,22 @@ int shrinklab_getopt_next(struct shrinklab_getopt *g, int argc, char **argv);
 /* The exit code for SHRINKLAB_GETOPT_EXIT (0) or _USAGE (2). */
 int shrinklab_getopt_status(int c);
 
-/* A bad option value: "shrinklab: <sub>: --opt 'value': <what>". */
+/* A value from the command line as an error line shows it: whole up to
+ * SHRINKLAB_SHOWN characters, else its start, "..." and its length (a
+ * 5,000-digit number is not echoed back). Return: @s or @buf. */
+#define SHRINKLAB_SHOWN 64
+#define SHRINKLAB_SHOWN_LEN (SHRINKLAB_SHOWN + 40)
+const char *shrinklab_shown(const char *s, char *buf, size_t len);
+
+/* A bad option value: "shrinklab: <sub>: --opt 'value': <what>" (the
+ * value as shrinklab_shown() cuts it). */
 int shrinklab_bad_value(const char *sub, const char *opt, const char *value, const char *what);
+/* An argument where the subcommand takes none: its line. Return: -1. */
+int shrinklab_unexpected_argument(const char *sub, const char *arg);
+/* A bad list value (lab_list_split()'s rule or an unknown item): the bad
+ * value's line with @why, then "expected @expected". Return: -1. */
+int shrinklab_bad_list(const char *sub, const char *opt, const char *value, const char *why,
+		       const char *expected);
 /* A whole number in [@min, @max] into @out: 0, or -1 after the bad value's
  * line ("expected a whole number MIN..MAX" and @hint, which may be NULL). */
 int shrinklab_count_value(const char *sub, const char *opt, const char *value,

@@ -63,7 +63,7 @@ void lab_driver_usage_common(FILE *out)
 		"  --scale S          default (each experiment at the seed's geometry where\n"
 		"                     that fits minutes and memory; the tables say), seed,\n"
 		"                     quick (x0.01, seconds), or a multiplier of the seeds'\n"
-		"                     mounts and cgroups in (0, 3]\n"
+		"                     mounts and cgroups in [0.01, 3]\n"
 		"  --samples N        timed samples after one warm-up, 5..64 (default 5)\n"
 		"  --mem-budget B     memory for the hosts of one experiment, e.g. 8G; default:\n"
 		"                     MemAvailable minus an eighth (at least 1 GiB); designs\n"
@@ -138,7 +138,8 @@ static int common_value(struct lab_request *r, int opt, const char *v)
 	case LAB_DRIVER_OPT_SCALE:
 		if (lab_parse_scale(v, &r->opt))
 			return shrinklab_bad_value(sub, "--scale", v,
-						   "expected seed, quick, default or a number in (0, 3]");
+						   "expected seed, quick, default or a number in "
+						   "[0.01, 3]");
 		return 0;
 	case LAB_DRIVER_OPT_SAMPLES:
 		if (shrinklab_count_value(sub, "--samples", v, 5, LAB_MAX_SAMPLES, NULL, &n))
@@ -172,8 +173,16 @@ static int common_value(struct lab_request *r, int opt, const char *v)
 	case LAB_DRIVER_OPT_EXPERIMENT: {
 		const struct lab_experiment *e = lab_experiment_find(v);
 
-		if (!e)
-			return shrinklab_bad_value(sub, "--experiment", v, "unknown experiment");
+		if (!e) {
+			char known[512];
+			int n = snprintf(known, sizeof(known), "unknown experiment; expected one of");
+
+			for (size_t i = 0; i < lab_nr_experiments && n > 0 &&
+					   (size_t)n < sizeof(known); i++)
+				n += snprintf(known + n, sizeof(known) - (size_t)n, "%s %s",
+					      i ? "," : "", lab_experiments[i].id);
+			return shrinklab_bad_value(sub, "--experiment", v, known);
+		}
 		if (r->selected[e - lab_experiments])
 			return shrinklab_bad_value(sub, "--experiment", v, "given twice");
 		r->selected[e - lab_experiments] = true;
@@ -221,8 +230,7 @@ static int parse(int argc, char **argv, const struct lab_driver_spec *spec,
 	if (opt != SHRINKLAB_GETOPT_DONE)
 		return shrinklab_getopt_status(opt);
 	if (optind < argc) {
-		shrinklab_error(spec->sub, "unexpected argument '%s' (see 'shrinklab %s --help')",
-				argv[optind], spec->sub);
+		shrinklab_unexpected_argument(spec->sub, argv[optind]);
 		return SHRINKLAB_EXIT_USAGE;
 	}
 	if (spec->check(r))
@@ -239,57 +247,17 @@ static bool selected(const struct lab_request *r, size_t i)
 	return !r->any_selected || r->selected[i];
 }
 
-/* The files a run writes at its end, each opened and probed up front. */
-enum { OUT_JSON, OUT_CSV, OUT_MARKDOWN, NR_OUTS };
-static const char *const out_option[NR_OUTS] = { "--json", "--csv", "--markdown" };
-
-struct outs {
-	struct lab_output o[NR_OUTS];
-};
-
-static void outs_abandon(struct outs *o)
-{
-	for (int k = 0; k < NR_OUTS; k++)
-		lab_output_abandon(&o->o[k]);
-}
-
 /* Open every output asked for: 0, or -EINVAL (printed, none left open). */
-static int outs_open(const struct lab_request *r, struct outs *o)
+static int outs_open(const struct lab_request *r, struct lab_outputs *o)
 {
-	const char *path[NR_OUTS] = { r->json, r->csv, r->markdown };
-	char err[512];
-	int dash = -1;
+	const char *path[LAB_NR_OUTS] = { r->json, r->csv, r->markdown };
+	char err[768];
 
-	memset(o, 0, sizeof(*o));
-	for (int k = 0; k < NR_OUTS; k++)
-		o->o[k].fd = -1;
-	for (int k = 0; k < NR_OUTS; k++) {
-		if (!path[k] || strcmp(path[k], "-"))
-			continue;
-		if (dash >= 0) {
-			shrinklab_error(r->sub, "%s - and %s -: one output at most on standard "
-					"output", out_option[dash], out_option[k]);
-			return -EINVAL;
-		}
-		dash = k;
-	}
-	for (int k = 0; k < NR_OUTS; k++) {
-		if (lab_output_open(&o->o[k], path[k], err, sizeof(err))) {
-			shrinklab_error(r->sub, "%s '%s': %s", out_option[k], path[k], err);
-			outs_abandon(o);
-			return -EINVAL;
-		}
+	if (lab_outputs_open(o, path, err, sizeof(err))) {
+		shrinklab_error(r->sub, "%s", err);
+		return -EINVAL;
 	}
 	return 0;
-}
-
-/* Does any output go to standard output (then the tables go to stderr)? */
-static bool outs_stdout(const struct outs *o)
-{
-	for (int k = 0; k < NR_OUTS; k++)
-		if (o->o[k].fd == STDOUT_FILENO)
-			return true;
-	return false;
 }
 
 /* The designs each experiment will run with. */
@@ -300,7 +268,7 @@ static size_t designs_of(const struct lab_request *r, size_t i)
 
 /* Everything that can be wrong with the request, before the first host. */
 static int preflight(const struct lab_driver_spec *spec, struct lab_request *r,
-		     struct outs *outs, const char **gnuplot, char *gpbuf, size_t gplen)
+		     struct lab_outputs *outs, const char **gnuplot, char *gpbuf, size_t gplen)
 {
 	char err[512];
 
@@ -311,7 +279,8 @@ static int preflight(const struct lab_driver_spec *spec, struct lab_request *r,
 		if (!selected(r, i))
 			continue;
 		lab_experiment_scale(&lab_experiments[i], &r->opt, &s);
-		if (lab_check_feasible(&r->opt, &s, designs_of(r, i), err, sizeof(err))) {
+		if (lab_budget_fit_as(&r->opt, &s, designs_of(r, i), err, sizeof(err)) ||
+		    lab_check_feasible(&r->opt, &s, designs_of(r, i), err, sizeof(err))) {
 			shrinklab_error(r->sub, "%s: %s", lab_experiments[i].id, err);
 			return -EINVAL;
 		}
@@ -323,14 +292,14 @@ static int preflight(const struct lab_driver_spec *spec, struct lab_request *r,
 	*gnuplot = NULL;
 	if (r->plots) {
 		if (lab_outdir_prepare(r->plots, err, sizeof(err))) {
-			shrinklab_error(r->sub, "--plots '%s': %s", r->plots, err);
-			outs_abandon(outs);
+			shrinklab_error(r->sub, "--plots '%.*s': %s", LAB_PATH_SHOWN, r->plots, err);
+			lab_outputs_abandon(outs);
 			return -EINVAL;
 		}
 		*gnuplot = lab_gnuplot_find(gpbuf, gplen, err, sizeof(err));
 		if (!*gnuplot) {
 			shrinklab_error(r->sub, "%s", err);
-			outs_abandon(outs);
+			lab_outputs_abandon(outs);
 			return -ENOENT;
 		}
 	}
@@ -365,36 +334,50 @@ static int run_one(const struct lab_request *r, const struct lab_experiment *e,
 	return ret;
 }
 
-/* Output @k of @runs: 0 or -errno (printed). */
-static int write_out(const struct lab_request *r, struct outs *outs, int k,
-		     const struct lab_run *runs, size_t nr, uint64_t t0)
+/* What the writers of the outputs are given. */
+struct outs_arg {
+	const struct lab_run *runs;
+	size_t nr;
+	const struct lab_json_context *ctx;
+};
+
+static int write_json(FILE *f, const void *arg)
 {
+	const struct outs_arg *a = arg;
+
+	return lab_json_write(f, a->runs, a->nr, a->ctx);
+}
+
+static int write_csv(FILE *f, const void *arg)
+{
+	const struct outs_arg *a = arg;
+
+	return lab_csv_write(f, a->runs, a->nr);
+}
+
+static int write_markdown(FILE *f, const void *arg)
+{
+	const struct outs_arg *a = arg;
+
+	return lab_report_markdown(f, a->runs, a->nr);
+}
+
+/* The end of a run (lab_outputs_finish()): 0 or -errno (printed). */
+static int write_outs(const struct lab_request *r, struct lab_outputs *outs, FILE *tables,
+		      const struct lab_run *runs, size_t nr, uint64_t t0)
+{
+	static const lab_output_writer writers[LAB_NR_OUTS] = { write_json, write_csv,
+								 write_markdown };
 	struct lab_json_context ctx = { .subcommand = r->sub, .opt = &r->opt };
-	struct lab_output *o = &outs->o[k];
-	FILE *f;
+	struct outs_arg arg = { .runs = runs, .nr = nr, .ctx = &ctx };
+	char err[768];
 	int ret;
 
-	if (!o->path)
-		return 0;
-	f = lab_output_begin(o);
 	ctx.argc = shrinklab_command(&ctx.argv);
 	ctx.elapsed_ns = lab_now_ns() - t0;
-	if (!f)
-		ret = -errno;
-	else if (k == OUT_JSON)
-		ret = lab_json_write(f, runs, nr, &ctx);
-	else if (k == OUT_CSV)
-		ret = lab_csv_write(f, runs, nr);
-	else
-		ret = lab_report_markdown(f, runs, nr);
-	if (f) {
-		int end = lab_output_end(o, f);
-
-		ret = ret ? ret : end;
-	}
+	ret = lab_outputs_finish(outs, tables, writers, &arg, err, sizeof(err));
 	if (ret)
-		shrinklab_error(r->sub, "%s '%s': writing failed: %s", out_option[k], o->path,
-				strerror(-ret ? -ret : EIO));
+		shrinklab_error(r->sub, "%s", err);
 	return ret;
 }
 
@@ -402,7 +385,7 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 {
 	static struct lab_run runs[16];
 	struct lab_seeds seeds;
-	struct outs outs;
+	struct lab_outputs outs;
 	char err[512], gpbuf[4096], label[LAB_LABEL_LEN];
 	const char *gnuplot;
 	bool plot_failed = false;
@@ -422,7 +405,7 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 		return ret == -ENOENT ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_USAGE;
 	}
 	/* With an output on stdout, people read the tables on stderr. */
-	out = outs_stdout(&outs) ? stderr : stdout;
+	out = lab_outputs_on_stdout(&outs) ? stderr : stdout;
 	lab_progress_enable(!r->opt.quiet);
 	lab_design_label(&r->design, label, sizeof(label));
 	lab_report_header(out, r->sub, &r->opt, r->one_design ? label : NULL);
@@ -435,8 +418,12 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 		ret = run_one(r, e, run);
 		nr++;
 		if (ret) {
-			shrinklab_error(r->sub, "%s failed: %s", e->id,
-					run->error[0] ? run->error : strerror(-ret));
+			unsigned long long unmapped, limit = lab_as_limit(&unmapped);
+
+			shrinklab_error(r->sub, "%s failed: %s%s", e->id,
+					run->error[0] ? run->error : strerror(-ret),
+					ret == -ENOMEM && limit ? " (under an address-space limit: "
+					"raise it or lower --scale)" : "");
 			break;
 		}
 		lab_run_sort(run);
@@ -455,17 +442,19 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 					e->id);
 			}
 		}
-		fflush(out);
+		/* A reader that went away: stop now, not after every experiment. */
+		ret = lab_tables_written(out, err, sizeof(err));
+		if (ret)
+			shrinklab_error(r->sub, "%s", err);
 	}
 	if (!ret) {
 		lab_report_decisions(out, runs, nr);
 		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
 			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
-		for (int k = 0; k < NR_OUTS && !ret; k++)
-			ret = write_out(r, &outs, k, runs, nr, t0);
+		ret = write_outs(r, &outs, out, runs, nr, t0);
 	}
 	if (ret)
-		outs_abandon(&outs);
+		lab_outputs_abandon(&outs);
 	for (size_t i = 0; i < nr; i++)
 		lab_run_free(&runs[i]);
 	lab_seeds_free(&seeds);

@@ -17,6 +17,7 @@
 #include "kernel_experiments.h"
 #include "model_cmd.h"
 #include "stats.h"
+#include "units.h"
 #include "version.h"
 
 enum {
@@ -116,29 +117,31 @@ static void usage(FILE *out)
 	shrinklab_print_exit_codes(out);
 }
 
-static int parse_ladder(const char *s, struct lab_kernel_geometry *g)
+static int parse_ladder(const char *s, struct lab_kernel_geometry *g, const char **why)
 {
-	char *end;
+	char buf[128], *item[LAB_KERNEL_MAX_RUNGS];
+	unsigned int ladder[LAB_KERNEL_MAX_RUNGS];
+	int n = lab_list_split(s, ',', false, buf, sizeof(buf), item, LAB_KERNEL_MAX_RUNGS, why);
 
-	g->nr_ladder = 0;
-	while (*s) {
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
 		unsigned long u;
 
-		if (g->nr_ladder == LAB_KERNEL_MAX_RUNGS || *s < '0' || *s > '9')
+		if (lab_parse_ulong(item[i], 1, 100000, &u)) {
+			*why = "a rung that is not a whole number 1..100000";
 			return -EINVAL;
-		u = strtoul(s, &end, 10);
-		if (u < 1 || u > 100000 || (g->nr_ladder && u <= g->ladder[g->nr_ladder - 1]))
+		}
+		if ((!i && u != 1) || (i && u <= ladder[i - 1])) {
+			*why = "rungs that do not rise from 1";
 			return -EINVAL;
-		g->ladder[g->nr_ladder++] = (unsigned int)u;
-		if (*end == ',' && end[1])
-			end++;
-		else if (*end)
-			return -EINVAL;
-		s = end;
+		}
+		ladder[i] = (unsigned int)u;
 	}
-	return g->nr_ladder && g->ladder[0] == 1 ? 0 : -EINVAL;
+	memcpy(g->ladder, ladder, (size_t)n * sizeof(ladder[0]));
+	g->nr_ladder = n;
+	return 0;
 }
-
 
 /* What the command line asked. */
 struct kernel_request {
@@ -185,6 +188,8 @@ static const struct count_option counts[] = {
 
 static int parse_value(struct kernel_request *c, int opt, const char *v)
 {
+	const char *why = NULL;
+
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		if (counts[i].opt != opt)
 			continue;
@@ -200,10 +205,10 @@ static int parse_value(struct kernel_request *c, int opt, const char *v)
 	case OPT_DESIGN:
 		return model_cmd_design_value(&c->m, v);
 	case OPT_LADDER:
-		if (parse_ladder(v, &c->g))
-			return shrinklab_bad_value("kernel", "--ladder", v,
-						   "expected rising units per node from 1, "
-						   "e.g. 1,35,126,314 (at most 8)");
+		if (parse_ladder(v, &c->g, &why))
+			return shrinklab_bad_list("kernel", "--ladder", v, why,
+						  "rising units per node from 1, "
+						  "e.g. 1,35,126,314 (at most 8)");
 		return 0;
 	case OPT_JSON:
 		c->m.json = v;
@@ -263,8 +268,7 @@ static int parse(int argc, char **argv, struct kernel_request *c)
 	if (opt != SHRINKLAB_GETOPT_DONE)
 		return opt == SHRINKLAB_GETOPT_EXIT ? 1 : -1;
 	if (optind < argc) {
-		shrinklab_error("kernel", "unexpected argument '%s' (see 'shrinklab kernel --help')",
-				argv[optind]);
+		shrinklab_unexpected_argument("kernel", argv[optind]);
 		return -1;
 	}
 	if (model_cmd_check_request(&c->m))

@@ -43,11 +43,6 @@ int model_cmd_check_request(const struct model_cmd *m)
 		shrinklab_error(m->sub, "--design is required (see 'shrinklab %s --help')", m->sub);
 		return -1;
 	}
-	if (m->json && m->csv && !strcmp(m->json, "-") && !strcmp(m->csv, "-")) {
-		shrinklab_error(m->sub, "--json - and --csv -: one output at most on standard "
-			       "output");
-		return -1;
-	}
 	return 0;
 }
 
@@ -83,50 +78,50 @@ static int check_designs(const struct model_cmd *m, int nodes)
 
 int model_cmd_begin(struct model_cmd *m, int nodes)
 {
-	char err[256];
+	const char *path[LAB_NR_OUTS] = { m->json, m->csv, NULL };
+	char err[768];
 
 	m->t0 = lab_now_ns();
 	if (check_designs(m, nodes))
 		return SHRINKLAB_EXIT_USAGE;
-	if (lab_output_open(&m->json_out, m->json, err, sizeof(err))) {
-		shrinklab_error(m->sub, "--json '%s': %s", m->json, err);
+	if (lab_outputs_open(&m->outs, path, err, sizeof(err))) {
+		shrinklab_error(m->sub, "%s", err);
 		return SHRINKLAB_EXIT_USAGE;
 	}
-	if (lab_output_open(&m->csv_out, m->csv, err, sizeof(err))) {
-		shrinklab_error(m->sub, "--csv '%s': %s", m->csv, err);
-		lab_output_abandon(&m->json_out);
-		return SHRINKLAB_EXIT_USAGE;
-	}
-	m->out = m->json_out.fd == 1 || m->csv_out.fd == 1 ? stderr : stdout;
+	m->out = lab_outputs_on_stdout(&m->outs) ? stderr : stdout;
 	return 0;
 }
 
-/* The CSV of the run: 0 or -errno (printed, the output abandoned). */
-static int write_csv(struct model_cmd *m, const struct lab_run *runs, size_t n)
+/* What the writers of the outputs are given. */
+struct outs_arg {
+	const struct lab_run *runs;
+	size_t n;
+	const struct lab_json_context *ctx;
+};
+
+static int write_json(FILE *f, const void *arg)
 {
-	FILE *f = lab_output_begin(&m->csv_out);
-	int ret = f ? lab_csv_write(f, runs, n) : -errno;
+	const struct outs_arg *a = arg;
 
-	if (f) {
-		int end = lab_output_end(&m->csv_out, f);
-
-		ret = ret ? ret : end;
-	}
-	if (ret) {
-		shrinklab_error(m->sub, "--csv '%s': writing failed: %s", m->csv_out.path,
-				strerror(-ret));
-		lab_output_abandon(&m->csv_out);
-	}
-	return ret;
+	return lab_json_write(f, a->runs, a->n, a->ctx);
 }
 
-/* The JSON of the run: 0 or -errno (printed, the output abandoned). */
-static int write_json(struct model_cmd *m, const struct lab_run *runs, size_t n,
+static int write_csv(FILE *f, const void *arg)
+{
+	const struct outs_arg *a = arg;
+
+	return lab_csv_write(f, a->runs, a->n);
+}
+
+/* The end of a run (lab_outputs_finish()): 0 or -errno (printed). */
+static int write_outs(struct model_cmd *m, const struct lab_run *runs, size_t n,
 		      unsigned int samples)
 {
+	static const lab_output_writer writers[LAB_NR_OUTS] = { write_json, write_csv, NULL };
 	struct lab_options opt;
 	struct lab_json_context ctx = { .subcommand = m->sub, .opt = &opt };
-	FILE *f = lab_output_begin(&m->json_out);
+	struct outs_arg arg = { .runs = runs, .n = n, .ctx = &ctx };
+	char err[768];
 	int ret;
 
 	lab_options_init(&opt);
@@ -134,17 +129,9 @@ static int write_json(struct model_cmd *m, const struct lab_run *runs, size_t n,
 	opt.samples = samples;
 	ctx.argc = shrinklab_command(&ctx.argv);
 	ctx.elapsed_ns = lab_now_ns() - m->t0;
-	ret = f ? lab_json_write(f, runs, n, &ctx) : -errno;
-	if (f) {
-		int end = lab_output_end(&m->json_out, f);
-
-		ret = ret ? ret : end;
-	}
-	if (ret) {
-		shrinklab_error(m->sub, "--json '%s': writing failed: %s", m->json_out.path,
-				strerror(-ret));
-		lab_output_abandon(&m->json_out);
-	}
+	ret = lab_outputs_finish(&m->outs, m->out, writers, &arg, err, sizeof(err));
+	if (ret)
+		shrinklab_error(m->sub, "%s", err);
 	return ret;
 }
 
@@ -153,8 +140,7 @@ int model_cmd_finish(struct model_cmd *m, int ret, const struct lab_run *runs, s
 {
 	if (ret) {
 		shrinklab_error(m->sub, "the run failed: %s", strerror(-ret));
-		lab_output_abandon(&m->json_out);
-		lab_output_abandon(&m->csv_out);
+		lab_outputs_abandon(&m->outs);
 		return SHRINKLAB_EXIT_FAILED;
 	}
 	for (size_t e = 0; e < n; e++) {
@@ -165,11 +151,5 @@ int model_cmd_finish(struct model_cmd *m, int ret, const struct lab_run *runs, s
 	}
 	fprintf(m->out, "\npeak RSS %.2f GiB, %.1f s in all\n",
 		(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - m->t0) / 1e9);
-	if (m->json_out.path)
-		ret = write_json(m, runs, n, samples);
-	if (m->csv_out.path && !ret)
-		ret = write_csv(m, runs, n);
-	else if (m->csv_out.path)
-		lab_output_abandon(&m->csv_out);
-	return ret ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
+	return write_outs(m, runs, n, samples) ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
 }

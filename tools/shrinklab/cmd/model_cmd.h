@@ -26,7 +26,7 @@ struct model_cmd {
 	const char *json, *csv;    /* the options' paths; NULL: not asked */
 	bool rows, quiet;
 	/* Set by model_cmd_begin(): */
-	struct lab_output json_out, csv_out;
+	struct lab_outputs outs;   /* --json, --csv (no --markdown) */
 	FILE *out;                 /* the tables' stream (stderr when an output is stdout) */
 	uint64_t t0;
 };
@@ -38,15 +38,14 @@ struct model_cmd {
 int model_cmd_design_value(struct model_cmd *m, const char *v);
 
 /*
- * After the options: at least one design, and not both outputs on
- * standard output.
+ * After the options: at least one design.
  * Return: 0, or -1 after the error's line.
  */
 int model_cmd_check_request(const struct model_cmd *m);
 
 /*
  * Before the run: every design a configuration the library accepts on
- * @nodes nodes, none twice; both outputs opened.
+ * @nodes nodes, none twice; the outputs opened (lab_outputs_open()).
  * Return: 0, or SHRINKLAB_EXIT_USAGE after the error's line (nothing open).
  */
 int model_cmd_begin(struct model_cmd *m, int nodes);

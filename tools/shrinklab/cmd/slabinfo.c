@@ -116,7 +116,10 @@ static int parse_args(int argc, char **argv, struct shr_slab_params *params, siz
 		return -1;
 	for (int i = optind; i < argc; i++) {
 		if (lab_parse_ulong(argv[i], 1, MAX_SIZE, &v)) {
-			shrinklab_error("slabinfo", "size '%s': expected a byte count 1..%lu", argv[i],
+			char shown[SHRINKLAB_SHOWN_LEN];
+
+			shrinklab_error("slabinfo", "size '%s': expected a byte count 1..%lu",
+					shrinklab_shown(argv[i], shown, sizeof(shown)),
 					(unsigned long)MAX_SIZE);
 			return -1;
 		}

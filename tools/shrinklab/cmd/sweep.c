@@ -71,7 +71,7 @@ static void usage(FILE *out)
 		"plot with: cd DIR && gnuplot NAME.gp\n"
 		"  --out DIR     output directory, created if missing (default sweep-out)\n"
 		"  --series NAME only this series: slab, walk or register (repeatable)\n"
-		"  --scale S     multiplier of the points, in (0, 3]\n"
+		"  --scale S     multiplier of the points, in [0.01, 3]\n"
 		"  --samples N   timed samples after one warm-up, 5..64\n"
 		"  --no-plots    CSV only (no need for gnuplot)\n"
 		"  --quiet       no progress line\n"
@@ -295,7 +295,7 @@ int shrinklab_sweep(int argc, char **argv)
 		case OPT_SCALE:
 			if (lab_parse_scale(optarg, &opt) || opt.scale_kind != LAB_SCALE_FACTOR) {
 				shrinklab_bad_value("sweep", "--scale", optarg,
-						    "expected a number in (0, 3]");
+						    "expected a number in [0.01, 3]");
 				return SHRINKLAB_EXIT_USAGE;
 			}
 			break;
@@ -312,13 +312,12 @@ int shrinklab_sweep(int argc, char **argv)
 	if (c != SHRINKLAB_GETOPT_DONE)
 		return shrinklab_getopt_status(c);
 	if (optind < argc) {
-		shrinklab_error("sweep", "unexpected argument '%s' (see 'shrinklab sweep --help')",
-				argv[optind]);
+		shrinklab_unexpected_argument("sweep", argv[optind]);
 		return SHRINKLAB_EXIT_USAGE;
 	}
 	/* The outputs, before anything is measured. */
 	if (lab_outdir_prepare(dir, err, sizeof(err))) {
-		shrinklab_error("sweep", "--out '%s': %s", dir, err);
+		shrinklab_error("sweep", "--out '%.*s': %s", LAB_PATH_SHOWN, dir, err);
 		return SHRINKLAB_EXIT_USAGE;
 	}
 	if (!no_plots) {

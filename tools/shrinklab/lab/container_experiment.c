@@ -82,6 +82,7 @@
 #include "lockstep.h"
 #include "rows.h"
 #include "stats.h"
+#include "units.h"
 
 #define DRAINED_ASK_BYTES (1ul << 20)
 /* memory.reclaim's retries after a pass that freed nothing
@@ -118,57 +119,27 @@ void lab_ct_geometry_full(struct lab_ct_geometry *g)
 	g->cpus = 2;
 }
 
-int lab_ct_parse_mix(const char *text, struct lab_ct_geometry *g)
+int lab_ct_parse_mix(const char *text, struct lab_ct_geometry *g, const char **why)
 {
-	char buf[128], *save = NULL;
-	int n = 0;
+	char buf[128], *item[LAB_CT_MAX_MIX];
+	enum lab_ct_kind mix[LAB_CT_MAX_MIX];
+	int n = lab_list_split(text, '+', true, buf, sizeof(buf), item, LAB_CT_MAX_MIX, why);
 
-	if (!text || strlen(text) >= sizeof(buf))
-		return -EINVAL;
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (char *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
 		int k;
 
-		for (k = 0; k < 3 && strcmp(t, kind_names[k]); k++)
+		for (k = 0; k < 3 && strcmp(item[i], kind_names[k]); k++)
 			;
-		if (k == 3 || n == LAB_CT_MAX_MIX)
+		if (k == 3) {
+			*why = "an unknown kind";
 			return -EINVAL;
-		g->mix[n++] = (enum lab_ct_kind)k;
+		}
+		mix[i] = (enum lab_ct_kind)k;
 	}
-	if (!n)
-		return -EINVAL;
+	memcpy(g->mix, mix, (size_t)n * sizeof(mix[0]));
 	g->nmix = n;
-	return 0;
-}
-
-int lab_ct_parse_phases(const char *text, struct lab_ct_geometry *g, bool *balloon)
-{
-	char buf[128], *save = NULL;
-	bool r = false, h = false, d = false, b = false;
-
-	if (!text || strlen(text) >= sizeof(buf))
-		return -EINVAL;
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (char *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
-		if (!strcmp(t, "all"))
-			r = h = d = b = true;
-		else if (!strcmp(t, "reclaim"))
-			r = true;
-		else if (!strcmp(t, "high"))
-			h = true;
-		else if (!strcmp(t, "drop"))
-			d = true;
-		else if (!strcmp(t, "balloon"))
-			b = true;
-		else
-			return -EINVAL;
-	}
-	if (!r && !h && !d && !b)
-		return -EINVAL;
-	g->phase_reclaim = r;
-	g->phase_high = h;
-	g->phase_drop = d;
-	*balloon = b;
 	return 0;
 }
 

@@ -82,11 +82,9 @@ struct lab_ct_lab {
 
 /* The guest's full geometry (kw_containers.c's defaults). */
 void lab_ct_geometry_full(struct lab_ct_geometry *g);
-/* Parse "ext4+proc+tmpfs+tmpfs" into @g's mix. Return: 0 or -EINVAL. */
-int lab_ct_parse_mix(const char *text, struct lab_ct_geometry *g);
-/* Parse "reclaim+high+drop", "all" (balloon is accepted and not modelled)
- * into @g's phases; @balloon set when it was asked. Return: 0 or -EINVAL. */
-int lab_ct_parse_phases(const char *text, struct lab_ct_geometry *g, bool *balloon);
+/* Parse "ext4+proc+tmpfs+tmpfs" (lab_list_split(): a kind may repeat)
+ * into @g's mix. Return: 0, or -EINVAL with @why (@g unchanged). */
+int lab_ct_parse_mix(const char *text, struct lab_ct_geometry *g, const char **why);
 /* "containers: 12 x (ext4+proc+tmpfs+tmpfs: ...) beside 0+20000 ...". */
 void lab_ct_describe(const struct lab_ct_geometry *g, char *buf, size_t len);
 /* The table and run for @n designs at @g; nothing measured yet. */

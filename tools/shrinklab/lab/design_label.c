@@ -143,29 +143,26 @@ static int label_key_once(const char *tok, char (*seen)[16], size_t *nr, char *w
 
 int lab_design_parse_label(const char *s, struct lab_design *d, char *why, size_t len)
 {
-	char buf[LAB_LABEL_LEN * 2], *save = NULL, *tok;
+	char buf[LAB_LABEL_LEN * 2], *item[LAB_LABEL_KEYS + 1];
 	char seen[LAB_LABEL_KEYS][16];
 	size_t nr_seen = 0;
+	const char *list_why = NULL;
+	int n;
 
 	memset(d, 0, sizeof(*d));
-	if (strlen(s) >= sizeof(buf)) {
-		snprintf(why, len, "too long");
+	n = lab_list_split(s, '+', false, buf, sizeof(buf), item, LAB_LABEL_KEYS + 1, &list_why);
+	if (n < 0) {
+		snprintf(why, len, "%s", list_why);
 		return -EINVAL;
 	}
-	snprintf(buf, sizeof(buf), "%s", s);
-	tok = strtok_r(buf, "+", &save);
-	if (!tok || s[0] == '+' || shr_design_parse(tok, &d->design)) {
-		unknown_design(tok ? tok : "", why, len);
+	if (shr_design_parse(item[0], &d->design)) {
+		unknown_design(item[0], why, len);
 		return -EINVAL;
 	}
-	while ((tok = strtok_r(NULL, "+", &save)))
-		if (parse_label_option(tok, d, why, len) ||
-		    label_key_once(tok, seen, &nr_seen, why, len))
+	for (int i = 1; i < n; i++)
+		if (parse_label_option(item[i], d, why, len) ||
+		    label_key_once(item[i], seen, &nr_seen, why, len))
 			return -EINVAL;
-	if (strstr(s, "++") || s[strlen(s) - 1] == '+') {
-		snprintf(why, len, "empty option");
-		return -EINVAL;
-	}
 	if (d->no_root_bits && !shr_design_info_of(d->design)->root_bits) {
 		snprintf(why, len, "root_bits=off: %s keeps no root bits",
 			 shr_design_name(d->design));

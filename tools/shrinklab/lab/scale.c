@@ -20,8 +20,15 @@
 
 #define LAB_QUICK_FACTOR 0.01
 #define LAB_MAX_FACTOR 3.0
+/* Below the quick scale every experiment would sit at its floor of mounts
+ * and cgroups (scaled()): a smaller multiplier would be silently raised. */
+#define LAB_MIN_FACTOR LAB_QUICK_FACTOR
 /* memcg ids run out at 65535; leave room for the churn samples. */
 #define LAB_MAX_CGROUPS 60000UL
+/* The library's page allocator maps a host's memory per node in chunks of
+ * 64 MiB (SHR_CHUNK_SIZE, src/base/page_alloc.c), and maps twice that for
+ * a moment while it aligns one. */
+#define LAB_AS_CHUNK (64ull << 20)
 
 const char *lab_geo_name(enum lab_geo_key k)
 {
@@ -83,7 +90,7 @@ int lab_parse_scale(const char *s, struct lab_options *opt)
 			return -EINVAL;
 		errno = 0;
 		f = strtod(s, &end);
-		if (errno || *end || !(f > 0) || f > LAB_MAX_FACTOR)
+		if (errno || *end || !(f >= LAB_MIN_FACTOR) || f > LAB_MAX_FACTOR)
 			return -EINVAL;
 		opt->scale_kind = LAB_SCALE_FACTOR;
 		opt->factor = f;
@@ -197,5 +204,43 @@ int lab_check_feasible(const struct lab_options *opt, const struct lab_scale *s,
 			 (double)avail / (1ull << 30));
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int lab_budget_fit_as(struct lab_options *opt, const struct lab_scale *s, size_t designs,
+		      char *err, size_t errlen)
+{
+	unsigned long long unmapped, limit = lab_as_limit(&unmapped);
+	unsigned long long chunks = (unsigned long long)designs * (unsigned long long)s->nodes;
+	unsigned long long least = (chunks + 1) * LAB_AS_CHUNK + lab_scale_floor_bytes(s, designs);
+	unsigned long long fits;
+
+	if (!limit)
+		return 0;
+	if (least > unmapped) {
+		snprintf(err, errlen, "the address-space limit (RLIMIT_AS %llu MiB) leaves %llu MiB "
+			 "unmapped, and %zu host(s) on %d node(s) map %llu MiB at least (64 MiB "
+			 "per node and host, 64 more while one is added, the scale's floor): "
+			 "raise the limit or lower --scale", limit >> 20, unmapped >> 20, designs,
+			 s->nodes, (least + (1ull << 20) - 1) >> 20);
+		return -EINVAL;
+	}
+	/* Every chunk but the last of each node and host is full of slabs;
+	 * a quarter is left for the rest (stacks, malloc, the chunks'
+	 * metadata, what the experiment allocates after the cgroups are
+	 * fitted to the budget). */
+	fits = (unmapped - (chunks + 1) * LAB_AS_CHUNK) / 4 * 3;
+	if (opt->mem_budget <= fits)
+		return 0;
+	if (opt->mem_budget_given) {
+		snprintf(err, errlen, "memory budget %llu MiB exceeds what the address-space limit "
+			 "(RLIMIT_AS %llu MiB) leaves for %zu host(s) on %d node(s) (%llu MiB)",
+			 opt->mem_budget >> 20, limit >> 20, designs, s->nodes, fits >> 20);
+		return -EINVAL;
+	}
+	opt->mem_budget = fits;
+	snprintf(opt->budget_note, sizeof(opt->budget_note),
+		 "what the address-space limit (%llu MiB) leaves for %zu host(s) on %d node(s)",
+		 limit >> 20, designs, s->nodes);
 	return 0;
 }

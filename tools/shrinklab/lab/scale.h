@@ -25,7 +25,7 @@ void lab_options_init(struct lab_options *opt);
 /* Does @opt ask for a custom geometry (run's --mounts, --cgroups, --nodes,
  * --cpus, --nokmem)? */
 bool lab_options_custom(const struct lab_options *opt);
-/* "seed", "quick" (x0.01), "default" or a multiplier in (0, 3]: 0, or
+/* "seed", "quick" (x0.01), "default" or a multiplier in [0.01, 3]: 0, or
  * -EINVAL with @opt unchanged. */
 int lab_parse_scale(const char *s, struct lab_options *opt);
 
@@ -41,5 +41,15 @@ unsigned long long lab_scale_floor_bytes(const struct lab_scale *scale, size_t d
  * @err and -EINVAL. */
 int lab_check_feasible(const struct lab_options *opt, const struct lab_scale *s,
 		       size_t designs, char *err, size_t errlen);
+/*
+ * Under an address-space limit (RLIMIT_AS), the memory budget must fit what
+ * it leaves, less the address space @designs hosts on @s's nodes map beyond
+ * their slabs (scale.c: LAB_AS_CHUNK): a default budget is lowered to that
+ * (its note says so), a given one above it is refused, and a limit that
+ * cannot hold the scale's floor is refused. No limit: nothing to do.
+ * Return: 0, or -EINVAL with @err saying why.
+ */
+int lab_budget_fit_as(struct lab_options *opt, const struct lab_scale *s, size_t designs,
+		      char *err, size_t errlen);
 
 #endif /* SHRINKLAB_SCALE_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Units (units.h): figures printed with the unit that fits them (B, KiB,
- * MiB, GiB; ns, us, ms, s; counts), and numbers read from the command line
- * whole, decimal and in range, or refused (never clamped).
+ * MiB, GiB; ns, us, ms, s; counts), numbers read from the command line
+ * whole, decimal and in range, or refused (never clamped), and list values
+ * split by one rule for every list option.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,4 +78,45 @@ int lab_parse_bytes(const char *s, unsigned long long *out)
 		return -EINVAL;
 	*out = v * mult;
 	return 0;
+}
+
+int lab_list_split(const char *s, char sep, bool repeats, char *buf, size_t buflen,
+		   char **items, size_t max, const char **why)
+{
+	size_t n = 0;
+	char *p;
+
+	if (!s || !s[0]) {
+		*why = "an empty list";
+		return -EINVAL;
+	}
+	if (strlen(s) >= buflen) {
+		*why = "too long";
+		return -EINVAL;
+	}
+	memcpy(buf, s, strlen(s) + 1);
+	for (p = buf;; p++) {
+		char *end = strchr(p, sep);
+
+		if (end)
+			*end = '\0';
+		if (!p[0]) {
+			*why = "an empty item (a leading, trailing or doubled separator)";
+			return -EINVAL;
+		}
+		if (n == max) {
+			*why = "too many items";
+			return -EINVAL;
+		}
+		for (size_t i = 0; !repeats && i < n; i++) {
+			if (!strcmp(items[i], p)) {
+				*why = "an item given twice";
+				return -EINVAL;
+			}
+		}
+		items[n++] = p;
+		if (!end)
+			return (int)n;
+		p = end;
+	}
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Units: how figures are printed and how counts and byte sizes are read.
+ * Units: how figures are printed and how counts, byte sizes and lists are
+ * read.
  */
 #ifndef SHRINKLAB_UNITS_H
 #define SHRINKLAB_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* @v in @unit ("B", "ns", "count") as people read it: "1.30 MiB",
@@ -15,5 +17,15 @@ int lab_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigne
 /* Bytes with an optional K, M or G (KiB, MiB, GiB; "B"/"iB" after it),
  * more than 0: 0, or -EINVAL. */
 int lab_parse_bytes(const char *s, unsigned long long *out);
+
+/*
+ * A list option's value ("ext4+proc", "1,2,4"), with the one rule every
+ * list option follows: split at @sep into at most @max items, each a
+ * pointer into @buf (a copy of @s, @buflen bytes), none empty (no
+ * leading, trailing or doubled @sep) and, unless @repeats, none twice.
+ * Return: the number of items, or -EINVAL with @why saying what is wrong.
+ */
+int lab_list_split(const char *s, char sep, bool repeats, char *buf, size_t buflen,
+		   char **items, size_t max, const char **why);
 
 #endif /* SHRINKLAB_UNITS_H */

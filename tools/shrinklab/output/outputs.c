@@ -28,6 +28,14 @@
  * Standard output ("-") gets the probes of what it is. What passes can
  * still fail at the end (a disk that fills while measuring, a file size
  * limit, a reader that goes away): exit 1, and a file we created is removed.
+ *
+ * A set of outputs (struct lab_outputs: --json, --csv, --markdown) adds
+ * what only the set can check: at most one of them on standard output, no
+ * two of them the same file (by device and inode, so a second spelling or
+ * a link is caught too), and a file we created stays only once every
+ * output and standard output took all they were given (lab_outputs_finish():
+ * a run whose tables could not be written is a failed run, and then no
+ * output is written at all, so an existing file keeps its contents).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -117,6 +125,15 @@ static int probe_writable(int fd, bool created, char *err, size_t len)
 	return 0;
 }
 
+static int clear_nonblock(int fd, char *err, size_t len)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK))
+		return probe_failed(err, len, "cannot set blocking writes", errno);
+	return 0;
+}
+
 int lab_output_open(struct lab_output *o, const char *path, char *err, size_t len)
 {
 	struct stat st;
@@ -143,20 +160,29 @@ int lab_output_open(struct lab_output *o, const char *path, char *err, size_t le
 		snprintf(err, len, "a block device: shrinklab writes no raw devices");
 		return -EINVAL;
 	}
-	o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of
+	 * blocking the check for ever; the flag is cleared once open. */
+	o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0666);
 	if (o->fd >= 0)
 		o->created = true;
 	else if (errno == EEXIST)
-		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	if (o->fd < 0 && errno == ENXIO) {
+		snprintf(err, len, "a FIFO with no reader (start its reader first)");
+		return -ENXIO;
+	}
 	if (o->fd < 0)
 		return probe_failed(err, len, "cannot write", errno);
-	ret = probe_writable(o->fd, o->created, err, len);
+	ret = clear_nonblock(o->fd, err, len);
+	if (!ret)
+		ret = probe_writable(o->fd, o->created, err, len);
 	if (ret)
 		lab_output_abandon(o);
 	return ret;
 }
 
-FILE *lab_output_begin(struct lab_output *o)
+/* Truncate (a regular file) and hand out the stream; NULL on failure. */
+static FILE *output_begin(struct lab_output *o)
 {
 	FILE *f;
 
@@ -174,7 +200,9 @@ FILE *lab_output_begin(struct lab_output *o)
 	return f;
 }
 
-int lab_output_end(struct lab_output *o, FILE *f)
+/* Flush and close the stream: 0 or -errno. A file we created stays marked
+ * so until the set is committed: lab_output_abandon() still removes it. */
+static int output_end(FILE *f)
 {
 	int ret = 0;
 
@@ -185,8 +213,6 @@ int lab_output_end(struct lab_output *o, FILE *f)
 		ret = -(errno ? errno : EIO);
 	if (fclose(f) && !ret)
 		ret = -errno;
-	if (!ret)
-		o->created = false; /* else lab_output_abandon() removes it */
 	return ret;
 }
 
@@ -198,6 +224,128 @@ void lab_output_abandon(struct lab_output *o)
 	if (o->created)
 		(void)unlink(o->path);
 	o->created = false;
+}
+
+const char *const lab_out_option[LAB_NR_OUTS] = { "--json", "--csv", "--markdown" };
+
+/* Two outputs that are one file: the second would overwrite the first. A
+ * character device (/dev/null, a terminal) takes them one after the other. */
+static int same_file(const struct lab_output *a, const struct lab_output *b)
+{
+	struct stat sa, sb;
+
+	if (a->fd < 0 || b->fd < 0 || fstat(a->fd, &sa) || fstat(b->fd, &sb))
+		return 0;
+	return !S_ISCHR(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int lab_outputs_open(struct lab_outputs *s, const char *const path[LAB_NR_OUTS], char *err,
+		     size_t len)
+{
+	char why[256];
+	int dash = -1, ret;
+
+	memset(s, 0, sizeof(*s));
+	for (int k = 0; k < LAB_NR_OUTS; k++)
+		s->o[k].fd = -1;
+	for (int k = 0; k < LAB_NR_OUTS; k++) {
+		if (!path[k] || strcmp(path[k], "-"))
+			continue;
+		if (dash >= 0) {
+			snprintf(err, len, "%s - and %s -: one output at most on standard output",
+				 lab_out_option[dash], lab_out_option[k]);
+			return -EINVAL;
+		}
+		dash = k;
+	}
+	for (int k = 0; k < LAB_NR_OUTS; k++) {
+		ret = lab_output_open(&s->o[k], path[k], why, sizeof(why));
+		if (ret) {
+			snprintf(err, len, "%s '%.*s': %s", lab_out_option[k], LAB_PATH_SHOWN,
+				 path[k], why);
+			lab_outputs_abandon(s);
+			return ret;
+		}
+		for (int j = 0; j < k; j++) {
+			if (!same_file(&s->o[j], &s->o[k]))
+				continue;
+			snprintf(err, len, "%s '%.*s' and %s '%.*s' are the same file: give each "
+				 "its own", lab_out_option[j], LAB_PATH_SHOWN, path[j],
+				 lab_out_option[k], LAB_PATH_SHOWN, path[k]);
+			lab_outputs_abandon(s);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+bool lab_outputs_on_stdout(const struct lab_outputs *s)
+{
+	for (int k = 0; k < LAB_NR_OUTS; k++)
+		if (s->o[k].fd == STDOUT_FILENO)
+			return true;
+	return false;
+}
+
+/* Write output @k (nothing when it was not asked for): 0 or -errno with
+ * @err the message. */
+static int outputs_write(struct lab_outputs *s, int k, lab_output_writer write_fn,
+			 const void *arg, char *err, size_t len)
+{
+	struct lab_output *o = &s->o[k];
+	FILE *f;
+	int ret;
+
+	if (!o->path)
+		return 0;
+	f = output_begin(o);
+	ret = f ? write_fn(f, arg) : -(errno ? errno : EIO);
+	if (f) {
+		int end = output_end(f);
+
+		ret = ret ? ret : end;
+	}
+	if (ret)
+		snprintf(err, len, "%s '%.*s': writing failed: %s", lab_out_option[k],
+			 LAB_PATH_SHOWN, o->path, strerror(-ret));
+	return ret;
+}
+
+int lab_tables_written(FILE *tables, char *err, size_t len)
+{
+	int e;
+
+	errno = 0;
+	if (!fflush(tables) && !ferror(tables) && !fflush(stdout) && !ferror(stdout))
+		return 0;
+	e = errno ? errno : EIO;
+	snprintf(err, len, "%s could not be written: %s",
+		 tables == stderr ? "standard error" : "standard output", strerror(e));
+	return -e;
+}
+
+int lab_outputs_finish(struct lab_outputs *s, FILE *tables,
+		       const lab_output_writer writers[LAB_NR_OUTS], const void *arg, char *err,
+		       size_t len)
+{
+	int ret = lab_tables_written(tables, err, len);
+
+	for (int k = 0; k < LAB_NR_OUTS && !ret; k++)
+		if (writers[k])
+			ret = outputs_write(s, k, writers[k], arg, err, len);
+	if (ret) {
+		lab_outputs_abandon(s);
+		return ret;
+	}
+	for (int k = 0; k < LAB_NR_OUTS; k++)
+		s->o[k].created = false;
+	return 0;
+}
+
+void lab_outputs_abandon(struct lab_outputs *s)
+{
+	for (int k = 0; k < LAB_NR_OUTS; k++)
+		lab_output_abandon(&s->o[k]);
 }
 
 int lab_outdir_prepare(const char *dir, char *err, size_t len)

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,9 @@ int lab_gnuplot_run(const char *gnuplot, const char *dir, const char *script, ch
 		    size_t errlen)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	char *argv[3] = { (char *)gnuplot, (char *)script, NULL };
+	sigset_t pipe_default;
 	pid_t pid;
 	int status, ret;
 
@@ -122,12 +125,25 @@ int lab_gnuplot_run(const char *gnuplot, const char *dir, const char *script, ch
 		snprintf(err, errlen, "posix_spawn_file_actions_init failed");
 		return -1;
 	}
-	ret = posix_spawn_file_actions_addchdir_np(&fa, dir);
+	if (posix_spawnattr_init(&attr)) {
+		posix_spawn_file_actions_destroy(&fa);
+		snprintf(err, errlen, "posix_spawnattr_init failed");
+		return -1;
+	}
+	/* main() ignores SIGPIPE for itself; gnuplot gets the default back. */
+	sigemptyset(&pipe_default);
+	sigaddset(&pipe_default, SIGPIPE);
+	ret = posix_spawnattr_setsigdefault(&attr, &pipe_default);
+	if (!ret)
+		ret = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	if (!ret)
+		ret = posix_spawn_file_actions_addchdir_np(&fa, dir);
 	if (!ret)
 		ret = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!ret)
-		ret = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
+		ret = posix_spawn(&pid, gnuplot, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	if (ret) {
 		snprintf(err, errlen, "cannot run %s: %s", gnuplot, strerror(ret));
 		return -1;

@@ -302,7 +302,7 @@ void lab_report_decisions(FILE *out, const struct lab_run *runs, size_t n)
 			count[LAB_V_AGREES], count[LAB_V_DISAGREES], count[LAB_V_INCONCLUSIVE],
 			count[LAB_V_NOT_COMPARED], count[LAB_V_NOT_MEASURED]);
 	fprintf(out, "\n== which design: per experiment, the metrics where each design is best "
-		     "(or within noise of the best)\n");
+		     "(or with a median within 1.25x of the best)\n");
 	for (size_t k = 0; k < n; k++) {
 		const struct lab_run *run = &runs[k];
 		size_t best[LAB_MAX_DESIGNS] = { 0 }, metrics = 0;

@@ -9,8 +9,9 @@
  * range; a reading (memory, a count) has no noise and says its exact
  * ratio. The best design of each metric is marked '*' (the lowest median,
  * or the highest for a metric where more is better), and so is every
- * design the noise cannot tell from it (its per-round ratio to the best
- * not wholly beyond 0.8..1.25). A median below its clock's resolution
+ * design whose median the noise band cannot tell from it (at most 1.25x
+ * the best's; the per-round ranges give the confidence, not the mark:
+ * is_best()). A median below its clock's resolution
  * (rows.h, lab_result_under_resolution()) is shown as "< bound", with no
  * ratio: it is not a measurement. The rows' notes are said once, under the
  * table, numbered: a note every design of a metric shares marks the
@@ -88,11 +89,18 @@ static const struct lab_result *best_row(const struct lab_run *run, const char *
 	return best;
 }
 
-/* Is @r the best row of its metric, or not told from it by the noise? */
+/*
+ * Is @r the best row of its metric, or not told from it by the noise? Judged
+ * on the medians: the best median, and any whose median is within the noise
+ * band of it (at most 1.25x the best's, or at least 0.8x where more is
+ * better). The per-round range says how sure the ratio to the base is, in
+ * the cell's words; it never crowns a design: one lucky round of five must
+ * not make a median 290x the best's "within noise of the best".
+ */
 static bool is_best(const struct lab_run *run, const struct lab_result *r)
 {
 	const struct lab_result *best = best_row(run, r->metric);
-	struct lab_ratio q;
+	double ratio;
 
 	/* A median under the resolution is no figure to rank: when the best
 	 * is one, the noise of the clock decides and no design is marked. */
@@ -101,12 +109,10 @@ static bool is_best(const struct lab_run *run, const struct lab_result *r)
 		return false;
 	if (r == best || r->value == best->value)
 		return true;
-	if (!r->timed || !best->timed)
+	if (!r->timed || !best->timed || best->value <= 0)
 		return false;
-	if (!lab_ratio_of(r, best, &q))
-		return false;
-	/* Not wholly worse than the best beyond the noise band. */
-	return higher_better(run, r->metric) ? q.hi >= LAB_SAME_LO : q.lo <= LAB_SAME_HI;
+	ratio = r->value / best->value;
+	return higher_better(run, r->metric) ? ratio >= LAB_SAME_LO : ratio <= LAB_SAME_HI;
 }
 
 /* Two significant digits without an exponent: "0.0029", "1.3", "520". */
@@ -421,7 +427,7 @@ static void text_legend(FILE *out, const struct layout *l)
 
 	for (size_t m = 0; m < l->nr_metrics; m++)
 		high |= higher_better(l->run, l->metric[m]);
-	fprintf(out, "   * best (the %s median, and any design the noise cannot tell from it); "
+	fprintf(out, "   * best (the %s median, and any median within the noise band of it, 1.25x); "
 		     "ratios to the base, judged on the per-round range:\n"
 		     "     below %.2g lower, above %.3g higher, in between the same within noise, "
 		     "across a boundary noisy\n", high ? "lowest or, for units_per_slab, highest"
@@ -516,7 +522,7 @@ static void print_markdown(FILE *out, const struct layout *l)
 		}
 		fputc('\n', out);
 	}
-	fputs("\nBold: the best design of the row (and any the noise cannot tell from it); "
+	fputs("\nBold: the best design of the row (the best median, and any median within 1.25x of it); "
 	      "ratios are to the base, judged on the per-round range (below 0.8 lower, above "
 	      "1.25 higher, in between the same within noise).", out);
 	if (l->any_under)

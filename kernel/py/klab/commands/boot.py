@@ -8,7 +8,9 @@ import sys
 from .. import boot
 
 DESCRIPTION = ("Boot BZIMAGE in QEMU with a busybox initramfs whose /init runs PROG ARGS "
-               "(a static binary from the host). The program's stdout is printed on stdout; "
+               "(a static binary from the host), or a UML kernel (klab build --config uml: "
+               "an ELF host program, booted as one with a hostfs root holding the same "
+               "/init). The program's stdout is printed on stdout; "
                "the exit status is the program's (125 when the guest did not finish: panic, "
                "hang or timeout).")
 
@@ -18,7 +20,11 @@ def arguments(p):
     p.add_argument("bzimage")
     p.add_argument("prog")
     p.add_argument("args", nargs="...")
-    p.add_argument("--cpus", type=int, default=2)
+    p.add_argument("--machine", choices=["auto", "qemu", "uml"], default="auto",
+                   help="auto (default): uml for an ELF kernel (UML's linux), qemu for a "
+                   "bzImage")
+    p.add_argument("--cpus", type=int, default=2, help="vCPUs (UML: 1 unless its kernel "
+                   "has SMP)")
     p.add_argument("--nodes", type=int, default=1, help="fake NUMA nodes (numa=fake=N)")
     p.add_argument("--mem", type=int, default=2048, help="guest memory, MiB")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto")
@@ -41,7 +47,7 @@ def main(run, a):
         files.append((host, guest or "/klab/" + os.path.basename(host)))
     spec = boot.BootSpec(kernel=a.bzimage, prog=a.prog, args=a.args, cpus=a.cpus,
                          nodes=a.nodes, mem=a.mem, accel=a.accel, append=a.append,
-                         clock=a.clock,
+                         clock=a.clock, machine=None if a.machine == "auto" else a.machine,
                          files=files, disks=a.disk, timeout=a.timeout, dmesg=bool(a.dmesg))
     try:
         r = boot.boot(spec, console_stream=[sys.stderr] if a.console == "-" else None)
@@ -61,6 +67,7 @@ def main(run, a):
               file=sys.stderr)
         sys.stderr.write("".join(r.console.splitlines(True)[-30:]))
         return 125
-    print("klab boot: accel %s, /init at %.2f s guest uptime, exit %d, %.1f s wall"
-          % (r.accel_words(), r.init_uptime or -1, r.status, r.wall), file=sys.stderr)
+    print("klab boot: %s, /init at %.2f s guest uptime, exit %d, %.1f s wall"
+          % ("UML" if r.machine == "uml" else "accel " + r.accel_words(), r.init_uptime or -1,
+             r.status, r.wall), file=sys.stderr)
     return r.status

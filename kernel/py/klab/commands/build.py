@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""klab build: build each design's kernel (lab config, debug config, or both)."""
+"""klab build: build each design's kernel (lab config, debug config, UML,
+or lab and debug)."""
 from .. import build, designs, tree
 
 
 def arguments(p):
     designs.add_arguments(p)
-    p.add_argument("--config", choices=["lab", "debug", "all"], default="all",
-                   help="which configs (default all)")
+    p.add_argument("--config", choices=["lab", "debug", "uml", "all"], default="all",
+                   help="which configs: lab and debug (QEMU's bzImage), uml (User-Mode "
+                   "Linux's linux, kernel/config/uml.config); default all = lab and debug")
 
 
 def main(run, args):

@@ -8,7 +8,7 @@ import json
 import os
 import platform
 
-from .. import boot, build, compare, designs, guest, metrics, model, spread, tree
+from .. import boot, build, compare, designs, guest, machine, metrics, model, spread, tree
 from ..boots import checked_boot
 from ..geometry import CPUS, GEOMETRY, NODES
 from ..run import load_average, log
@@ -22,13 +22,16 @@ def arguments(p):
     p.add_argument("--boots", type=int, default=1, help="boots per design (interleaved); "
                    "with 2 or more, a table of each figure's spread over the boots")
     add_clock_argument(p)
+    p.add_argument("--machine", choices=["qemu", "uml"], default="qemu",
+                   help="qemu (default: the lab's guests have %d NUMA nodes) or uml (User-Mode "
+                   "Linux: native, the host's clock, 1 node)" % NODES)
 
 
 def add_clock_argument(p):
     p.add_argument("--clock", default=DEFAULT_CLOCK, type=clock_arg,
-                   help="the guests' clock: icount[=N] (TCG counts instructions, 2^N ns "
-                   "each: repeatable; default %s) or wall (the host's time, moves with its "
-                   "load)" % DEFAULT_CLOCK)
+                   help="the guests' clock on QEMU: icount[=N] (TCG counts instructions, 2^N "
+                   "ns each: repeatable; default %s) or wall (the host's time, moves with its "
+                   "load); UML's is always the host's (wall)" % DEFAULT_CLOCK)
 
 
 def clock_arg(text):
@@ -52,13 +55,16 @@ def host_machine():
             "load": load_average()}
 
 
-def lab_boots(run, chosen, images, prog, geometry, boots, clock):
-    """Boot every design @boots times (interleaved); each guest's own
-    shrinklab/2 document, with the host's facts added, in boot order."""
+def lab_boots(run, chosen, images, prog, geometry, boots, clock, on="qemu"):
+    """Boot every design @boots times (interleaved) on machine @on; each
+    guest's own shrinklab/2 document, with the host's facts added, in boot
+    order."""
     g = GEOMETRY[geometry]
     docs = []
-    accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    accel = "uml" if on == "uml" else "kvm" if boot.kvm_usable()[0] else "tcg"
+    clock = machine.clock(on, clock)
     host = host_machine()
+    run.plan_boots(boots * len(chosen))
     for rnd in range(boots):
         for d in chosen:
             label = "lab-%s-%s-%d" % (geometry, d.name, rnd)
@@ -67,8 +73,9 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock):
             args = ["--design", "kernel:" + d.name, "--accel", accel, "--scale", geometry,
                     "--date", date] + g["args"]
             r = checked_boot(run, label, boot.BootSpec(
-                kernel=images[d.name], prog=prog, args=args, cpus=CPUS, nodes=NODES,
-                mem=g["mem"], timeout=g["timeout"], clock=clock))
+                kernel=images[d.name], prog=prog, args=args, cpus=CPUS,
+                nodes=1 if on == "uml" else NODES, mem=g["mem"], timeout=g["timeout"],
+                clock=clock, machine=on))
             if r.status != 0:
                 if r.status is not None:
                     run.fail("%s: klab-guest exited %d" % (label, r.status))
@@ -83,6 +90,7 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock):
                          % (label, problem))
             doc["machine"]["accelerator"] = r.accel_words()
             doc["machine"]["clock"] = r.clock
+            doc["machine"]["machine"] = on
             doc["machine"]["host"] = host
             doc["run"]["boot"] = rnd
             doc["run"]["host_load"] = {"start": load_start, "end": load_average()}
@@ -92,10 +100,11 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock):
     return docs
 
 
-def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK):
-    """The guests, the model at their geometry, the tables and the combined
-    JSON; the comparison (None when no guest gave a document)."""
-    docs = lab_boots(run, chosen, images, prog, geometry, boots, clock)
+def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK, on="qemu"):
+    """The guests (on machine @on), the model at their geometry, the tables
+    and the combined JSON; the comparison (None when no guest gave a
+    document)."""
+    docs = lab_boots(run, chosen, images, prog, geometry, boots, clock, on)
     if not docs:
         return None
     dirs = {d.name: d.dir for d in chosen if d.dir}
@@ -105,9 +114,9 @@ def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK):
             run.fail("model run: its rows depart from data/kernel_metrics.tsv: %s" % problem)
     cmp = compare.join(docs, models, dirs)
     clocks = sorted(set(d["machine"]["clock"] for d in docs))
-    words = ("kernel lab, geometry %s: %s; %d boot(s) per design; accelerator %s\n"
+    words = ("kernel lab on %s, geometry %s: %s; %d boot(s) per design; accelerator %s\n"
              "kernel clock: %s; model clock: the host's monotonic clock, native") % (
-        geometry, docs[0]["experiments"][0]["scale"], boots,
+        machine.words(on), geometry, docs[0]["experiments"][0]["scale"], boots,
         "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))), "; ".join(clocks))
     text = compare.tables(cmp, words, " / ".join(boot.clock_name(c) for c in clocks))
     if boots >= 2:
@@ -125,6 +134,6 @@ def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK):
 
 def main(run, args):
     chosen = designs.from_args(args)
-    images = build.build_all(tree.Cache(), "lab", chosen, run)
+    images = build.build_all(tree.Cache(), machine.config(args.machine), chosen, run)
     prog = guest.compile_programs(run)["klab-guest"]
-    lab(run, chosen, images, prog, args.geometry, args.boots, args.clock)
+    lab(run, chosen, images, prog, args.geometry, args.boots, args.clock, args.machine)

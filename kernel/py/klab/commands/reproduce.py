@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """klab reproduce: the seeds' tables on real kernels, each seed figure beside
 the kernel's and the model's, with the verdicts of both (reproduce.py)."""
+import datetime
 import json
 
-from .. import boot, build, compare, designs, guest, reproduce, tree
+from .. import boot, build, compare, designs, guest, machine, reproduce, tree
 from ..run import log
 from .lab import add_clock_argument
 
@@ -31,13 +32,15 @@ def arguments(p):
                    "geometry saved in DIR (reproduce-RUN-GEOMETRY-DESIGN-K.json, repeatable) "
                    "instead of booting those designs")
     add_clock_argument(p)
+    machine.add_argument(p)
 
 
 def main(run, args):
     if args.boots < 1:
         raise SystemExit("klab reproduce: --boots must be at least 1")
     tables = [t for t in reproduce.TABLES if not args.table or t.exp in args.table]
-    available = {d.name: d for d in designs.select(args.designs, designs.in_repo())}
+    available = {d.name: d for d in designs.select(args.designs, designs.in_repo(
+        history=bool(args.designs)))}
     seeds = reproduce.verdict.load_seeds(reproduce.SEEDS)
     runs = []
     for t in tables:
@@ -49,9 +52,12 @@ def main(run, args):
         return [n for n in reproduce.kernel_designs(r, available)
                 if n not in saved.get(r, {}) and (not args.boot_only or n in args.designs)]
 
-    wanted = {n for r in runs for n in to_boot(r)}
-    chosen = [available[n] for n in sorted(wanted, key=lambda n: n != "mainline")]
-    images = build.build_all(tree.Cache(), "lab", chosen, run)
+    on = {r: machine.choose(args.machine, reproduce.GUEST_RUNS[r].nodes) for r in runs}
+    images = {}
+    for m in sorted(set(on.values())):
+        wanted = {n for r in runs if on[r] == m for n in to_boot(r)}
+        chosen = [available[n] for n in sorted(wanted, key=lambda n: n != "mainline")]
+        images[m] = build.build_all(tree.Cache(), machine.config(m), chosen, run)
     progs = guest.compile_programs(run)
     kdocs = {}
     for r in runs:
@@ -63,8 +69,8 @@ def main(run, args):
             kdocs[r] = {}
             continue
         ds = [available[n] for n in to_boot(r)]
-        kdocs[r] = reproduce.guest_docs(run, r, ds, images, progs, args.geometry, args.boots,
-                                        args.clock)
+        kdocs[r] = reproduce.guest_docs(run, r, ds, images[on[r]], progs, args.geometry,
+                                        args.boots, machine.clock(on[r], args.clock), on[r])
         for name, docs in saved.get(r, {}).items():
             if name in available:
                 kdocs[r][name] = docs
@@ -85,15 +91,22 @@ def main(run, args):
             words = "scaled: " + gr.scaled[args.geometry]
         tclocks = sorted({boot.clock_name(doc["machine"].get("clock", "?"))
                           for docs in kdocs[t.guest_run].values() for doc in docs})
+        tmachines = sorted({doc["machine"].get("machine", "qemu")
+                            for docs in kdocs[t.guest_run].values() for doc in docs})
         texts.append(reproduce.table_text(t, rows, words, args.boots, seeds,
                                           " / ".join(tclocks),
-                                          reproduce.model_scale(t, args.geometry)))
+                                          reproduce.model_scale(t, args.geometry),
+                                          " / ".join(machine.words(m) for m in tmachines)))
         all_rows.append((t.exp, rows))
-        out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows))
+        out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows,
+                        machine=tmachines, clock=tclocks))
     clocks = sorted({doc["machine"].get("clock", "?") for v in kdocs.values()
                      for docs in v.values() for doc in docs})
-    text = "klab reproduce, geometry %s, %d boot(s) per design; the kernel's clock: %s\n" % (
-        args.geometry, args.boots, "; ".join(clocks) or args.clock)
+    text = ("klab reproduce, geometry %s, %d boot(s) per design, %s; machines: %s; the "
+            "kernel's clock: %s\n" % (
+                args.geometry, args.boots,
+                datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                ", ".join("%s %s" % (r, on[r]) for r in runs), "; ".join(clocks) or args.clock))
     if any(c.startswith("icount") for c in clocks):
         text += ("(under icount a kernel time counts guest instructions: compare the kernel's "
                  "ratios, not its times, with the seeds' and the model's)\n")
@@ -102,7 +115,9 @@ def main(run, args):
     run.save("reproduce-%s.txt" % args.geometry, text)
     with open(run.path("reproduce-%s.json" % args.geometry), "w") as f:
         json.dump(dict(schema="klab-reproduce/1", geometry=args.geometry, boots=args.boots,
-                       clock=args.clock,
+                       clock=args.clock, machine={r: on[r] for r in runs},
+                       date=datetime.datetime.now(datetime.timezone.utc).strftime(
+                           "%Y-%m-%dT%H:%M:%SZ"),
                        tables=out,
                        kernel={r: {d: docs for d, docs in v.items()} for r, v in kdocs.items()}),
                   f, indent=1)

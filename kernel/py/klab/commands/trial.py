@@ -11,13 +11,16 @@ The stages, in order (STAGES): checkpatch --strict of the outside series
 lab's experiments kernel beside model (--geometry, --clock), the workloads
 (klab work, short), the cgroup selftests and kcheck against mainline's
 baseline, and the torture of the outside design's debug kernel. Any stage's failure fails the run; every
-stage runs.
+stage runs. --machine auto (default) boots the lab (4 nodes) on QEMU and the
+workloads on UML; --machine uml boots both on UML and leaves the selftests
+and the torture (QEMU's) out; --machine qemu boots everything on QEMU. Every
+boot logs the boots done, to do, and the time left.
 """
 import dataclasses
 import os
 
-from .. import build, designs, guest, tree
-from ..geometry import GEOMETRY
+from .. import build, designs, guest, machine, tree
+from ..geometry import GEOMETRY, NODES
 from . import checkpatch, lab, selftests, torture, work
 
 
@@ -26,7 +29,7 @@ linux-source-6.12, kept anywhere outside the repo:
 `kernel/klab try --series /tmp/outside-series --name unlikely-offline mainline`
 runs it beside mainline alone (name more designs, or none for every design
 of kernel/patches/); results go to $KLAB_OUT (default build-kernel/).
-kernel/README.md ("Your own series") has the measured time of that run."""
+docs/results/2026-12-01/kernel-lab.md has the measured time of that run."""
 
 
 def arguments(p):
@@ -35,6 +38,7 @@ def arguments(p):
     p.add_argument("--geometry", choices=sorted(GEOMETRY), default="short",
                    help="the lab's geometry (default short)")
     lab.add_clock_argument(p)
+    machine.add_argument(p)
 
 
 @dataclasses.dataclass
@@ -47,6 +51,23 @@ class Trial:
     clock: str
     progs: dict = None       # guest programs
     images: dict = None      # lab images by design
+    machine: str = "auto"    # --machine
+    uml_images: dict = None  # UML images by design (a stage on UML)
+
+    def on(self, nodes):
+        """The machine of a stage whose guests have @nodes nodes."""
+        return machine.choose("uml" if self.machine == "uml" else self.machine,
+                              1 if self.machine == "uml" else nodes)
+
+    def images_of(self, run, m):
+        """The images of machine @m, built the first time they are asked for."""
+        if m == "qemu":
+            if self.images is None:
+                self.images = build.build_all(self.cache, "lab", self.chosen, run)
+            return self.images
+        if self.uml_images is None:
+            self.uml_images = build.build_all(self.cache, "uml", self.chosen, run)
+        return self.uml_images
 
 
 def stage_checkpatch(run, t):
@@ -65,19 +86,30 @@ def stage_checkpatch(run, t):
 
 
 def stage_lab(run, t):
-    lab.lab(run, t.chosen, t.images, t.progs["klab-guest"], t.geometry, 1, t.clock)
+    m = t.on(NODES)
+    lab.lab(run, t.chosen, t.images_of(run, m), t.progs["klab-guest"], t.geometry, 1, t.clock,
+            m)
 
 
 def stage_work(run, t):
     """The workloads (klab work), short, one boot per design and workload."""
-    work.work(run, t.chosen, t.images, t.progs["kwork"], "short", 1, clock=t.clock)
+    m = t.on(1)
+    work.work(run, t.chosen, t.images_of(run, m), t.progs["kwork"], "short", 1, clock=t.clock,
+              on=m)
 
 
 def stage_selftests(run, t):
-    selftests.selftests(run, t.chosen, t.images, guest.compile_selftests(t.cache, run))
+    if t.machine == "uml":
+        print("klab try --machine uml: no selftests (QEMU's: a virtio disk and swap)")
+        return
+    selftests.selftests(run, t.chosen, t.images_of(run, "qemu"),
+                        guest.compile_selftests(t.cache, run))
 
 
 def stage_torture(run, t):
+    if t.machine == "uml":
+        print("klab try --machine uml: no torture (QEMU's debug kernel: KASAN)")
+        return
     dbg = build.build_all(t.cache, "debug", [t.outside], run)
     torture.torture(run, [t.outside], dbg, t.progs["ktorture"], "short")
 
@@ -97,9 +129,11 @@ def main(run, args):
     if not chosen[-1].origin:
         raise SystemExit("klab try: name an outside series: --series DIR, or --git TREE "
                          "--range BASE..TIP (klab try --help)")
-    t = Trial(tree.Cache(), chosen, chosen[-1], args.geometry, args.clock)
+    t = Trial(tree.Cache(), chosen, chosen[-1], args.geometry, args.clock,
+              machine=args.machine)
     t.progs = guest.compile_programs(run)
-    t.images = build.build_all(t.cache, "lab", chosen, run)
+    for m in sorted({t.on(NODES), t.on(1)}):
+        t.images_of(run, m)
     for name, stage in STAGES:
         with run.step("try: %s" % name):
             try:

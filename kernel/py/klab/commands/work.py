@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 
-from .. import boot, build, designs, guest, tree, workloads, workmodel
+from .. import boot, build, designs, guest, machine, tree, workloads, workmodel
 from ..run import log
 from .lab import add_clock_argument
 
@@ -31,6 +31,7 @@ def arguments(p):
                    help="no boots: the tables of the guests' documents saved in DIR "
                    "(repeat; the designs named keep theirs alone)")
     add_clock_argument(p)
+    machine.add_argument(p)
 
 
 def tables(run, docs, geometry, boots, dirs=None, saved=()):
@@ -52,11 +53,13 @@ def tables(run, docs, geometry, boots, dirs=None, saved=()):
     return cmp
 
 
-def work(run, chosen, images, prog, geometry, boots, names=None, clock=workloads.DEFAULT_CLOCK):
-    """The workloads' boots (guests on @clock) and tables; the comparison
-    (None without documents)."""
+def work(run, chosen, images, prog, geometry, boots, names=None, clock=workloads.DEFAULT_CLOCK,
+         on="qemu"):
+    """The workloads' boots (guests on @clock, machine @on) and tables; the
+    comparison (None without documents)."""
     names = names or workloads.ORDER
-    docs = workloads.work_boots(run, chosen, images, prog, geometry, boots, names, clock)
+    docs = workloads.work_boots(run, chosen, images, prog, geometry, boots, names,
+                                machine.clock(on, clock), on)
     if not docs:
         return None
     return tables(run, docs, geometry, boots, {d.name: d.dir for d in chosen if d.dir})
@@ -97,8 +100,12 @@ def snapshot(run, chosen, images):
     out = {}
     os.makedirs(run.path("images"), exist_ok=True)
     for d in chosen:
-        out[d.name] = run.path(os.path.join("images", d.name + ".bzImage"))
+        out[d.name] = run.path(os.path.join("images", d.name + "." +
+                                            os.path.basename(images[d.name])))
         shutil.copyfile(images[d.name], out[d.name])
+        shutil.copymode(images[d.name], out[d.name])
+        if os.path.exists(images[d.name] + ".config"):
+            shutil.copyfile(images[d.name] + ".config", out[d.name] + ".config")
         log("%s: series %s (image copied to %s)" % (d.name, d.series_hash(), out[d.name]))
     return out
 
@@ -114,10 +121,12 @@ def main(run, args):
                    d["run"].get("workload") == x["run"].get("workload")) for x in docs]
         boots = str(min(per)) if min(per) == max(per) else "%d-%d" % (min(per), max(per))
         # The repo's series (their model files) for the designs it has.
-        dirs = {d.name: d.dir for d in designs.in_repo() if d.dir}
+        dirs = {d.name: d.dir for d in designs.in_repo(history=True) if d.dir}
         tables(run, docs, geometry, boots, dirs, saved=args.from_dirs)
         return
     chosen = designs.from_args(args)
-    images = snapshot(run, chosen, build.build_all(tree.Cache(), "lab", chosen, run))
+    on = machine.choose(args.machine, 1)
+    images = snapshot(run, chosen, build.build_all(tree.Cache(), machine.config(on), chosen,
+                                                   run))
     prog = guest.compile_programs(run)["kwork"]
-    work(run, chosen, images, prog, args.geometry, args.boots, args.workload, args.clock)
+    work(run, chosen, images, prog, args.geometry, args.boots, args.workload, args.clock, on)

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""README.md's kernel answer, from the committed `klab reproduce` output it cites.
+
+  readme-answer.py README            rewrite the table between the markers
+                                     from the results file the BEGIN marker names
+  readme-answer.py --check README    (the test readme_kernel_answer) exit 1 when
+                                     the README's table is not what that file gives
+
+The BEGIN marker names the file (`docs/results/...txt`, a saved `klab
+reproduce` text output) and the table is generated from it: the conditions
+(base, machine, clock, boots, geometry, date) from its header lines, then per
+metric the base design's figures and each design's ratio to it, on the seed,
+the kernel and the model, with the verdicts the file gives. Nothing is
+computed: every figure is copied from the file. A new base or machine (a
+7.3 run, UML) is a new results file: point the marker at it and rerun.
+
+A results file is `klab reproduce`'s text output (reproduce-GEOMETRY.txt)
+under a header of the form docs/results/2026-12-01-reproduce-kernel.txt
+has: a first line `klab reproduce on real kernels (BASE), YYYY-MM-DD`,
+then, after its underline, a paragraph that opens with the machine and a
+comma (`QEMU TCG, icount clock ...`); "the host's load A-B on N cores"
+anywhere in it is copied too.
+"""
+import os
+import re
+import subprocess
+import sys
+
+BEGIN = re.compile(r'<!-- BEGIN kernel answer: scripts/readme-answer.py from (\S+) -->')
+END = '<!-- END kernel answer -->'
+
+# What the first screen shows: (experiment, metric, label, designs); the base
+# design of each metric is the one its claims are "over".
+ROWS = [
+    ('xarray-2026-vm', 'slab_bytes_per_empty_cgroup', 'slab per empty cgroup',
+     ['seed-xarray', 'array-ondemand', 'indexed']),
+    ('xarray-2026-vm', 'walk_ns_empty_cgroup', 'shrink_slab() of an empty cgroup',
+     ['seed-xarray', 'array-ondemand', 'indexed']),
+    ('xarray-2026-vm', 'walk_ns_cgroup_objects_100', 'shrink_slab() of a cgroup with objects on 100 mounts',
+     ['seed-xarray', 'array-ondemand', 'indexed']),
+    ('xarray-2026-vm', 'mkdir_rmdir_ns_per_cgroup', 'mkdir + rmdir per cgroup',
+     ['seed-xarray', 'array-ondemand', 'indexed']),
+    ('unit-cache-2026', 'slab_bytes_per_empty_cgroup', 'slab per empty cgroup at 8000 mounts, seed 002\'s table',
+     ['unit-cache']),
+]
+
+
+def cols(line):
+    return re.split(r'\s{2,}', line.strip())
+
+
+def metric_line(md, line):
+    """One line of a metric's block: its base, a claim, or a design's row."""
+    m = re.match(r'^\s+claims over (\S+):', line)
+    if m:
+        md['base'] = m.group(1)
+        return
+    if line.startswith('     kernel design') or line.startswith('         '):
+        return  # the header, a claim's note
+    if line.startswith('       '):
+        m = re.match(r'^(\S+)\s+no seed figure; kernel over \S+ (.*)$', line.strip())
+        if m:
+            md['noseed'][m.group(1)] = m.group(2)
+        elif not re.match(r'^\S+\s+over \S+:', line.strip()):  # not a ratio to another design
+            f = cols(line)
+            md['claims'][f[0]] = f
+        return
+    f = cols(line)
+    if len(f) == 5:  # a long model design runs into its figure
+        label, _, fig = f[4].partition(' ')
+        f = f[:4] + [label, fig]
+    if len(f) >= 6:
+        md['rows'][f[0]] = f
+
+
+def parse(text):
+    """{experiment: {'head': its section's header line, 'kernel': its kernel
+    line, 'metrics': {metric: {'base': design, 'rows': {design: fields},
+    'claims': {design: fields}, 'noseed': {design: text}}}}}"""
+    out = {}
+    head = exp = metric = None
+    for line in text.split('\n'):
+        if line.startswith('klab reproduce, geometry'):
+            head = line
+        m = re.match(r'^== (\S+): ', line)
+        if m:
+            exp, metric = m.group(1), None
+            out[exp] = {'head': head, 'kernel': '', 'metrics': {}}
+        elif exp is None:
+            continue
+        elif line.startswith('   kernel: '):
+            out[exp]['kernel'] = line[len('   kernel: '):]
+        elif re.match(r'^   [a-z0-9_]+: ', line):
+            metric = line.split(':')[0].strip()
+            out[exp]['metrics'][metric] = {'rows': {}, 'claims': {}, 'noseed': {}, 'base': None}
+        elif metric is not None and line.startswith('     '):
+            metric_line(out[exp]['metrics'][metric], line)
+    return out
+
+
+def ratio(cell):
+    """'0.053 [0.0513..0.0547]: agrees' -> '0.053x [0.0513..0.0547]: agrees'"""
+    m = re.match(r'^(-?[0-9.e+-]+)( .*)?$', cell)
+    if not m:
+        return cell
+    return m.group(1) + 'x' + (m.group(2) or '')
+
+
+def conditions(text, data, cited):
+    """The run's conditions, each copied from the file's own lines."""
+    lines = text.split('\n')
+    m = re.match(r'^klab reproduce on real kernels \((.*)\), (\d{4}-\d\d-\d\d)$', lines[0].strip())
+    if not m:
+        raise SystemExit(f'readme-answer: {cited}: its first line names no base and date')
+    base, date = m.groups()
+    machine = next((ln.strip() for ln in lines[1:12] if ln.strip() and not ln.startswith('=')), '')
+    machine = machine.split(',')[0]
+    exp = data[ROWS[0][0]]
+    head = re.match(r'^klab reproduce, geometry (\S+), (\d+) boot\(s\) per design; '
+                    r"the kernel's clock: (.*)$", exp['head'] or '')
+    if not head or not machine:
+        raise SystemExit(f'readme-answer: {cited}: no machine, geometry, boots or clock line')
+    geometry, boots, clock = head.groups()
+    k = re.match(r'^(.*?); scaled: (.*?); kernel clock ', exp['kernel'])
+    if not k:
+        raise SystemExit(f'readme-answer: {cited}: {ROWS[0][0]} has no scaled geometry line')
+    shape, scaled = k.groups()
+    host = re.search(r"the host's load ([0-9.]+-[0-9.]+) on (\d+) cores", text)
+    if host:
+        shape += f', on a host of {host.group(2)} cores at a load of {host.group(1)}'
+    return [f'base {base}, with our series', f'machine {machine}, {shape}',
+            f'clock {clock}', f'{boots} boots per design, interleaved',
+            f'geometry `{geometry}`: {scaled}', f'date {date}']
+
+
+def seedcell(fig, claim):
+    if fig == claim == 'same':
+        return 'the same'
+    return f'{fig}, {ratio(claim)}'
+
+
+def table(text, cited):
+    data = parse(text)
+    out = ['Conditions (from `%s`): %s.' % (cited, '; '.join(conditions(text, data, cited))), '']
+    out.append('| metric | design | seed | kernel: median [min..max], ratio to the base [range]: verdict | model |')
+    out.append('|---|---|---|---|---|')
+    for exp, metric, label, designs in ROWS:
+        try:
+            md = data[exp]['metrics'][metric]
+        except KeyError:
+            raise SystemExit(f'readme-answer: {cited} has no {exp} {metric}')
+        base = md['base']
+        if base not in md['rows']:
+            raise SystemExit(f'readme-answer: {cited}: {exp} {metric}: no row of its base {base}')
+        b = md['rows'][base]
+        out.append(f'| {label} (`{metric}`) | `{base}` (base) | {b[2]} | {b[3]} | {b[5]} |')
+        for d in designs:
+            if d not in md['rows']:
+                raise SystemExit(f'readme-answer: {cited}: {exp} {metric}: no row of {d}')
+            r = md['rows'][d]
+            if d in md['claims']:
+                c = md['claims'][d]
+                seed = seedcell(r[2], c[1])
+                kernel = r[3] if r[3] == 'not measured' else f'{r[3]}, {ratio(c[2])}'
+                model = f'{r[5]}, {ratio(c[3])}'
+            else:
+                seed = '-'
+                kernel = r[3]
+                if d in md['noseed']:
+                    kernel += ', ' + ratio(md['noseed'][d])
+                model = r[5]
+            out.append(f'| | `{d}` | {seed} | {kernel} | {model} |')
+    return '\n'.join(out)
+
+
+def split(readme):
+    lines = readme.split('\n')
+    starts = [i for i, ln in enumerate(lines) if BEGIN.match(ln)]
+    ends = [i for i, ln in enumerate(lines) if ln == END]
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        raise SystemExit('readme-answer: README needs one BEGIN kernel answer marker and one END after it')
+    return lines, starts[0], ends[0], BEGIN.match(lines[starts[0]]).group(1)
+
+
+def main(argv):
+    check = argv[1:2] == ['--check']
+    args = argv[2:] if check else argv[1:]
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    path = args[0]
+    with open(path) as f:
+        readme = f.read()
+    lines, s, e, cited = split(readme)
+    src = os.path.join(os.path.dirname(os.path.abspath(path)), cited)
+    if not os.path.exists(src):
+        print(f'readme-answer: README cites {cited}, which does not exist', file=sys.stderr)
+        return 1
+    top = os.path.dirname(os.path.abspath(path))
+    tracked = subprocess.run(['git', '-C', top, 'ls-files', '--error-unmatch', cited],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    inside = subprocess.run(['git', '-C', top, 'rev-parse', '--git-dir'],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if check and inside.returncode == 0 and tracked.returncode != 0:
+        print(f'readme-answer: README cites {cited}, which git does not track: '
+              'commit the results file it cites', file=sys.stderr)
+        return 1
+    with open(src) as f:
+        want = table(f.read(), cited)
+    have = '\n'.join(lines[s + 1:e]).strip('\n')
+    if check:
+        # The prose above the table quotes its ratios: each must be the table's.
+        head = [i for i, ln in enumerate(lines[:s]) if ln.startswith('## ')]
+        prose = '\n'.join(lines[head[-1] if head else 0:s])
+        stale = [r for r in re.findall(r'\b(\d+(?:\.\d+)?x)\b', prose) if r not in want]
+        if stale:
+            print(f'readme-answer: the README\'s answer quotes {", ".join(stale)}, '
+                  f'which {cited} does not give', file=sys.stderr)
+            return 1
+        if have != want:
+            print(f'readme-answer: the README\'s kernel answer is not what {cited} gives '
+                  '(scripts/readme-answer.py README.md rewrites it):', file=sys.stderr)
+            for a, b in zip(have.split('\n') + [''] * 99, want.split('\n')):
+                if a != b:
+                    print(f'  README has   {a}\n  {cited} gives {b}', file=sys.stderr)
+            return 1
+        print(f'readme-answer: the README\'s kernel answer is {cited}\'s')
+        return 0
+    new = lines[:s + 1] + [want] + lines[e:]
+    with open(path, 'w') as f:
+        f.write('\n'.join(new))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
