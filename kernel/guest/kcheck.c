@@ -43,17 +43,20 @@
  *            a kernel that loses the bit leaves all of them queued. Skipped
  *            without THP.
  *   thpfail  the THP queue's shrinker unit comes with its list: with the
- *            allocations from the shrinker unit cache failing (failslab,
- *            restricted to the cache "shrinker_info_unit"), a new cgroup
- *            "thpfail" (memory.swap.max 0) faults in THPs and unmaps half of
- *            each, as in thp; then, with the failures off, memory.reclaim as
- *            in thp. Every THP that was queued in the cgroup must be split
- *            (none stranded: queued without the shrinker's bit), and the
- *            failures must have hit (fewer THPs than faulted, the rest
- *            fallen back to small pages). Then the same cgroup, with the
- *            failures off, must queue and split all of them (it recovers).
- *            Skipped on a kernel without failslab or without the cache (a
- *            design whose units come from kmalloc, or mainline).
+ *            allocations of shrinker units failing, a new cgroup "thpfail"
+ *            (memory.swap.max 0) faults in THPs and unmaps half of each, as
+ *            in thp; then, with the failures off, memory.reclaim as in thp.
+ *            Every THP that was queued in the cgroup must be split (none
+ *            stranded: queued without the shrinker's bit), and the failures
+ *            must have hit (fewer THPs than faulted, the rest fallen back to
+ *            small pages). Then the same cgroup, with the failures off, must
+ *            queue and split all of them (it recovers). The failures come
+ *            from kernel/patches/7.3/debug/unit-fail.patch when the kernel
+ *            has it (its parameter, which counts the failures), else from
+ *            failslab restricted to the cache "shrinker_info_unit"
+ *            (kernel/config/failslab.config, boot with slab_nomerge).
+ *            Skipped on a kernel with neither (mainline, a design whose
+ *            units come from kmalloc).
  *   kmemgate cgroup "kmemgate" fills a procfs mount's dentries (the bit of
  *            its superblock's shrinker is set there), memory.reclaim walks
  *            the bit, then the procfs is unmounted: umount must return
@@ -115,6 +118,8 @@
 #define KMEM_GATE_HITS "/sys/module/shrinker/parameters/dbg_kmem_gate_hits"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define FAILSLAB "/sys/kernel/debug/failslab"
+#define UNIT_FAIL "/sys/module/shrinker/parameters/dbg_unit_fail"
+#define UNIT_FAIL_HITS "/sys/module/shrinker/parameters/dbg_unit_fail_hits"
 #define UNIT_FAILSLAB "/sys/kernel/slab/shrinker_info_unit/failslab"
 #define DYING_WAIT_S 10
 
@@ -873,9 +878,9 @@ static void check_thp(void)
 }
 
 /*
- * Every allocation from the shrinker unit cache fails while @on (failslab
- * restricted to that cache, sleeping allocations too); false when a knob
- * would not take the value.
+ * Every allocation of a shrinker unit fails while @on (the debug patch's
+ * parameter, or failslab restricted to the unit cache, sleeping
+ * allocations too); false when a knob would not take the value.
  */
 static bool unit_failslab(bool on)
 {
@@ -886,6 +891,12 @@ static bool unit_failslab(bool on)
 		{ FAILSLAB "/ignore-gfp-wait", "N" }, { FAILSLAB "/cache-filter", "Y" },
 	};
 
+	if (!access(UNIT_FAIL, W_OK)) {
+		if (!write_str(UNIT_FAIL, on ? "1" : "0"))
+			return true;
+		fail("thpfail: %s: cannot write %d", UNIT_FAIL, on);
+		return false;
+	}
 	for (size_t i = 0; on && i < sizeof(knobs) / sizeof(knobs[0]); i++) {
 		if (write_str(knobs[i][0], knobs[i][1])) {
 			fail("thpfail: %s: cannot write %s", knobs[i][0], knobs[i][1]);
@@ -910,6 +921,8 @@ static void check_thpfail(void)
 	unsigned long n = THP_FOLIOS;
 	struct thp_round r;
 
+	long hits = read_long(UNIT_FAIL_HITS);
+
 	mkdir_or_die(cg);
 	if (!thp_no_swap(cg, "thpfail") || !unit_failslab(true)) {
 		unit_failslab(false);
@@ -917,9 +930,13 @@ static void check_thpfail(void)
 		return;
 	}
 	r = thp_fault_reclaim(cg, unit_failslab_off);
-	say("thpfail: unit allocations failing: %ld of %lu THP faults got a THP, %ld queued "
-	    "(count %ld in the cgroup); memory.reclaim x %d split %ld, left %ld", r.faulted, n,
-	    r.queued, r.count, r.rounds, r.split, r.left);
+	if (hits >= 0)
+		hits = read_long(UNIT_FAIL_HITS) - hits;
+	say("thpfail: unit allocations failing (%ld failed, -1: not counted): %ld of %lu THP "
+	    "faults got a THP, %ld queued (count %ld in the cgroup); memory.reclaim x %d split "
+	    "%ld, left %ld", hits, r.faulted, n, r.queued, r.count, r.rounds, r.split, r.left);
+	if (!hits)
+		fail("thpfail: no unit allocation failed");
 	if (r.faulted >= (long)n)
 		fail("thpfail: the unit allocation failures did not hit: %ld of %lu THPs",
 		     r.faulted, n);
@@ -941,8 +958,10 @@ static const char *thpfail_skip(void)
 {
 	if (access(THP_DIR, F_OK))
 		return "no transparent hugepages";
+	if (!access(UNIT_FAIL, W_OK))
+		return NULL;
 	if (access(FAILSLAB, F_OK))
-		return "no failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)";
+		return "neither kernel/patches/7.3/debug/unit-fail.patch nor failslab";
 	if (access(UNIT_FAILSLAB, F_OK))
 		return "no shrinker_info_unit cache (or it is merged: boot with slab_nomerge)";
 	return NULL;
