@@ -307,8 +307,9 @@ SHR_API int shr_mem_cgroup_bookkeeping(struct shr_mem_cgroup *memcg, int nid,
  *          allocator).
  * Return: 0 (charged, no cgroup on the path is over its high), 1 (charged,
  *         and @memcg or an ancestor is over its high: the reclaimer was
- *         notified), -EINVAL (NULL, @bytes 0 or too large), -ENOMEM
- *         (nothing charged).
+ *         notified), -EINVAL (NULL, @bytes 0 or too large), -EOVERFLOW
+ *         (@memcg's or an ancestor's usage would pass SHR_PAGE_COUNTER_MAX:
+ *         nothing charged), -ENOMEM (nothing charged).
  */
 SHR_API SHR_MUST_CHECK int shr_mem_cgroup_charge(struct shr_mem_cgroup *memcg,
 						 unsigned long bytes);

@@ -17,14 +17,16 @@
  *   shr_pressure_open_memory_events() a cgroup v2 memory.events file: its
  *                                     "high" or "max" counter rose (the
  *                                     kernel notifies a modification, seen
- *                                     with inotify).
+ *                                     with inotify), or its cgroup was
+ *                                     removed.
  *
  * A program with its own signal calls shr_reclaimer_wake() or
  * shr_reclaimer_reclaim() instead.
  *
  * Using one: poll shr_pressure_fd() for shr_pressure_poll_events(); when
  * poll reports it ready, shr_pressure_check() with the events poll returned
- * says whether pressure was seen (and consumes what the fd had to read).
+ * says whether pressure was seen (and consumes what the fd had to read,
+ * with bounded work: a check always returns).
  * A source is not thread-safe: one thread polls and checks it at a time (a
  * reclaimer owns the sources given to it).
  */
@@ -53,7 +55,8 @@ enum shr_pressure_kind {
 	SHR_PRESSURE_PSI = 1,       /* a PSI file (regular file): POLLPRI */
 	SHR_PRESSURE_STREAM,        /* a FIFO, character device or AF_UNIX
 				     * socket (systemd's other watches):
-				     * POLLIN, what arrives is discarded */
+				     * POLLIN, what arrives is discarded
+				     * (at most 64 KiB per check) */
 	SHR_PRESSURE_MEMORY_EVENTS, /* memory.events: inotify IN_MODIFY */
 };
 
@@ -76,27 +79,36 @@ struct shr_pressure_event {
 
 /**
  * shr_pressure_open_psi() - arm a PSI trigger.
- * @path:    /proc/pressure/memory, a cgroup v2 memory.pressure file, or (as
- *           systemd allows) a FIFO, character device or AF_UNIX stream
- *           socket that relays such events.
+ * @path:    /proc/pressure/memory, a cgroup v2 memory.pressure file (a
+ *           regular file must be on procfs or cgroupfs), or (as systemd
+ *           allows) a FIFO, character device or AF_UNIX stream socket that
+ *           relays such events.
  * @trigger: "some|full <stall us> <window us>" (stall 1..window, window
- *           500000..10000000 us, as the kernel accepts); NULL for
+ *           500000..10000000 us; at most 31 characters, what the kernel's
+ *           psi_write() reads of a write); NULL for
  *           SHR_PRESSURE_DEFAULT_TRIGGER. Checked here first, then by the
- *           kernel when written.
+ *           kernel when written. Without CAP_SYS_RESOURCE the kernel takes
+ *           only windows that are a multiple of 2 s.
  * @out:     the source.
  *
  * Opens @path non-blocking (read-write, for the trigger), writes @trigger
  * with its terminating NUL (the kernel reads one string per write), and
  * returns a source that polls for POLLPRI (POLLIN for a FIFO, device or
- * socket, which gets @trigger written too). One trigger per source: the
+ * socket). A device or socket gets @trigger written too; a FIFO does not
+ * (its only reader is this source, which would read it back as pressure).
+ * A FIFO, device or socket is drained at open. One trigger per source: the
  * kernel needs a file descriptor per trigger.
  *
  * Context: Any thread.
- * Return: 0; -EINVAL (NULL, a malformed or out-of-range trigger, or one the
- *         kernel refused); -EISDIR (a directory); -errno of open(), write()
- *         or connect() (-ENOENT without PSI or without that cgroup,
- *         -EOPNOTSUPP when PSI is disabled at boot, -EACCES); -ENOMEM.
- *         Nothing is left open on error.
+ * Return: 0; -EINVAL (NULL, a malformed, out-of-range or too long trigger,
+ *         or one the kernel refused); -EPERM (the kernel refused a window
+ *         that is not a multiple of 2 s because this process lacks
+ *         CAP_SYS_RESOURCE); -ENOTTY (a regular file outside procfs and
+ *         cgroupfs, or a stream that is at end of file at once or never
+ *         runs dry, like /dev/null or /dev/zero); -EISDIR (a directory);
+ *         -errno of open(), write() or connect() (-ENOENT without PSI or
+ *         without that cgroup, -EOPNOTSUPP when PSI is disabled at boot,
+ *         -EACCES); -ENOMEM. Nothing is left open on error.
  */
 SHR_API SHR_MUST_CHECK int shr_pressure_open_psi(const char *path, const char *trigger,
 						 struct shr_pressure **out);
@@ -110,7 +122,10 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_psi(const char *path, const char *t
  * path to a PSI file (a regular file, which must be on procfs or cgroupfs:
  * POLLPRI), or a FIFO, character device or AF_UNIX socket (POLLIN); if
  * $MEMORY_PRESSURE_WRITE is set too, its base64 text is decoded and written
- * to it once, after opening (usually a trigger). An empty value or
+ * to it once, after opening (usually a trigger): to a PSI file with a
+ * terminating NUL (added if the text has none: the kernel overwrites the
+ * last byte of a write with one), to a device or socket as it is, to a
+ * FIFO not at all (as for shr_pressure_open_psi()). An empty value or
  * "/dev/null" means the manager turned pressure handling off.
  *
  * Without it, the default: the memory.pressure file of the process's own
@@ -121,7 +136,9 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_psi(const char *path, const char *t
  *          changes it).
  * Return: 0; -EHOSTDOWN (turned off: empty or /dev/null); -EBADMSG (not an
  *         absolute normalised path, or $MEMORY_PRESSURE_WRITE is not
- *         base64); -ENOTTY (a regular file outside procfs and cgroupfs);
+ *         base64); -ENOTTY (a regular file outside procfs and cgroupfs, or
+ *         a stream that ends at once or never runs dry); -EPERM (as for
+ *         shr_pressure_open_psi(), when the written text is a trigger);
  *         -EISDIR; -EOPNOTSUPP (no variable set and no PSI on this kernel);
  *         the errors of shr_pressure_open_psi() otherwise.
  */
@@ -137,12 +154,16 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_systemd(struct shr_pressure **out);
  * The counters are read at open; an event is a rise of "high" (a charge
  * went over memory.high: the kernel throttles the cgroup and reclaims) or of
  * "max" (a charge hit memory.max) since the last check. Other lines (low,
- * oom, oom_kill) are read but do not fire.
+ * oom, oom_kill) are read but do not fire. The cgroup's removal (an rmdir
+ * of the file's directory, seen in its parent directory: kernfs notifies
+ * nothing on the file itself) makes the source gone: shr_pressure_check()
+ * returns -ENODEV.
  *
  * Context: Any thread.
- * Return: 0, -EINVAL (NULL, or the file has no "high" line), -errno of
- *         open() or inotify (-ENOENT), -ENOMEM. Nothing is left open on
- *         error.
+ * Return: 0, -EINVAL (NULL, or the file has no "high" line), -EISDIR,
+ *         -ENOTTY (not a regular file: a FIFO, device or socket, refused
+ *         without opening it), -errno of open() or inotify (-ENOENT,
+ *         -EACCES), -ENOMEM. Nothing is left open on error.
  */
 SHR_API SHR_MUST_CHECK int shr_pressure_open_memory_events(const char *path,
 							   struct shr_pressure **out);
@@ -184,14 +205,17 @@ SHR_API enum shr_pressure_kind shr_pressure_kind(const struct shr_pressure *src)
  *           poll returned).
  * @ev:      receives what was seen (may be NULL).
  *
- * Consumes what the fd has to read: the data of a FIFO or socket, the
- * inotify events of memory.events (whose counters it then re-reads).
+ * Consumes what the fd has to read, with bounded work: the data of a
+ * FIFO, device or socket (at most 16 reads of 4 KiB), the inotify events of
+ * memory.events (whose counters it then re-reads).
  *
  * Context: The thread that polls @src.
  * Return: 1 (pressure), 0 (nothing: a spurious wake-up, or a memory.events
  *         change that was not high or max), -ENODEV (the source is gone:
  *         its cgroup was removed, or the peer closed the socket; poll it no
- *         more), -EINVAL (NULL), -errno of read().
+ *         more), -ENOTTY (a stream still readable after 64 KiB in one
+ *         check never runs dry and carries no events: poll it no more),
+ *         -EINVAL (NULL), -errno of read().
  */
 SHR_API int shr_pressure_check(struct shr_pressure *src, short revents,
 			       struct shr_pressure_event *ev);

@@ -663,7 +663,8 @@ int shr_mem_cgroup_charge(struct shr_mem_cgroup *memcg, unsigned long bytes)
 	mem = memcg_memory_get(memcg);
 	if (!mem)
 		return -ENOMEM;
-	shr_page_counter_charge(&mem->memory, (long)bytes);
+	if (!shr_page_counter_try_charge(&mem->memory, (long)bytes))
+		return -EOVERFLOW;
 	if (!memcg_count_high_events(memcg))
 		return 0;
 	memcg_notify_high(memcg->host);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Hierarchical byte counters: the kernel's page_counter (mm/page_counter.c)
- * counting bytes instead of pages, without a max (the library's budgets are
- * high boundaries only: a charge always succeeds, and reclaim brings usage
- * back under high afterwards).
+ * counting bytes instead of pages, with one max: SHR_PAGE_COUNTER_MAX, what
+ * a signed long holds (the library's budgets are high boundaries only: a
+ * charge within the max always succeeds, and reclaim brings usage back
+ * under high afterwards). A charge that would take a level past it is
+ * refused whole, as page_counter_try_charge() refuses one past a counter's
+ * max: the sum of two valid charges never wraps.
  *
  * Invariants
  *  - A counter's usage is the sum of the charges made to it and to every
@@ -17,6 +20,11 @@
  *    a reader can see a child's new usage before the parent's; readers clamp
  *    a transient negative to 0, as the kernel's readers never see one only
  *    because its callers uncharge nothing they did not charge first.
+ *  - 0 <= usage <= SHR_PAGE_COUNTER_MAX at every level once charges in
+ *    flight have finished: each level's add is a compare-exchange that
+ *    refuses to pass the max, and a refused charge takes back what it had
+ *    added below (a reader may see that transient usage, as a reader of
+ *    the kernel's counters may).
  *  - watermark >= every usage a charge left at that level (a maximum kept
  *    with compare-exchange, so a racing smaller value never replaces it).
  *
@@ -47,13 +55,40 @@ static void propagate_watermark(struct shr_page_counter *counter, long usage)
 		;
 }
 
-void shr_page_counter_charge(struct shr_page_counter *counter, long nr)
+/*
+ * Add @nr to @c's usage unless that would take it past
+ * SHR_PAGE_COUNTER_MAX. Return: the new usage, or -1 (nothing changed).
+ */
+static long level_try_add(struct shr_page_counter *c, long nr)
 {
-	for (struct shr_page_counter *c = counter; c; c = c->parent) {
-		long usage = atomic_fetch_add_explicit(&c->usage, nr, memory_order_relaxed) + nr;
+	long old = atomic_load_explicit(&c->usage, memory_order_relaxed);
 
+	do {
+		if (old > (long)SHR_PAGE_COUNTER_MAX - nr)
+			return -1;
+	} while (!atomic_compare_exchange_weak_explicit(&c->usage, &old, old + nr,
+							memory_order_relaxed, memory_order_relaxed));
+	return old + nr;
+}
+
+bool shr_page_counter_try_charge(struct shr_page_counter *counter, long nr)
+{
+	struct shr_page_counter *c;
+
+	for (c = counter; c; c = c->parent) {
+		long usage = level_try_add(c, nr);
+
+		if (usage < 0)
+			break;
 		propagate_watermark(c, usage);
 	}
+	if (!c)
+		return true;
+	/* Undo the levels below the one that refused (their watermark may
+	 * keep the transient usage: the kernel's try_charge leaves it too). */
+	for (struct shr_page_counter *u = counter; u != c; u = u->parent)
+		atomic_fetch_sub_explicit(&u->usage, nr, memory_order_relaxed);
+	return false;
 }
 
 bool shr_page_counter_uncharge(struct shr_page_counter *counter, long nr)

@@ -27,8 +27,10 @@ struct shr_page_counter {
 };
 
 void shr_page_counter_init(struct shr_page_counter *counter, struct shr_page_counter *parent);
-/* Charge @nr bytes (> 0) to @counter and every level above it. */
-void shr_page_counter_charge(struct shr_page_counter *counter, long nr);
+/* Charge @nr bytes (1..SHR_PAGE_COUNTER_MAX) to @counter and every level
+ * above it; false (nothing charged) when a level would pass
+ * SHR_PAGE_COUNTER_MAX. */
+bool shr_page_counter_try_charge(struct shr_page_counter *counter, long nr);
 /* Uncharge @nr bytes (> 0) from @counter and above; false (nothing done)
  * when @counter holds fewer than @nr. */
 bool shr_page_counter_uncharge(struct shr_page_counter *counter, long nr);

@@ -16,20 +16,39 @@
  *     cgroup was removed: reads then fail with ENODEV) and for a plain
  *     kernfs notification of a file systemd may name instead (which a read
  *     acknowledges): a one-byte read tells them apart;
+ *     Such a file must be on procfs or cgroupfs: a trigger written to any
+ *     other regular file would overwrite it and never fire;
  *   - a FIFO or character device (systemd relays): opened read-write (a
  *     FIFO then never reports a hang-up for want of writers, and the open
- *     does not block), the trigger written if there is one, POLLIN; what
- *     arrives is read and discarded;
+ *     does not block), POLLIN; what arrives is read and discarded. A
+ *     device gets the trigger written if there is one; a FIFO does not:
+ *     its reader is this source, which would read the trigger back as
+ *     pressure nobody signalled;
  *   - an AF_UNIX stream socket: connected, the trigger sent, POLLIN; end of
  *     file means the peer went away;
  *   - memory.events: the kernel notifies a modification of the file
  *     (kernfs_notify(), which also wakes POLLPRI pollers; inotify works on
  *     a plain file too, so tests drive it with real files): the source's fd
  *     is an inotify instance watching IN_MODIFY, and each check re-reads
- *     the counters and fires when "high" or "max" rose.
- * The kernel reads a trigger as one string per write and overwrites the
- * last byte of what it was given with a NUL, so the trigger is written with
- * its terminating NUL (systemd does the same).
+ *     the counters and fires when "high" or "max" rose. Removing the cgroup
+ *     sends nothing to the file's watchers or pollers (kernfs deactivates
+ *     the node without a wake-up; a new poll or read would see it), so the
+ *     instance also watches the cgroup's parent directory, whose IN_DELETE
+ *     of the cgroup's name is the rmdir. The file is opened non-blocking
+ *     and must be a regular file (a FIFO would block the open).
+ * Bounded work: a stream check reads at most SHR_STREAM_READS_MAX buffers;
+ * a stream still readable after them never runs dry (/dev/zero, or a
+ * flood no relay sends) and is refused, at open (where a stream is drained
+ * once, and one at end of file at once, /dev/null, is refused too) and at a
+ * check (-ENOTTY), so that an always-readable fd is not endless pressure.
+ * The kernel reads a trigger as one string per write of at most 32 bytes
+ * (psi_write()) and overwrites the last byte of what it read with a NUL,
+ * so a trigger has at most 31 characters and is written with its
+ * terminating NUL (systemd does the same; MEMORY_PRESSURE_WRITE text
+ * without one gets it added). The kernel refuses a window that is not a
+ * multiple of 2 s to an opener without CAP_SYS_RESOURCE with the -EINVAL
+ * of a malformed trigger; a trigger we found valid refused so, by a
+ * process without that capability, is -EPERM.
  *
  * The systemd protocol follows sd_event_add_memory_pressure()'s documented
  * behaviour (man page and docs/MEMORY_PRESSURE.md), in our own code: the
@@ -64,11 +83,24 @@
 #define SHR_PROC_SUPER_MAGIC 0x9fa0
 #define SHR_CGROUP2_SUPER_MAGIC 0x63677270
 
-/* The kernel's limits on a PSI trigger's window (psi.rst). */
+/* The kernel's limits on a PSI trigger's window (psi.rst; kernels before
+ * 6.3 also refused windows under 500 ms, which we keep so that a trigger
+ * means the same on every kernel). */
 #define SHR_PSI_WINDOW_MIN_US 500000UL
 #define SHR_PSI_WINDOW_MAX_US 10000000UL
-/* The kernel reads at most this many bytes of a trigger. */
-#define SHR_PSI_TRIGGER_MAX 128
+/* Without CAP_SYS_RESOURCE the kernel takes only windows that are a
+ * multiple of this (psi_trigger_create(), 6.12 and 7.3). */
+#define SHR_PSI_WINDOW_UNPRIV_US 2000000UL
+/* psi_write() copies at most this many bytes of a write into its buffer
+ * and makes the last one a NUL (6.12 and 7.3): a trigger has at most
+ * SHR_PSI_TRIGGER_MAX - 1 characters. */
+#define SHR_PSI_TRIGGER_MAX 32
+/* CAP_SYS_RESOURCE (linux/capability.h). */
+#define SHR_CAP_SYS_RESOURCE 24
+/* A stream source reads at most this many buffers per check; one still
+ * readable after them never runs dry (/dev/zero), and is no relay. */
+#define SHR_STREAM_READS_MAX 16
+#define SHR_STREAM_READ_SIZE 4096
 
 /*
  * struct shr_pressure - one source. Sync: immutable after open, except
@@ -78,6 +110,10 @@
  *              memory.events).
  * @events:     POLLPRI or POLLIN.
  * @events_fd:  memory.events: the file, read at each check.
+ * @cgroup_wd:  memory.events: the inotify watch of the cgroup's parent
+ *              directory (its IN_DELETE of @cgroup_name is the cgroup's
+ *              removal), or -1.
+ * @cgroup_name: memory.events: the cgroup directory's name.
  * @current_fd: memory.events: the directory's memory.current, or -1.
  * @high_fd:    memory.events: the directory's memory.high, or -1.
  * @high_seen:  memory.events: the counters at the last check.
@@ -90,8 +126,10 @@ struct shr_pressure {
 	int events_fd;
 	int current_fd;
 	int high_fd;
+	int cgroup_wd;
 	unsigned long high_seen;
 	unsigned long max_seen;
+	char cgroup_name[NAME_MAX + 1];
 };
 
 static struct shr_pressure *source_alloc(enum shr_pressure_kind kind)
@@ -105,6 +143,7 @@ static struct shr_pressure *source_alloc(enum shr_pressure_kind kind)
 	src->events_fd = -1;
 	src->current_fd = -1;
 	src->high_fd = -1;
+	src->cgroup_wd = -1;
 	return src;
 }
 
@@ -149,14 +188,16 @@ static bool parse_ulong(const char **p, unsigned long *out)
 /*
  * Whether @trigger is "some|full <stall us> <window us>" with the kernel's
  * ranges (stall 1..window, window 500 ms..10 s, both fitting 32 bits),
- * followed by nothing but white space. Context: Any.
+ * followed by nothing but white space, in at most SHR_PSI_TRIGGER_MAX - 1
+ * characters (what the kernel reads of it). *@window_us receives the
+ * window. Context: Any.
  */
-static bool trigger_valid(const char *trigger)
+static bool trigger_parse(const char *trigger, unsigned long *window_us)
 {
 	const char *p = trigger;
 	unsigned long stall, window;
 
-	if (strlen(trigger) >= SHR_PSI_TRIGGER_MAX)
+	if (strnlen(trigger, SHR_PSI_TRIGGER_MAX) >= SHR_PSI_TRIGGER_MAX)
 		return false;
 	if (!strncmp(p, "some ", 5) || !strncmp(p, "full ", 5))
 		p += 5;
@@ -176,7 +217,57 @@ static bool trigger_valid(const char *trigger)
 		return false;
 	if (window > UINT32_MAX || window < SHR_PSI_WINDOW_MIN_US || window > SHR_PSI_WINDOW_MAX_US)
 		return false;
+	*window_us = window;
 	return stall >= 1 && stall <= window;
+}
+
+static bool trigger_valid(const char *trigger)
+{
+	unsigned long window;
+
+	return trigger_parse(trigger, &window);
+}
+
+/* Whether this process's effective set has CAP_SYS_RESOURCE (what the
+ * kernel checks on the opener's credentials). Context: Any. */
+static bool has_cap_sys_resource(void)
+{
+	char line[128];
+	bool cap = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long eff;
+
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			cap = (eff >> SHR_CAP_SYS_RESOURCE) & 1;
+			break;
+		}
+	}
+	fclose(f);
+	return cap;
+}
+
+/*
+ * The error for a PSI file's refusal (-EINVAL) of @buf (@len bytes): -EPERM
+ * when @buf is a trigger we find valid whose window only a process with
+ * CAP_SYS_RESOURCE may use (not a multiple of 2 s) and this process has
+ * not that capability; else @err. Context: Any.
+ */
+static int refusal_errno(int err, const void *buf, size_t len)
+{
+	char text[SHR_PSI_TRIGGER_MAX];
+	unsigned long window;
+
+	if (err != -EINVAL || !len || len > sizeof(text))
+		return err;
+	memcpy(text, buf, len);
+	text[len - 1] = '\0';
+	if (!trigger_parse(text, &window) || window % SHR_PSI_WINDOW_UNPRIV_US == 0)
+		return err;
+	return has_cap_sys_resource() ? err : -EPERM;
 }
 
 /*
@@ -235,18 +326,126 @@ static bool kernfs_file_alive(const struct shr_pressure *src)
 	return pread(src->fd, &c, 1, 0) >= 0 || errno != ENODEV;
 }
 
+/* poll(@src->fd) without waiting. Return: its revents, or -errno. */
+static int poll_now(const struct shr_pressure *src)
+{
+	struct pollfd pfd = { .fd = src->fd, .events = src->events };
+	int n;
+
+	do
+		n = poll(&pfd, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n ? pfd.revents : 0;
+}
+
+/*
+ * Read and discard what a FIFO, device or socket holds, at most
+ * SHR_STREAM_READS_MAX reads (a check does bounded work). Return: 1 (data),
+ * 0 (nothing), -ENODEV (end of file), -ENOTTY (still readable after them:
+ * a stream that never runs dry, like /dev/zero), -errno.
+ */
+static int drain_stream(const struct shr_pressure *src)
+{
+	char buf[SHR_STREAM_READ_SIZE];
+	int ret = 0, ret_still;
+
+	for (int reads = 0; reads < SHR_STREAM_READS_MAX;) {
+		ssize_t n = read(src->fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			ret = 1;
+			reads++;
+			continue;
+		}
+		if (n == 0)
+			return -ENODEV;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return ret;
+		return -errno;
+	}
+	ret_still = poll_now(src);
+	if (ret_still < 0)
+		return ret_still;
+	return ret_still & POLLIN ? -ENOTTY : ret;
+}
+
+/*
+ * Write the trigger @buf (@len bytes) to the PSI file @fd, with a
+ * terminating NUL: the kernel overwrites the last byte it reads with one,
+ * so text without it would lose its last character. The kernel's -EINVAL
+ * for want of CAP_SYS_RESOURCE is -EPERM (refusal_errno()).
+ * Return: 0 or -errno.
+ */
+static int write_psi_trigger(int fd, const void *buf, size_t len)
+{
+	char *text;
+	int ret;
+
+	if (((const char *)buf)[len - 1] == '\0')
+		return refusal_errno(write_all_once(fd, buf, len), buf, len);
+	text = malloc(len + 1);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	ret = refusal_errno(write_all_once(fd, text, len + 1), text, len + 1);
+	free(text);
+	return ret;
+}
+
+/* Whether the open file @fd is on procfs or cgroupfs (where PSI files
+ * and kernfs notifications are). */
+static bool on_pressure_fs(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 &&
+	       (sfs.f_type == SHR_PROC_SUPER_MAGIC || sfs.f_type == SHR_CGROUP2_SUPER_MAGIC);
+}
+
+/*
+ * Open the regular file, FIFO or character device @path (of mode @mode)
+ * non-blocking: read-write for a PSI file given a trigger and for a FIFO
+ * (which then never reports a hang-up for want of writers). Fills @src's
+ * kind and events. Return: the fd or -errno (-ENOTTY: a regular file
+ * outside procfs and cgroupfs).
+ */
+static int open_file_watch(struct shr_pressure *src, const char *path, mode_t mode, bool writes)
+{
+	int flags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	int fd;
+
+	flags |= writes || S_ISFIFO(mode) ? O_RDWR : O_RDONLY;
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	src->kind = S_ISREG(mode) ? SHR_PRESSURE_PSI : SHR_PRESSURE_STREAM;
+	src->events = S_ISREG(mode) ? POLLPRI : POLLIN;
+	if (S_ISREG(mode) && !on_pressure_fs(fd)) {
+		close(fd);
+		return -ENOTTY;
+	}
+	return fd;
+}
+
 /*
  * Open what @path names as a watch and write @buf (@len bytes, 0 for
- * none) to it: a regular file (POLLPRI; with @fs_checked, it must be on
- * procfs or cgroupfs), a FIFO or character device (POLLIN), an AF_UNIX
- * socket (POLLIN). Fills @src's fd, events and kind.
+ * none) to it: a regular file on procfs or cgroupfs (POLLPRI), a FIFO or
+ * character device (POLLIN), an AF_UNIX socket (POLLIN). A FIFO gets
+ * nothing written: it carries events to its reader, which is this source,
+ * so whatever we wrote would come back as pressure nobody signalled. A
+ * stream is drained at open: one that ends at once or never runs dry
+ * (/dev/null, /dev/zero) is refused. Fills @src's fd, events and kind.
  * Context: Any thread. Return: 0 or -errno; nothing left open on error.
  */
-static int open_watch(struct shr_pressure *src, const char *path, const void *buf, size_t len,
-		      bool fs_checked)
+static int open_watch(struct shr_pressure *src, const char *path, const void *buf, size_t len)
 {
 	struct stat st;
-	int fd, flags, ret;
+	int fd, ret = 0;
 
 	if (stat(path, &st) < 0)
 		return -errno;
@@ -254,38 +453,29 @@ static int open_watch(struct shr_pressure *src, const char *path, const void *bu
 		return -EISDIR;
 	if (S_ISSOCK(st.st_mode)) {
 		fd = connect_unix(path);
-		if (fd < 0)
-			return fd;
 		src->kind = SHR_PRESSURE_STREAM;
 		src->events = POLLIN;
 	} else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
-		flags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-		flags |= (len || S_ISFIFO(st.st_mode)) ? O_RDWR : O_RDONLY;
-		fd = open(path, flags);
-		if (fd < 0)
-			return -errno;
-		src->kind = S_ISREG(st.st_mode) ? SHR_PRESSURE_PSI : SHR_PRESSURE_STREAM;
-		src->events = S_ISREG(st.st_mode) ? POLLPRI : POLLIN;
-		if (S_ISREG(st.st_mode) && fs_checked) {
-			struct statfs sfs;
-
-			if (fstatfs(fd, &sfs) < 0 || (sfs.f_type != SHR_PROC_SUPER_MAGIC &&
-						      sfs.f_type != SHR_CGROUP2_SUPER_MAGIC)) {
-				close(fd);
-				return -ENOTTY;
-			}
-		}
+		fd = open_file_watch(src, path, st.st_mode, len);
 	} else {
 		return -EBADF;
 	}
-	if (len) {
-		ret = write_all_once(fd, buf, len);
-		if (ret) {
-			close(fd);
-			return ret;
-		}
-	}
+	if (fd < 0)
+		return fd;
 	src->fd = fd;
+	if (len && S_ISREG(st.st_mode))
+		ret = write_psi_trigger(fd, buf, len);
+	else if (len && !S_ISFIFO(st.st_mode))
+		ret = write_all_once(fd, buf, len);
+	if (!ret && src->kind == SHR_PRESSURE_STREAM) {
+		ret = drain_stream(src);
+		ret = ret == -ENODEV || ret == -ENOTTY ? -ENOTTY : ret < 0 ? ret : 0;
+	}
+	if (ret) {
+		close(fd);
+		src->fd = -1;
+		return ret;
+	}
 	/* A kernfs file polls as notified until its first read (sysfs's "read,
 	 * then poll"); reading arms it (a PSI file's trigger polls on its own:
 	 * the read is harmless there). Regular files only. */
@@ -308,7 +498,7 @@ int shr_pressure_open_psi(const char *path, const char *trigger, struct shr_pres
 	src = source_alloc(SHR_PRESSURE_PSI);
 	if (!src)
 		return -ENOMEM;
-	ret = open_watch(src, path, trigger, strlen(trigger) + 1, false);
+	ret = open_watch(src, path, trigger, strlen(trigger) + 1);
 	if (ret) {
 		shr_pressure_close(src);
 		return ret;
@@ -459,7 +649,7 @@ int shr_pressure_open_systemd(struct shr_pressure **out)
 			return ret;
 	}
 	src = source_alloc(SHR_PRESSURE_PSI);
-	ret = src ? open_watch(src, watch, buf, len, true) : -ENOMEM;
+	ret = src ? open_watch(src, watch, buf, len) : -ENOMEM;
 	free(buf);
 	if (ret) {
 		shr_pressure_close(src);
@@ -563,6 +753,59 @@ static int events_read(const struct shr_pressure *src, unsigned long *high, unsi
 	return 0;
 }
 
+/*
+ * Open @path as a memory.events file: a regular file (kernfs's, or a plain
+ * one a test writes), non-blocking so that nothing else can block the open.
+ * Return: the fd, -EISDIR, -ENOTTY (not a regular file: a FIFO, device or
+ * socket), -errno of open().
+ */
+static int events_open_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -ENOTTY;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	/* It may have been replaced between the stat and the open. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOTTY;
+	}
+	return fd;
+}
+
+/*
+ * Watch the parent directory of @path's cgroup for the cgroup's removal:
+ * kernfs sends no event to watchers of the removed cgroup's files or of
+ * its directory, but its parent sees IN_DELETE of its name (the rmdir).
+ * Return: 0 or -errno.
+ */
+static int watch_cgroup_removal(struct shr_pressure *src, const char *path)
+{
+	char real[PATH_MAX], *slash;
+
+	if (!realpath(path, real))
+		return -errno;
+	slash = strrchr(real, '/');
+	*slash = '\0'; /* real: the cgroup's directory */
+	slash = strrchr(real, '/');
+	if (!slash || !slash[1])
+		return 0; /* the file is in "/": no cgroup to lose */
+	if (strlen(slash + 1) > NAME_MAX)
+		return -ENAMETOOLONG;
+	strcpy(src->cgroup_name, slash + 1);
+	*slash = '\0';
+	src->cgroup_wd = inotify_add_watch(src->fd, real[0] ? real : "/", IN_DELETE | IN_ONLYDIR);
+	return src->cgroup_wd < 0 ? -errno : 0;
+}
+
 int shr_pressure_open_memory_events(const char *path, struct shr_pressure **out)
 {
 	struct shr_pressure *src;
@@ -574,9 +817,9 @@ int shr_pressure_open_memory_events(const char *path, struct shr_pressure **out)
 	if (!src)
 		return -ENOMEM;
 	src->events = POLLIN;
-	src->events_fd = open(path, O_RDONLY | O_CLOEXEC);
+	src->events_fd = events_open_file(path);
 	if (src->events_fd < 0) {
-		ret = -errno;
+		ret = src->events_fd;
 		goto fail;
 	}
 	ret = events_read(src, &src->high_seen, &src->max_seen);
@@ -587,6 +830,9 @@ int shr_pressure_open_memory_events(const char *path, struct shr_pressure **out)
 		ret = -errno;
 		goto fail;
 	}
+	ret = watch_cgroup_removal(src, path);
+	if (ret)
+		goto fail;
 	src->current_fd = open_sibling(path, "memory.current");
 	src->high_fd = open_sibling(path, "memory.high");
 	*out = src;
@@ -611,52 +857,24 @@ enum shr_pressure_kind shr_pressure_kind(const struct shr_pressure *src)
 	return src ? src->kind : (enum shr_pressure_kind)0;
 }
 
-/* poll(@src->fd) without waiting. Return: its revents, or -errno. */
-static int poll_now(const struct shr_pressure *src)
+/* Whether inotify event @e says the source's file or cgroup is gone. */
+static bool inotify_gone(const struct shr_pressure *src, const struct inotify_event *e)
 {
-	struct pollfd pfd = { .fd = src->fd, .events = src->events };
-	int n;
-
-	do
-		n = poll(&pfd, 1, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	return n ? pfd.revents : 0;
+	if (e->mask & (IN_IGNORED | IN_DELETE_SELF | IN_UNMOUNT))
+		return true;
+	return e->wd == src->cgroup_wd && (e->mask & IN_DELETE) && e->len &&
+	       !strcmp(e->name, src->cgroup_name);
 }
 
-/* Read and discard what a FIFO or socket holds. Return: 1 (data), 0
- * (nothing), -ENODEV (end of file), -errno. */
-static int drain_stream(const struct shr_pressure *src)
-{
-	char buf[256];
-	int ret = 0;
-
-	for (;;) {
-		ssize_t n = read(src->fd, buf, sizeof(buf));
-
-		if (n > 0) {
-			ret = 1;
-			continue;
-		}
-		if (n == 0)
-			return -ENODEV;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN)
-			return ret;
-		return -errno;
-	}
-}
-
-/* Drain the inotify events. Return: 1 (a modification), 0 (none),
- * -ENODEV (the file went away), -errno. */
+/* Drain the inotify events, at most SHR_STREAM_READS_MAX reads. Return: 1
+ * (a modification), 0 (none), -ENODEV (the file or its cgroup went away),
+ * -errno. */
 static int drain_inotify(const struct shr_pressure *src)
 {
-	_Alignas(struct inotify_event) char buf[4096];
+	_Alignas(struct inotify_event) char buf[SHR_STREAM_READ_SIZE];
 	int ret = 0;
 
-	for (;;) {
+	for (int reads = 0; reads < SHR_STREAM_READS_MAX; reads++) {
 		ssize_t n = read(src->fd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
@@ -666,13 +884,14 @@ static int drain_inotify(const struct shr_pressure *src)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *e = (const struct inotify_event *)(void *)p;
 
-			if (e->mask & (IN_IGNORED | IN_DELETE_SELF | IN_UNMOUNT))
+			if (inotify_gone(src, e))
 				return -ENODEV;
-			if (e->mask & IN_MODIFY)
+			if ((e->mask & IN_MODIFY) && e->wd != src->cgroup_wd)
 				ret = 1;
 			p += sizeof(*e) + e->len;
 		}
 	}
+	return ret;
 }
 
 /* memory.events: re-read the counters; fire on a rise of high or max. */

@@ -8,8 +8,8 @@ import sys
 
 from . import bases, boot, designs, packages, paths
 from .commands import boot as boot_cmd
-from .commands import (build, check, checkpatch, compile_check, lab, reproduce, selftests,
-                       spread, torture, trial, work)
+from .commands import (build, check, checkpatch, compile_check, idreuse, lab, reproduce,
+                       selftests, spread, torture, trial, work)
 from .run import Run, log
 
 
@@ -37,6 +37,8 @@ COMMANDS = (
             selftests.arguments, selftests.main),
     Command("torture", "ktorture on the debug kernels, dmesg checked",
             torture.arguments, torture.main),
+    Command("idreuse", "the id-reuse window: mainline strands objects, fix-id-reuse "
+            "does not (kcheck_reuse, debug delay)", idreuse.arguments, idreuse.main),
     Command("checkpatch", "checkpatch.pl --strict on every patch", checkpatch.arguments,
             checkpatch.main),
     Command("compile", "every patch's touched objects at W=1, one patch at a time "

@@ -52,6 +52,15 @@ def compile_programs(run):
     return {n: os.path.join(out, n) for n in PROGRAMS}
 
 
+def cgroup_util(src):
+    """The selftests' helper library of the cgroup selftests in @src, as
+    gcc arguments: cgroup_util.c beside the tests (6.12), or in lib/ with
+    its header in lib/include/ (7.3)."""
+    if os.path.exists(os.path.join(src, "lib", "cgroup_util.c")):
+        return ["-Ilib/include", "lib/cgroup_util.c"]
+    return ["cgroup_util.c"]
+
+
 def compile_selftests(cache, run):
     """{program: path} of SELFTESTS: test_kmem and test_memcontrol of the
     pristine source, static, -O0 (at -O2 gcc drops the loops that touch
@@ -61,8 +70,8 @@ def compile_selftests(cache, run):
     src = os.path.join(cache.ensure_selftests(run), "tools/testing/selftests/cgroup")
     with run.step("compile cgroup selftests (-O0, static) and kcheck"):
         for t in KERNEL_SELFTESTS:
-            sh(["gcc", "-static", "-O0", "-Wall", "-pthread", "-I..", "-I../../../include",
-                "-o", os.path.join(out, t), t + ".c", "cgroup_util.c"], cwd=src, quiet=True)
+            sh(["gcc", "-static", "-O0", "-Wall", "-pthread", "-I..", "-I../../../include"] +
+               cgroup_util(src) + ["-o", os.path.join(out, t), t + ".c"], cwd=src, quiet=True)
         sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
             os.path.join(out, "kcheck")] + [os.path.join(paths.GUEST, s)
                                             for s in ("kcheck.c", "kutil.c")])

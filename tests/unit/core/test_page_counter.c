@@ -75,6 +75,39 @@ static void test_charges_are_hierarchical(void **state)
 	assert_int_equal(shr_host_destroy(host), 0);
 }
 
+/* Two valid charges whose sum a level cannot hold: the second is refused
+ * whole (no level changed), as the kernel's page_counter_try_charge()
+ * refuses a charge past its max; usage and exact uncharges stay right. */
+static void test_charge_past_the_counter_max_is_refused(void **state)
+{
+	struct shr_host *host = make_host();
+	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(host);
+	struct shr_mem_cgroup *a = shr_test_mkcg(root), *b = shr_test_mkcg(root);
+
+	(void)state;
+	assert_int_equal(shr_mem_cgroup_charge(a, SHR_PAGE_COUNTER_MAX), 0);
+	/* The same cgroup: a itself would overflow. */
+	assert_int_equal(shr_mem_cgroup_charge(a, SHR_PAGE_COUNTER_MAX), -EOVERFLOW);
+	assert_int_equal(shr_mem_cgroup_charge(a, 1), -EOVERFLOW);
+	/* A sibling: b would hold it, their parent would not; b is left as
+	 * it was. */
+	assert_int_equal(shr_mem_cgroup_charge(b, SHR_PAGE_COUNTER_MAX), -EOVERFLOW);
+	assert_int_equal(shr_mem_cgroup_usage(b), 0);
+	assert_int_equal(shr_mem_cgroup_usage(a), SHR_PAGE_COUNTER_MAX);
+	assert_int_equal(shr_mem_cgroup_usage(root), SHR_PAGE_COUNTER_MAX);
+	assert_int_equal(stat_of(root).peak, SHR_PAGE_COUNTER_MAX);
+	assert_int_equal(shr_mem_cgroup_uncharge(a, SHR_PAGE_COUNTER_MAX), 0);
+	assert_int_equal(shr_mem_cgroup_usage(root), 0);
+	assert_int_equal(shr_mem_cgroup_charge(b, SHR_PAGE_COUNTER_MAX - 1), 0);
+	assert_int_equal(shr_mem_cgroup_charge(a, 1), 0);
+	assert_int_equal(shr_mem_cgroup_usage(root), SHR_PAGE_COUNTER_MAX);
+	assert_int_equal(shr_mem_cgroup_uncharge(a, 1), 0);
+	assert_int_equal(shr_mem_cgroup_uncharge(b, SHR_PAGE_COUNTER_MAX - 1), 0);
+	assert_int_equal(shr_mem_cgroup_offline(a), 0);
+	assert_int_equal(shr_mem_cgroup_offline(b), 0);
+	assert_int_equal(shr_host_destroy(host), 0);
+}
+
 /* Bad calls are refused and change nothing. */
 static void test_charge_misuse_is_refused(void **state)
 {
@@ -329,6 +362,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_charges_are_hierarchical),
 		cmocka_unit_test(test_charge_misuse_is_refused),
+		cmocka_unit_test(test_charge_past_the_counter_max_is_refused),
 		cmocka_unit_test(test_high_events_per_level),
 		cmocka_unit_test(test_dying_cgroup_keeps_charges),
 		cmocka_unit_test(test_over_high_notifies_the_reclaimer),

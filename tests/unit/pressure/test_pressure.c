@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -30,6 +32,7 @@
 #include <shrinker/pressure.h>
 
 #include "harness.h"
+#include "pressure_fixtures.h"
 
 /*
  * What this machine lacks for a test: the test prints why and returns
@@ -72,15 +75,6 @@ static const char *tmp_path(const char *name)
 	return p;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
 /* Wait for @src's fd to be ready; return the revents. */
 static short wait_ready(struct shr_pressure *src)
 {
@@ -111,7 +105,7 @@ static void test_trigger_checked_before_the_kernel(void **state)
 	struct stat st;
 
 	(void)state;
-	write_file(path, "");
+	fix_write_file(path, "", 0644);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(shr_pressure_open_psi(path, bad[i], &src), -EINVAL);
 	assert_int_equal(shr_pressure_open_psi(NULL, NULL, &src), -EINVAL);
@@ -126,36 +120,42 @@ static void test_trigger_checked_before_the_kernel(void **state)
 	shr_pressure_close(NULL);
 }
 
-/* On a regular file (a stand-in for a PSI file) the trigger is written
- * with its NUL at offset 0, the source polls POLLPRI, and a file that
- * never reports POLLPRI never fires. */
+/* The trigger reaches a relay socket whole, with its NUL; a regular file
+ * outside procfs and cgroupfs is no PSI file and gets nothing written. */
 static void test_trigger_written_with_nul(void **state)
 {
-	const char *path = tmp_path("fake-psi");
+	const char *sock = tmp_path("psi-sock"), *file = tmp_path("plain-psi");
 	const char trigger[] = "full 150000 1000000";
 	struct shr_pressure *src;
+	int lfd = fix_listen_unix(sock), conn;
+	struct stat st;
 	char buf[64];
-	int fd;
 
 	(void)state;
-	write_file(path, "");
-	assert_int_equal(shr_pressure_open_psi(path, trigger, &src), 0);
-	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_PSI);
-	assert_int_equal(shr_pressure_poll_events(src), POLLPRI);
-	fd = open(path, O_RDONLY);
-	assert_int_equal(read(fd, buf, sizeof(buf)), (ssize_t)sizeof(trigger));
-	close(fd);
+	assert_int_equal(shr_pressure_open_psi(sock, trigger, &src), 0);
+	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_STREAM);
+	conn = accept(lfd, NULL, NULL);
+	assert_true(conn >= 0);
+	assert_int_equal(read(conn, buf, sizeof(buf)), (ssize_t)sizeof(trigger));
 	assert_memory_equal(buf, trigger, sizeof(trigger));
 	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
 	shr_pressure_close(src);
+	close(conn);
+	close(lfd);
+
+	fix_write_file(file, "", 0644);
+	assert_int_equal(shr_pressure_open_psi(file, trigger, &src), -ENOTTY);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_size, 0);
 }
 
-/* A FIFO watch: the trigger arrives in the FIFO, data written to it fires
- * the source once, and the source drains it. */
+/* A FIFO watch: nothing is written to it (its reader is the source, which
+ * would read its own trigger back as pressure), data written to it fires
+ * the source once, and a check drains it with bounded work. */
 static void test_fifo_fires_on_data(void **state)
 {
 	const char *path = tmp_path("fifo");
-	const char trigger[] = "some 100000 1000000";
+	static char big[40000];
 	struct shr_pressure_event ev;
 	struct shr_pressure *src;
 	char buf[64];
@@ -163,14 +163,14 @@ static void test_fifo_fires_on_data(void **state)
 
 	(void)state;
 	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_int_equal(shr_pressure_open_psi(path, trigger, &src), 0);
+	assert_int_equal(shr_pressure_open_psi(path, "some 100000 1000000", &src), 0);
 	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_STREAM);
 	assert_int_equal(shr_pressure_poll_events(src), POLLIN);
 	peer = open(path, O_RDWR | O_NONBLOCK);
 	assert_true(peer >= 0);
-	assert_int_equal(read(peer, buf, sizeof(buf)), (ssize_t)sizeof(trigger));
-	assert_memory_equal(buf, trigger, sizeof(trigger));
 	assert_int_equal(shr_pressure_check(src, 0, &ev), 0);
+	assert_int_equal(read(peer, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EAGAIN);
 
 	assert_int_equal(write(peer, "xyz", 3), 3);
 	assert_true(wait_ready(src) & POLLIN);
@@ -179,21 +179,41 @@ static void test_fifo_fires_on_data(void **state)
 	assert_int_equal(ev.high, 0);
 	/* Drained: nothing left for the next check. */
 	assert_int_equal(shr_pressure_check(src, 0, &ev), 0);
+	/* More than one read holds, less than a check reads: one event. */
+	assert_int_equal(write(peer, big, sizeof(big)), (ssize_t)sizeof(big));
+	assert_int_equal(shr_pressure_check(src, 0, &ev), 1);
+	assert_int_equal(shr_pressure_check(src, 0, &ev), 0);
 	close(peer);
 	shr_pressure_close(src);
 }
 
-/* A listening AF_UNIX socket at @path. */
-static int listen_unix(const char *path)
+/* A check reads at most 64 KiB: a relay socket with more than that queued
+ * never runs dry (the /dev/zero case at check time) and is given up, so a
+ * check always returns. */
+static void test_stream_that_never_runs_dry_is_given_up(void **state)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	const char *path = tmp_path("flood-sock");
+	static char chunk[4096];
+	struct shr_pressure *src;
+	int lfd = fix_listen_unix(path), conn;
+	size_t queued = 0;
+	ssize_t n;
 
-	assert_true(fd >= 0);
-	strcpy(sa.sun_path, path);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	return fd;
+	(void)state;
+	assert_int_equal(shr_pressure_open_psi(path, NULL, &src), 0);
+	conn = accept(lfd, NULL, NULL);
+	assert_true(conn >= 0);
+	assert_int_equal(fcntl(conn, F_SETFL, O_NONBLOCK), 0);
+	while (queued < 96 * 1024 && (n = write(conn, chunk, sizeof(chunk))) > 0)
+		queued += (size_t)n;
+	if (queued <= 64 * 1024) {
+		print_message("# skipped: the socket took only %zu bytes\n", queued);
+	} else {
+		assert_int_equal(shr_pressure_check(src, 0, NULL), -ENOTTY);
+	}
+	shr_pressure_close(src);
+	close(conn);
+	close(lfd);
 }
 
 /* The systemd protocol with an AF_UNIX socket: connected, the decoded
@@ -206,7 +226,7 @@ static void test_systemd_socket_watch(void **state)
 	const char *write_b64 = "c29tZSAyMDAwMDAgMjAwMDAwMAA=";
 	const char expect[] = "some 200000 2000000";
 	struct shr_pressure *src;
-	int lfd = listen_unix(path), conn;
+	int lfd = fix_listen_unix(path), conn;
 	char buf[64];
 
 	(void)state;
@@ -239,7 +259,7 @@ static void test_systemd_refusals(void **state)
 	int peer;
 
 	(void)state;
-	write_file(file, "");
+	fix_write_file(file, "", 0644);
 	setenv("MEMORY_PRESSURE_WATCH", "", 1);
 	assert_int_equal(shr_pressure_open_systemd(&src), -EHOSTDOWN);
 	setenv("MEMORY_PRESSURE_WATCH", "/dev/null", 1);
@@ -264,20 +284,30 @@ static void test_systemd_refusals(void **state)
 	setenv("MEMORY_PRESSURE_WATCH", fifo, 1);
 	setenv("MEMORY_PRESSURE_WRITE", "not*base64", 1);
 	assert_int_equal(shr_pressure_open_systemd(&src), -EBADMSG);
+	/* A FIFO gets nothing written, WRITE or not. */
 	setenv("MEMORY_PRESSURE_WRITE", "aGk", 1); /* "hi", unpadded */
 	assert_int_equal(shr_pressure_open_systemd(&src), 0);
 	peer = open(fifo, O_RDWR | O_NONBLOCK);
-	assert_int_equal(read(peer, buf, sizeof(buf)), 2);
-	assert_memory_equal(buf, "hi", 2);
-	close(peer);
-	shr_pressure_close(src);
-	unsetenv("MEMORY_PRESSURE_WRITE");
-	/* No WRITE: nothing is written. */
-	assert_int_equal(shr_pressure_open_systemd(&src), 0);
-	peer = open(fifo, O_RDWR | O_NONBLOCK);
 	assert_int_equal(read(peer, buf, sizeof(buf)), -1);
+	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
 	close(peer);
 	shr_pressure_close(src);
+	/* A socket gets the decoded bytes as they are (no NUL added: that is
+	 * for PSI files). */
+	{
+		const char *sock = tmp_path("sock-hi");
+		int lfd = fix_listen_unix(sock), conn;
+
+		setenv("MEMORY_PRESSURE_WATCH", sock, 1);
+		assert_int_equal(shr_pressure_open_systemd(&src), 0);
+		conn = accept(lfd, NULL, NULL);
+		assert_int_equal(read(conn, buf, sizeof(buf)), 2);
+		assert_memory_equal(buf, "hi", 2);
+		close(conn);
+		close(lfd);
+		shr_pressure_close(src);
+	}
+	unsetenv("MEMORY_PRESSURE_WRITE");
 	unsetenv("MEMORY_PRESSURE_WATCH");
 	assert_int_equal(shr_pressure_open_systemd(NULL), -EINVAL);
 }
@@ -311,21 +341,21 @@ static void test_memory_events_file(void **state)
 
 	(void)state;
 	strcpy(events, tmp_path("memory.events"));
-	write_file(events, "low 0\nmax 0\n");
+	fix_write_file(events, "low 0\nmax 0\n", 0644);
 	assert_int_equal(shr_pressure_open_memory_events(events, &src), -EINVAL);
 	assert_int_equal(shr_pressure_open_memory_events(tmp_path("none"), &src), -ENOENT);
 	assert_int_equal(shr_pressure_open_memory_events(NULL, &src), -EINVAL);
 
-	write_file(events, events_zero);
-	write_file(tmp_path("memory.current"), "1000\n");
-	write_file(tmp_path("memory.high"), "800\n");
+	fix_write_file(events, events_zero, 0644);
+	fix_write_file(tmp_path("memory.current"), "1000\n", 0644);
+	fix_write_file(tmp_path("memory.high"), "800\n", 0644);
 	assert_int_equal(shr_pressure_open_memory_events(events, &src), 0);
 	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_MEMORY_EVENTS);
 	assert_int_equal(shr_pressure_check(src, 0, &ev), 0);
 
-	write_file(events, "low 7\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+	fix_write_file(events, "low 7\nhigh 0\nmax 0\noom 0\noom_kill 0\n", 0644);
 	assert_int_equal(shr_pressure_check(src, wait_ready(src), &ev), 0);
-	write_file(events, "low 7\nhigh 3\nmax 0\noom 0\noom_kill 0\n");
+	fix_write_file(events, "low 7\nhigh 3\nmax 0\noom 0\noom_kill 0\n", 0644);
 	assert_int_equal(shr_pressure_check(src, wait_ready(src), &ev), 1);
 	assert_int_equal(ev.kind, SHR_PRESSURE_MEMORY_EVENTS);
 	assert_int_equal(ev.high, 3);
@@ -333,8 +363,8 @@ static void test_memory_events_file(void **state)
 	assert_int_equal(ev.over_high, 200);
 	assert_int_equal(shr_pressure_check(src, 0, &ev), 0);
 
-	write_file(tmp_path("memory.high"), "max\n");
-	write_file(events, "low 7\nhigh 3\nmax 2\noom 1\noom_kill 1\n");
+	fix_write_file(tmp_path("memory.high"), "max\n", 0644);
+	fix_write_file(events, "low 7\nhigh 3\nmax 2\noom 1\noom_kill 1\n", 0644);
 	assert_int_equal(shr_pressure_check(src, wait_ready(src), &ev), 1);
 	assert_int_equal(ev.high, 0);
 	assert_int_equal(ev.max, 2);
@@ -361,31 +391,149 @@ static void test_kernel_accepts_system_trigger(void **state)
 	shr_pressure_close(src);
 }
 
-/* A writable cgroup v2 mount, or NULL. */
-static const char *cgroup2_mount(void)
+/* Whether this machine lets us set PSI triggers on the system file; if
+ * not, says why. */
+static bool system_psi_writable(void)
 {
-	static char mnt[256];
-	char dev[64], dir[256], type[64];
-	FILE *f = fopen("/proc/self/mounts", "r");
+	if (access("/proc/pressure/memory", W_OK) == 0)
+		return true;
+	print_message("# skipped: /proc/pressure/memory: %s\n", strerror(errno));
+	return false;
+}
 
-	if (!f)
-		return NULL;
-	mnt[0] = '\0';
-	while (fscanf(f, "%63s %255s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2") && access(dir, W_OK) == 0) {
-			strcpy(mnt, dir);
-			break;
-		}
-	}
-	fclose(f);
-	return mnt[0] ? mnt : NULL;
+/* "some", @spaces spaces, "500000 2000000": 18 + @spaces characters. */
+static const char *padded_trigger(char *buf, int spaces)
+{
+	snprintf(buf, 64, "some%*s500000 2000000", spaces, "");
+	return buf;
+}
+
+/* The kernel reads 31 characters of a trigger (psi_write()'s 32-byte
+ * buffer, its last byte made a NUL): one of 31 is taken, one of 32 is
+ * refused before the kernel could read it as another ("some ... 500000
+ * 200000"). */
+static void test_trigger_length_is_the_kernels(void **state)
+{
+	const char *fifo = tmp_path("fifo-long");
+	struct shr_pressure *src;
+	char t31[64], t32[64];
+
+	(void)state;
+	padded_trigger(t31, 13);
+	padded_trigger(t32, 14);
+	assert_int_equal(strlen(t31), 31);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(shr_pressure_open_psi(fifo, t32, &src), -EINVAL);
+	assert_int_equal(shr_pressure_open_psi(fifo, t31, &src), 0);
+	shr_pressure_close(src);
+	if (!system_psi_writable())
+		return;
+	assert_int_equal(shr_pressure_open_psi("/proc/pressure/memory", t31, &src), 0);
+	shr_pressure_close(src);
+}
+
+/* Clear CAP_SYS_RESOURCE from this process's effective set. */
+static int drop_cap_sys_resource(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_SYS_RESOURCE / 32].effective &= ~(1u << (CAP_SYS_RESOURCE % 32));
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+/* In a child without CAP_SYS_RESOURCE: the kernel refuses a window that
+ * is not a multiple of 2 s, and the library says -EPERM (a malformed
+ * trigger stays -EINVAL), by both openers. Exit status: 0 as expected,
+ * else the step that was not. */
+static int unprivileged_triggers(void)
+{
+	struct shr_pressure *src;
+
+	if (drop_cap_sys_resource())
+		return 10;
+	if (shr_pressure_open_psi("/proc/pressure/memory", "some 100000 1000000", &src) != -EPERM)
+		return 1;
+	if (shr_pressure_open_psi("/proc/pressure/memory", "some 100000 1000000 x", &src) !=
+	    -EINVAL)
+		return 2;
+	if (shr_pressure_open_psi("/proc/pressure/memory", "some 200000 2000000", &src))
+		return 3;
+	shr_pressure_close(src);
+	setenv("MEMORY_PRESSURE_WATCH", "/proc/pressure/memory", 1);
+	/* "some 100000 1000000" and its NUL */
+	setenv("MEMORY_PRESSURE_WRITE", "c29tZSAxMDAwMDAgMTAwMDAwMAA=", 1);
+	if (shr_pressure_open_systemd(&src) != -EPERM)
+		return 4;
+	return 0;
+}
+
+static void test_unprivileged_window_is_eperm(void **state)
+{
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (!system_psi_writable())
+		return;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(unprivileged_triggers());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* A hand-written MEMORY_PRESSURE_WRITE without its NUL: the library adds
+ * it for a PSI file (else the kernel reads "some 900000 200000": its
+ * last character overwritten, a stall above the window). */
+static void test_systemd_write_without_nul(void **state)
+{
+	struct shr_pressure *src;
+
+	(void)state;
+	if (!system_psi_writable())
+		return;
+	setenv("MEMORY_PRESSURE_WATCH", "/proc/pressure/memory", 1);
+	setenv("MEMORY_PRESSURE_WRITE", "c29tZSA5MDAwMDAgMjAwMDAwMA==", 1); /* no NUL */
+	assert_int_equal(shr_pressure_open_systemd(&src), 0);
+	unsetenv("MEMORY_PRESSURE_WATCH");
+	unsetenv("MEMORY_PRESSURE_WRITE");
+	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_PSI);
+	shr_pressure_close(src);
+}
+
+/* The memory.events of a removed cgroup is gone: kernfs notifies nothing
+ * on the file (its inode outlives the directory, as a hard link's does
+ * here), but the cgroup's parent sees the directory's removal. */
+static void test_memory_events_gone_with_its_directory(void **state)
+{
+	char cg[128], events[160], keep[160];
+	struct shr_pressure *src;
+
+	(void)state;
+	snprintf(cg, sizeof(cg), "%s/cg-gone", tmpdir);
+	snprintf(events, sizeof(events), "%s/memory.events", cg);
+	snprintf(keep, sizeof(keep), "%s/events-kept", tmpdir);
+	assert_int_equal(mkdir(cg, 0755), 0);
+	fix_write_file(events, events_zero, 0644);
+	assert_int_equal(link(events, keep), 0);
+	assert_int_equal(shr_pressure_open_memory_events(events, &src), 0);
+	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
+	assert_int_equal(unlink(events), 0);
+	assert_int_equal(rmdir(cg), 0);
+	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), -ENODEV);
+	shr_pressure_close(src);
 }
 
 /* A new cgroup under the cgroup v2 mount in @buf; NULL (and why on
  * stdout) if this machine cannot make one. */
 static const char *make_cgroup(char *buf, size_t size)
 {
-	const char *mnt = cgroup2_mount();
+	const char *mnt = fix_cgroup2_mount();
 
 	if (!mnt) {
 		print_message("# skipped: no writable cgroup v2 mount\n");
@@ -419,6 +567,30 @@ static void test_cgroup_trigger_gone_with_its_cgroup(void **state)
 		SKIP_BECAUSE("%s: %s\n", file, strerror(-ret));
 	}
 	assert_int_equal(ret, 0);
+	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
+	assert_int_equal(rmdir(cg), 0);
+	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), -ENODEV);
+	shr_pressure_close(src);
+}
+
+/* A real cgroup's memory.events: removing the cgroup makes the source
+ * gone. Needs the memory controller on the cgroup v2 hierarchy (on a
+ * hybrid host it is on v1, and a v2 cgroup has no memory.events). */
+static void test_cgroup_memory_events_gone_with_its_cgroup(void **state)
+{
+	char cg[320], file[400];
+	struct shr_pressure *src;
+
+	(void)state;
+	if (!make_cgroup(cg, sizeof(cg)))
+		return;
+	snprintf(file, sizeof(file), "%s/memory.events", cg);
+	if (access(file, F_OK) < 0) {
+		rmdir(cg);
+		SKIP_BECAUSE("%s: %s (the memory controller is not on cgroup v2 here)\n", file,
+			     strerror(errno));
+	}
+	assert_int_equal(shr_pressure_open_memory_events(file, &src), 0);
 	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
 	assert_int_equal(rmdir(cg), 0);
 	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), -ENODEV);
@@ -471,12 +643,18 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_trigger_checked_before_the_kernel),
 		cmocka_unit_test(test_trigger_written_with_nul),
 		cmocka_unit_test(test_fifo_fires_on_data),
+		cmocka_unit_test(test_stream_that_never_runs_dry_is_given_up),
 		cmocka_unit_test(test_systemd_socket_watch),
 		cmocka_unit_test(test_systemd_refusals),
 		cmocka_unit_test(test_systemd_default_watch),
 		cmocka_unit_test(test_memory_events_file),
 		cmocka_unit_test(test_kernel_accepts_system_trigger),
+		cmocka_unit_test(test_trigger_length_is_the_kernels),
+		cmocka_unit_test(test_unprivileged_window_is_eperm),
+		cmocka_unit_test(test_systemd_write_without_nul),
+		cmocka_unit_test(test_memory_events_gone_with_its_directory),
 		cmocka_unit_test(test_cgroup_trigger_gone_with_its_cgroup),
+		cmocka_unit_test(test_cgroup_memory_events_gone_with_its_cgroup),
 		cmocka_unit_test(test_kernfs_notification_fires),
 	};
 

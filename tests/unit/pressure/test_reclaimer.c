@@ -541,11 +541,6 @@ static void test_sources_drive_rounds(void **state)
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	assert_int_equal(shr_pressure_open_psi(fifo, NULL, &fifo_src), 0);
 	peer = open(fifo, O_RDWR | O_NONBLOCK);
-	{
-		char drain[64];
-
-		assert_true(read(peer, drain, sizeof(drain)) > 0); /* the trigger */
-	}
 	assert_int_equal(shr_reclaimer_add_source(r, fifo_src), 0);
 	write_file("memory.events", "low 0\nhigh 0\nmax 0\n");
 	write_file("memory.current", "3000000\n");
@@ -607,15 +602,14 @@ static void test_sources_drive_rounds(void **state)
 	assert_int_equal(st.sources_gone, 1);
 	assert_int_equal(st.rounds, 2);
 
-	write_file("memory.pressure", "");
-	{
-		char psi[128];
-
-		snprintf(psi, sizeof(psi), "%s/memory.pressure", tmpdir);
-		assert_int_equal(shr_pressure_open_psi(psi, NULL, &psi_src), 0);
+	/* A PSI trigger's event is consumed by the poll that reports it: a
+	 * reclaimer without a thread refuses one. */
+	if (shr_pressure_open_psi("/proc/pressure/memory", NULL, &psi_src) == 0) {
+		assert_int_equal(shr_reclaimer_add_source(r, psi_src), -EOPNOTSUPP);
+		shr_pressure_close(psi_src);
+	} else {
+		print_message("# /proc/pressure/memory: no PSI source to refuse\n");
 	}
-	assert_int_equal(shr_reclaimer_add_source(r, psi_src), -EOPNOTSUPP);
-	shr_pressure_close(psi_src);
 	assert_int_equal(shr_reclaimer_add_source(r, NULL), -EINVAL);
 	assert_int_equal(shr_reclaimer_add_source(NULL, NULL), -EINVAL);
 

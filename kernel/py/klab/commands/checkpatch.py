@@ -16,9 +16,23 @@ def arguments(p):
     designs.add_arguments(p)
 
 
+def checkpatch_tree(cache, run):
+    """A tree of the base with scripts/checkpatch.pl: the lab tree or the
+    compile tree, as it is (no series touches scripts/, and a build holding
+    a tree's lock for an hour need not hold checkpatch up); when the base
+    has neither, the compile tree unpacked under its lock (klab check
+    compiles in it next, so a fresh cache unpacks one tree, not two)."""
+    names = [cache.base.config_name(c) for c in ("lab", "compile")]
+    for name in names:
+        src = cache.tree_dir(name)
+        if os.path.exists(os.path.join(src, "scripts", "checkpatch.pl")):
+            return src
+    with cache.locked(names[1]):
+        return cache.ensure_tree(names[1], run)
+
+
 def checkpatch(run, cache, chosen):
-    with cache.locked("lab"):
-        src = cache.ensure_tree("lab", run)
+    src = checkpatch_tree(cache, run)
     script = os.path.join(src, "scripts", "checkpatch.pl")
     n = 0
     with run.step("checkpatch --strict"):

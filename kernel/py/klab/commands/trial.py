@@ -3,7 +3,7 @@
 mainline and our designs.
 
     kernel/klab try --series ~/my-series [--name mine] [--config-fragment my.config]
-    kernel/klab try --git ~/linux --range v6.12.117-debian..my-branch --name mine
+    kernel/klab try --git ~/linux --range v7.3-rc7..my-branch --name mine
     kernel/klab try --series ~/my-series mainline indexed     # beside these only
 
 The stages, in order (STAGES): checkpatch --strict of the outside series
@@ -24,11 +24,11 @@ from ..geometry import GEOMETRY, NODES
 from . import checkpatch, lab, selftests, torture, work
 
 
-EPILOG = """example: a series written with `git format-patch` against
-linux-source-6.12, kept anywhere outside the repo:
+EPILOG = """example: a series written with `git format-patch` against the run's
+base (--base: 7.3-rc7 by default, or 6.12.117), kept anywhere outside the repo:
 `kernel/klab try --series /tmp/outside-series --name unlikely-offline mainline`
 runs it beside mainline alone (name more designs, or none for every design
-of kernel/patches/); results go to $KLAB_OUT (default build-kernel/).
+of kernel/patches/); results go to $KLAB_OUT/<base>/ (default build-kernel/7.3/).
 docs/results/2026-12-01/kernel-lab.md has the measured time of that run."""
 
 
