@@ -398,18 +398,24 @@ static void arm_sources(struct shr_reclaimer *r, const struct options *o)
 	int ret;
 
 	if (o->systemd) {
-		const char *watch = getenv("MEMORY_PRESSURE_WATCH");
+		static const char *const kind_name[] = {
+			[SHR_PRESSURE_PSI] = "PSI",
+			[SHR_PRESSURE_STREAM] = "a relay",
+			[SHR_PRESSURE_MEMORY_EVENTS] = "memory.events",
+			[SHR_PRESSURE_USAGE_THRESHOLD] = "a cgroup v1 usage threshold",
+		};
 
 		src = NULL;
 		ret = shr_pressure_open_systemd(&src);
 		if (ret == 0)
-			ret = shr_reclaimer_add_source(r, src);
-		if (ret == 0)
-			printf("armed: PSI via %s\n", watch ? watch : "the default watch");
-		else
-			printf("armed: no PSI source (%s)\n", strerror(-ret));
-		if (ret && src)
+			printf("armed: %s on %s\n", kind_name[shr_pressure_kind(src)],
+			       shr_pressure_path(src));
+		/* The reclaimer owns the source from here on. */
+		if (ret == 0 && (ret = shr_reclaimer_add_source(r, src)) != 0)
 			shr_pressure_close(src);
+		if (ret)
+			printf("armed: no pressure source from shr_pressure_open_systemd() (%s)\n",
+			       strerror(-ret));
 	}
 	if (o->events) {
 		src = NULL;

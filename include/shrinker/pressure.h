@@ -18,7 +18,12 @@
  *                                     "high" or "max" counter rose (the
  *                                     kernel notifies a modification, seen
  *                                     with inotify), or its cgroup was
- *                                     removed.
+ *                                     removed;
+ *   shr_pressure_open_usage_threshold() a cgroup v1 memory cgroup's usage
+ *                                     crossed a threshold near its limit
+ *                                     (where the memory controller is on
+ *                                     cgroup v1, whose cgroups have no PSI
+ *                                     and no memory.events).
  *
  * A program with its own signal calls shr_reclaimer_wake() or
  * shr_reclaimer_reclaim() instead.
@@ -58,6 +63,8 @@ enum shr_pressure_kind {
 				     * POLLIN, what arrives is discarded
 				     * (at most 64 KiB per check) */
 	SHR_PRESSURE_MEMORY_EVENTS, /* memory.events: inotify IN_MODIFY */
+	SHR_PRESSURE_USAGE_THRESHOLD, /* cgroup v1 memory.usage_in_bytes
+				       * threshold: an eventfd, POLLIN */
 };
 
 /**
@@ -68,7 +75,8 @@ enum shr_pressure_kind {
  * @max:       memory.events: how much "max" rose.
  * @over_high: memory.events: memory.current - memory.high of that cgroup
  *             when checked (bytes; 0 when under, without a high, or when
- *             the files cannot be read); 0 for the other kinds.
+ *             the files cannot be read); a usage threshold: usage minus
+ *             the threshold; 0 for the other kinds.
  */
 struct shr_pressure_event {
 	enum shr_pressure_kind kind;
@@ -128,9 +136,18 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_psi(const char *path, const char *t
  * FIFO not at all (as for shr_pressure_open_psi()). An empty value or
  * "/dev/null" means the manager turned pressure handling off.
  *
- * Without it, the default: the memory.pressure file of the process's own
- * cgroup when /sys/fs/cgroup is a cgroup v2 mount, else (or when that file
- * does not exist) /proc/pressure/memory, with SHR_PRESSURE_DEFAULT_TRIGGER.
+ * Without it, the default, by what bounds the process's memory:
+ *   - /sys/fs/cgroup is a cgroup v2 mount: the memory.pressure file of the
+ *     process's own cgroup, with SHR_PRESSURE_DEFAULT_TRIGGER;
+ *   - the memory controller is on cgroup v1 (a v1 or hybrid host) and the
+ *     process's v1 memory cgroup or an ancestor has a memory.limit_in_bytes:
+ *     shr_pressure_open_usage_threshold() on the nearest such cgroup at 7/8
+ *     of its limit (a source of kind SHR_PRESSURE_USAGE_THRESHOLD: v1
+ *     cgroups have no PSI, and the machine's PSI does not see a cgroup's
+ *     limit);
+ *   - else (no limit, or no such file) /proc/pressure/memory, the
+ *     machine's PSI, with SHR_PRESSURE_DEFAULT_TRIGGER.
+ * shr_pressure_kind() and shr_pressure_path() say which it chose.
  *
  * Context: Any thread (reads the environment: not while another thread
  *          changes it).
@@ -167,6 +184,48 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_systemd(struct shr_pressure **out);
  */
 SHR_API SHR_MUST_CHECK int shr_pressure_open_memory_events(const char *path,
 							   struct shr_pressure **out);
+
+/**
+ * shr_pressure_open_usage_threshold() - watch a cgroup v1 memory cgroup's
+ * usage against a threshold.
+ * @dir:   the memory cgroup's directory on the cgroup v1 memory hierarchy
+ *         (e.g. /sys/fs/cgroup/memory/app).
+ * @bytes: the threshold; 0 for 7/8 of the cgroup's memory.limit_in_bytes
+ *         (v1's high boundary does not exist: this puts one an eighth
+ *         under the limit, where v2's memory.high would throttle).
+ * @out:   the source.
+ *
+ * Registers an eventfd for the threshold on memory.usage_in_bytes through
+ * the cgroup's cgroup.event_control (the kernel's v1 threshold
+ * notification, Documentation/admin-guide/cgroup-v1/memory.rst). The
+ * kernel signals a crossing either way; a check fires when the usage is
+ * over the threshold (ev->over_high: by how much), and at open when it
+ * already is. The cgroup's removal makes the source gone (-ENODEV).
+ *
+ * Context: Any thread.
+ * Return: 0; -EINVAL (NULL, @bytes above SHR_PAGE_COUNTER_MAX); -ERANGE
+ *         (@bytes 0 and the cgroup has no limit); -ENOTTY (the file is not
+ *         on a cgroup v1 hierarchy); -errno of open() or of the
+ *         registration (-ENOENT: not a v1 memory cgroup, -EACCES); -ENOMEM.
+ *         Nothing is left open on error.
+ */
+SHR_API SHR_MUST_CHECK int shr_pressure_open_usage_threshold(const char *dir,
+							     unsigned long bytes,
+							     struct shr_pressure **out);
+
+/**
+ * shr_pressure_path() - the file a source watches.
+ * @src: the source.
+ *
+ * The path it was opened with: the PSI file, relay, memory.events file,
+ * or the memory.usage_in_bytes of a usage threshold; for
+ * shr_pressure_open_systemd(), $MEMORY_PRESSURE_WATCH or the default it
+ * chose.
+ *
+ * Context: Any; valid until shr_pressure_close().
+ * Return: the path, NULL for NULL.
+ */
+SHR_API const char *shr_pressure_path(const struct shr_pressure *src);
 
 /**
  * shr_pressure_fd() - the descriptor to poll.
