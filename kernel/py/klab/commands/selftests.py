@@ -7,7 +7,7 @@ import json
 import os
 import tempfile
 
-from .. import boot, build, designs, flakes, guest, report, tree
+from .. import bases, boot, build, designs, flakes, guest, report, tree
 from ..boots import checked_boot
 from ..geometry import CPUS, NODES
 from ..paths import GUEST
@@ -88,7 +88,8 @@ def selftests(run, chosen, images, tests, clock="wall"):
         for t in j.regressed:
             run.fail("selftests %s: %s passes on mainline (twice), fails here (twice)"
                      % (d.name, t))
-    text = "\ncgroup selftests (baseline: mainline in this run)\n" + "\n".join(lines) + "\n"
+    text = ("\ncgroup selftests (baseline: mainline in this run; base %s)\n"
+            % bases.current().words() + "\n".join(lines) + "\n")
     print(text)
     run.save("selftests.txt", text)
     run.save("selftests.json", json.dumps(results, indent=1))
