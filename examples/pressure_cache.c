@@ -418,7 +418,7 @@ static void arm_sources(struct shr_reclaimer *r, const struct options *o)
 			[SHR_PRESSURE_PSI] = "PSI",
 			[SHR_PRESSURE_STREAM] = "a relay",
 			[SHR_PRESSURE_MEMORY_EVENTS] = "memory.events",
-			[SHR_PRESSURE_USAGE_THRESHOLD] = "a cgroup v1 usage threshold",
+			[SHR_PRESSURE_VMPRESSURE] = "cgroup v1 vmpressure",
 		};
 
 		src = NULL;
@@ -522,7 +522,7 @@ static int run(const struct options *opts, struct run_result *res);
  */
 static int compare(const struct options *o)
 {
-	static const char *const way[2] = { "byte budget + PSI", "PSI alone" };
+	static const char *const way[2] = { "budget + sources", "sources alone" };
 	struct run_result res[2] = { { 0 } };
 
 	for (int i = 0; i < 2; i++) {
@@ -549,7 +549,8 @@ static int compare(const struct options *o)
 			memset(&res[i], 0, sizeof(res[i]));
 		close(fds[0]);
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-			printf("compare: the %s run died\n", way[i]);
+			printf("compare: the %s run died (%s)\n", way[i],
+			       WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "?");
 	}
 	printf("\n%-18s %10s %7s %10s %18s %12s\n", "way", "peak KiB", "rounds", "fill MiB/s",
 	       "stall ms (% wall)", "reader MiB/s");

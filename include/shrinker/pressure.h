@@ -19,9 +19,9 @@
  *                                     kernel notifies a modification, seen
  *                                     with inotify), or its cgroup was
  *                                     removed;
- *   shr_pressure_open_usage_threshold() a cgroup v1 memory cgroup's usage
- *                                     crossed a threshold near its limit
- *                                     (where the memory controller is on
+ *   shr_pressure_open_vmpressure()    a cgroup v1 memory cgroup reclaims
+ *                                     (its memory.pressure_level events:
+ *                                     where the memory controller is on
  *                                     cgroup v1, whose cgroups have no PSI
  *                                     and no memory.events).
  *
@@ -55,6 +55,14 @@ struct shr_pressure;
  */
 #define SHR_PRESSURE_DEFAULT_TRIGGER "some 200000 2000000"
 
+/*
+ * The cgroup v1 vmpressure level a source watches when none is given:
+ * "low", the cgroup is reclaiming (at its limit, every charge that does
+ * not fit makes it reclaim: v2's memory.events "max"), the earliest of the
+ * kernel's three levels (Documentation/admin-guide/cgroup-v1/memory.rst).
+ */
+#define SHR_PRESSURE_DEFAULT_VMPRESSURE "low"
+
 /** enum shr_pressure_kind - what a source watches. */
 enum shr_pressure_kind {
 	SHR_PRESSURE_PSI = 1,       /* a PSI file (regular file): POLLPRI */
@@ -63,8 +71,8 @@ enum shr_pressure_kind {
 				     * POLLIN, what arrives is discarded
 				     * (at most 64 KiB per check) */
 	SHR_PRESSURE_MEMORY_EVENTS, /* memory.events: inotify IN_MODIFY */
-	SHR_PRESSURE_USAGE_THRESHOLD, /* cgroup v1 memory.usage_in_bytes
-				       * threshold: an eventfd, POLLIN */
+	SHR_PRESSURE_VMPRESSURE,    /* cgroup v1 memory.pressure_level: an
+				     * eventfd, POLLIN */
 };
 
 /**
@@ -75,8 +83,7 @@ enum shr_pressure_kind {
  * @max:       memory.events: how much "max" rose.
  * @over_high: memory.events: memory.current - memory.high of that cgroup
  *             when checked (bytes; 0 when under, without a high, or when
- *             the files cannot be read); a usage threshold: usage minus
- *             the threshold; 0 for the other kinds.
+ *             the files cannot be read); 0 for the other kinds.
  */
 struct shr_pressure_event {
 	enum shr_pressure_kind kind;
@@ -141,10 +148,10 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_psi(const char *path, const char *t
  *     process's own cgroup, with SHR_PRESSURE_DEFAULT_TRIGGER;
  *   - the memory controller is on cgroup v1 (a v1 or hybrid host) and the
  *     process's v1 memory cgroup or an ancestor has a memory.limit_in_bytes:
- *     shr_pressure_open_usage_threshold() on the nearest such cgroup at 7/8
- *     of its limit (a source of kind SHR_PRESSURE_USAGE_THRESHOLD: v1
- *     cgroups have no PSI, and the machine's PSI does not see a cgroup's
- *     limit);
+ *     shr_pressure_open_vmpressure() on the nearest such cgroup at
+ *     SHR_PRESSURE_DEFAULT_VMPRESSURE (a source of kind
+ *     SHR_PRESSURE_VMPRESSURE: v1 cgroups have no PSI, and the machine's
+ *     PSI does not see a cgroup's limit);
  *   - else (no limit, or no such file) /proc/pressure/memory, the
  *     machine's PSI, with SHR_PRESSURE_DEFAULT_TRIGGER.
  * shr_pressure_kind() and shr_pressure_path() say which it chose.
@@ -186,39 +193,40 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_memory_events(const char *path,
 							   struct shr_pressure **out);
 
 /**
- * shr_pressure_open_usage_threshold() - watch a cgroup v1 memory cgroup's
- * usage against a threshold.
+ * shr_pressure_open_vmpressure() - watch a cgroup v1 memory cgroup's
+ * reclaim.
  * @dir:   the memory cgroup's directory on the cgroup v1 memory hierarchy
  *         (e.g. /sys/fs/cgroup/memory/app).
- * @bytes: the threshold; 0 for 7/8 of the cgroup's memory.limit_in_bytes
- *         (v1's high boundary does not exist: this puts one an eighth
- *         under the limit, where v2's memory.high would throttle).
+ * @level: "low" (the cgroup reclaims), "medium" (reclaim struggles:
+ *         swapping, or most of what it scans cannot be freed) or
+ *         "critical" (about to OOM); NULL for
+ *         SHR_PRESSURE_DEFAULT_VMPRESSURE.
  * @out:   the source.
  *
- * Registers an eventfd for the threshold on memory.usage_in_bytes through
- * the cgroup's cgroup.event_control (the kernel's v1 threshold
- * notification, Documentation/admin-guide/cgroup-v1/memory.rst). The
- * kernel signals a crossing either way; a check fires when the usage is
- * over the threshold (ev->over_high: by how much), and at open when it
- * already is. The cgroup's removal makes the source gone (-ENODEV).
+ * Registers an eventfd for @level on the cgroup's memory.pressure_level
+ * through its cgroup.event_control (the kernel's v1 vmpressure
+ * notification, Documentation/admin-guide/cgroup-v1/memory.rst; the kernel
+ * logs once that the file is deprecated, and has no v1 replacement: a
+ * usage threshold on memory.usage_in_bytes falls silent while the page
+ * cache keeps the usage at the limit). A check fires when the kernel sent
+ * events since the last one, one per reclaim window (512 pages scanned).
+ * The cgroup's removal makes the source gone (-ENODEV).
  *
  * Context: Any thread.
- * Return: 0; -EINVAL (NULL, @bytes above SHR_PAGE_COUNTER_MAX); -ERANGE
- *         (@bytes 0 and the cgroup has no limit); -ENOTTY (the file is not
- *         on a cgroup v1 hierarchy); -errno of open() or of the
- *         registration (-ENOENT: not a v1 memory cgroup, -EACCES); -ENOMEM.
- *         Nothing is left open on error.
+ * Return: 0; -EINVAL (NULL, an unknown level); -ENOTTY (the file is not on
+ *         a cgroup v1 hierarchy); -errno of open() or of the registration
+ *         (-ENOENT: not a v1 memory cgroup, -EACCES); -ENOMEM. Nothing is
+ *         left open on error.
  */
-SHR_API SHR_MUST_CHECK int shr_pressure_open_usage_threshold(const char *dir,
-							     unsigned long bytes,
-							     struct shr_pressure **out);
+SHR_API SHR_MUST_CHECK int shr_pressure_open_vmpressure(const char *dir, const char *level,
+							struct shr_pressure **out);
 
 /**
  * shr_pressure_path() - the file a source watches.
  * @src: the source.
  *
  * The path it was opened with: the PSI file, relay, memory.events file,
- * or the memory.usage_in_bytes of a usage threshold; for
+ * or the memory.pressure_level of a vmpressure source; for
  * shr_pressure_open_systemd(), $MEMORY_PRESSURE_WATCH or the default it
  * chose.
  *

@@ -78,7 +78,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <shrinker/memcg.h>
 #include <shrinker/pressure.h>
 
 #include "pressure_internal.h"
@@ -710,36 +709,37 @@ int shr_pressure_memcg_v1_limit(const char *dir, unsigned long *limit)
 	return ret;
 }
 
-/* Register @src's eventfd for a threshold of @bytes on @src->events_fd
- * (memory.usage_in_bytes) through @dir's cgroup.event_control. */
-static int register_usage_threshold(struct shr_pressure *src, const char *dir,
-				    unsigned long bytes)
+/* Register @src's eventfd for @level on @src->events_fd
+ * (memory.pressure_level) through @dir's cgroup.event_control. */
+static int register_vmpressure(struct shr_pressure *src, const char *dir, const char *level)
 {
 	char line[96];
 	int ctl = open_in(dir, "cgroup.event_control", O_WRONLY), ret;
 
 	if (ctl < 0)
 		return ctl;
-	snprintf(line, sizeof(line), "%d %d %lu", src->fd, src->events_fd, bytes);
+	snprintf(line, sizeof(line), "%d %d %s", src->fd, src->events_fd, level);
 	ret = write_all_once(ctl, line, strlen(line));
 	close(ctl);
 	return ret;
 }
 
-int shr_pressure_open_usage_threshold(const char *dir, unsigned long bytes,
-				      struct shr_pressure **out)
+int shr_pressure_open_vmpressure(const char *dir, const char *level, struct shr_pressure **out)
 {
 	char path[PATH_MAX];
 	struct shr_pressure *src;
-	unsigned long usage;
 	struct statfs sfs;
 	int ret;
 
-	if (!dir || !out || bytes > SHR_PAGE_COUNTER_MAX)
+	if (!dir || !out)
 		return -EINVAL;
-	if (snprintf(path, sizeof(path), "%s/memory.usage_in_bytes", dir) >= (int)sizeof(path))
+	if (!level)
+		level = SHR_PRESSURE_DEFAULT_VMPRESSURE;
+	if (strcmp(level, "low") && strcmp(level, "medium") && strcmp(level, "critical"))
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/memory.pressure_level", dir) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	src = shr_pressure_alloc(SHR_PRESSURE_USAGE_THRESHOLD, path);
+	src = shr_pressure_alloc(SHR_PRESSURE_VMPRESSURE, path);
 	if (!src)
 		return -ENOMEM;
 	src->events = POLLIN;
@@ -747,20 +747,10 @@ int shr_pressure_open_usage_threshold(const char *dir, unsigned long bytes,
 	ret = src->events_fd < 0 ? -errno : 0;
 	if (!ret && (fstatfs(src->events_fd, &sfs) < 0 || sfs.f_type != SHR_CGROUP_SUPER_MAGIC))
 		ret = -ENOTTY;
-	if (!ret && !bytes) {
-		unsigned long limit;
-
-		ret = shr_pressure_memcg_v1_limit(dir, &limit);
-		bytes = limit - limit / 8;
-	}
 	if (!ret) {
-		src->high_seen = bytes;
 		src->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		ret = src->fd < 0 ? -errno : register_usage_threshold(src, dir, bytes);
+		ret = src->fd < 0 ? -errno : register_vmpressure(src, dir, level);
 	}
-	/* v1 notifies crossings only: already over, the first check fires. */
-	if (!ret && read_ulong_fd(src->events_fd, &usage) == 0 && usage > bytes)
-		ret = eventfd_write(src->fd, 1) ? -errno : 0;
 	if (ret) {
 		shr_pressure_close(src);
 		return ret;
@@ -769,26 +759,22 @@ int shr_pressure_open_usage_threshold(const char *dir, unsigned long bytes,
 	return 0;
 }
 
-/* A v1 usage threshold: the eventfd counts crossings (either way) and the
- * cgroup's removal (v1 signals every registered eventfd when it goes). */
-static int check_usage_threshold(struct shr_pressure *src, short revents,
-				 struct shr_pressure_event *ev)
+/* vmpressure: the eventfd counts the kernel's events at the level (one per
+ * reclaim window of the cgroup) and the cgroup's removal (v1 signals every
+ * registered eventfd when the cgroup goes: its files then fail with
+ * ENODEV). */
+static int check_vmpressure(struct shr_pressure *src, short revents)
 {
-	unsigned long usage;
-	eventfd_t n;
-	int ret;
+	eventfd_t n = 0;
+	char c;
 
 	if (!(revents & POLLIN))
 		return 0;
 	if (eventfd_read(src->fd, &n) < 0 && errno != EAGAIN)
 		return -errno;
-	ret = read_ulong_fd(src->events_fd, &usage);
-	if (ret)
-		return ret;
-	if (usage <= src->high_seen)
-		return 0;
-	ev->over_high = usage - src->high_seen;
-	return 1;
+	if (pread(src->events_fd, &c, 1, 0) < 0 && errno == ENODEV)
+		return -ENODEV;
+	return n > 0;
 }
 
 const char *shr_pressure_path(const struct shr_pressure *src)
@@ -888,8 +874,8 @@ int shr_pressure_check(struct shr_pressure *src, short revents, struct shr_press
 			return r;
 		revents = (short)r;
 	}
-	if (src->kind == SHR_PRESSURE_USAGE_THRESHOLD)
-		return check_usage_threshold(src, revents, ev);
+	if (src->kind == SHR_PRESSURE_VMPRESSURE)
+		return check_vmpressure(src, revents);
 	if (src->kind == SHR_PRESSURE_STREAM) {
 		if (revents & POLLIN)
 			return drain_stream(src);

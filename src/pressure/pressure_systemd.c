@@ -11,9 +11,9 @@
  * with shr_pressure_open_psi()). Without the variables, what bounds the
  * process's memory decides (open_default_watch()): its cgroup v2
  * memory.pressure; on a host whose memory controller is on cgroup v1 (a v1
- * or hybrid host), a usage threshold near the limit of its v1 memory
- * cgroup, v1's own signal, since v1 cgroups have no PSI and the machine's
- * PSI cannot see a cgroup's limit; else the machine's PSI.
+ * or hybrid host), the vmpressure of its v1 memory cgroup with a limit,
+ * v1's own signal, since v1 cgroups have no PSI and the machine's PSI
+ * cannot see a cgroup's limit; else the machine's PSI.
  *
  * Thread-safety: reads the environment and /proc; no state of its own.
  */
@@ -194,10 +194,10 @@ static bool memcg_v1_limited_dir(char *buf, size_t size)
  *  - /sys/fs/cgroup is a cgroup v2 mount: its cgroup's memory.pressure
  *    (PSI), when the file exists;
  *  - the memory controller is on cgroup v1 (a v1 or hybrid host) and the
- *    process's memory cgroup or an ancestor has a limit: a usage threshold
- *    at 7/8 of that limit (v1's notification of the limit coming near;
- *    its cgroups have no PSI, and system-wide PSI does not see a cgroup's
- *    limit);
+ *    process's memory cgroup or an ancestor has a limit: that cgroup's
+ *    vmpressure at the default level (v1's signal that the cgroup
+ *    reclaims; its cgroups have no PSI, and system-wide PSI does not see a
+ *    cgroup's limit);
  *  - else /proc/pressure/memory, the whole machine's PSI.
  * Return: 0 with *@out, -EOPNOTSUPP (none of them: no PSI), or the
  * opener's error.
@@ -224,7 +224,7 @@ static int open_default_watch(struct shr_pressure **out)
 		if (found && access(path, F_OK) == 0)
 			return shr_pressure_open_psi(path, NULL, out);
 	} else if (memcg_v1_limited_dir(path, sizeof(path))) {
-		return shr_pressure_open_usage_threshold(path, 0, out);
+		return shr_pressure_open_vmpressure(path, NULL, out);
 	}
 	if (access("/proc/pressure/memory", F_OK) < 0)
 		return -EOPNOTSUPP;

@@ -7,7 +7,7 @@
  *    is gone when the peer closes;
  *  - the protocol's refusals, each with systemd's error;
  *  - the default watch chosen by what bounds the process's memory: its
- *    cgroup v2 memory.pressure, a usage threshold of its cgroup v1 memory
+ *    cgroup v2 memory.pressure, the vmpressure of its cgroup v1 memory
  *    cgroup when the memory controller is on v1 and a limit applies, else
  *    the machine's PSI; shr_pressure_path() says which.
  */
@@ -138,12 +138,12 @@ static void test_systemd_default_watch(void **state)
 		      (int)shr_pressure_kind(src));
 	assert_non_null(shr_pressure_path(src));
 	assert_true(shr_pressure_kind(src) == SHR_PRESSURE_PSI ||
-		    shr_pressure_kind(src) == SHR_PRESSURE_USAGE_THRESHOLD);
+		    shr_pressure_kind(src) == SHR_PRESSURE_VMPRESSURE);
 	shr_pressure_close(src);
 }
 
 /* In a child moved into a v1 memory cgroup @cg with a limit: the default
- * watch is a usage threshold on @cg (not the machine's PSI). Exit: 0 as
+ * watch is @cg's vmpressure (not the machine's PSI). Exit: 0 as
  * expected, else the step that was not. */
 static int default_watch_in(const char *cg)
 {
@@ -160,10 +160,10 @@ static int default_watch_in(const char *cg)
 	unsetenv("MEMORY_PRESSURE_WATCH");
 	if (shr_pressure_open_systemd(&src))
 		return 1;
-	snprintf(want, sizeof(want), "%s/memory.usage_in_bytes", cg);
+	snprintf(want, sizeof(want), "%s/memory.pressure_level", cg);
 	printf("# default watch in a v1 cgroup with a limit: %s (kind %d)\n", shr_pressure_path(src),
 	       (int)shr_pressure_kind(src));
-	if (shr_pressure_kind(src) != SHR_PRESSURE_USAGE_THRESHOLD)
+	if (shr_pressure_kind(src) != SHR_PRESSURE_VMPRESSURE)
 		return 2;
 	if (strcmp(shr_pressure_path(src), want))
 		return 3;
@@ -173,7 +173,7 @@ static int default_watch_in(const char *cg)
 }
 
 /* On a host whose memory controller is on cgroup v1, a process in a v1
- * memory cgroup with a limit gets a usage threshold on it by default. */
+ * memory cgroup with a limit gets its vmpressure by default. */
 static void test_default_watch_on_a_v1_memory_cgroup(void **state)
 {
 	const char *mnt = fix_memcg_v1_mount();
