@@ -684,6 +684,7 @@ static int run(const struct options *opts, struct run_result *res)
 		print_latency("PSI", SHR_RECLAIM_PRESSURE,
 			      1u << SHR_PRESSURE_PSI | 1u << SHR_PRESSURE_STREAM);
 		print_latency("memory.events", SHR_RECLAIM_PRESSURE, 1u << SHR_PRESSURE_MEMORY_EVENTS);
+		print_latency("vmpressure", SHR_RECLAIM_PRESSURE, 1u << SHR_PRESSURE_VMPRESSURE);
 		printf("summary: peak_kib=%lu budget_kib=%lu rounds=%lu wakes_high=%lu wakes_psi=%lu "
 		       "wakes_events=%lu freed_kib=%lu\n",
 		       st.peak / 1024, o.budget / 1024, rs.rounds, rs.wakes_high, rs.wakes_psi,

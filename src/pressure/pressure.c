@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Pressure sources: PSI triggers, the systemd MEMORY_PRESSURE_WATCH
- * protocol, cgroup v2 memory.events.
+ * Pressure sources: PSI triggers and their relays, cgroup v2
+ * memory.events, cgroup v1 vmpressure.
  *
  * Design
  * ------
@@ -50,13 +50,17 @@
  * of a malformed trigger; a trigger we found valid refused so, by a
  * process without that capability, is -EPERM.
  *
- * The systemd protocol follows sd_event_add_memory_pressure()'s documented
- * behaviour (man page and docs/MEMORY_PRESSURE.md), in our own code: the
- * environment's path wins over the defaults; "/dev/null" or an empty value
- * is -EHOSTDOWN; a relative or unnormalised path -EBADMSG; a regular file
- * outside procfs/cgroupfs -ENOTTY; without the variables, the process's own
- * cgroup's memory.pressure (cgroup v2 only), falling back to
- * /proc/pressure/memory.
+ * A cgroup v1 memory cgroup (the memory controller on v1: no PSI, no
+ * memory.events) has vmpressure: an eventfd registered for a level on its
+ * memory.pressure_level through cgroup.event_control, which the kernel
+ * signals once per reclaim window of the cgroup, and also when the cgroup
+ * is removed (its files then fail with ENODEV, which tells the two apart).
+ * The eventfd is the source's fd (POLLIN, level-triggered: a reclaimer
+ * without a thread can use it).
+ *
+ * The systemd protocol and the default watch are in pressure_systemd.c;
+ * what both files share (the struct, the open of a watch) is in
+ * pressure_internal.h.
  *
  * Thread-safety: a source has no lock. Open and close are the owner's; one
  * thread at a time polls and checks it (a reclaimer's own thread, or the

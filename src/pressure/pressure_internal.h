@@ -25,16 +25,15 @@
  * @fd:         the descriptor to poll (an inotify instance for
  *              memory.events).
  * @events:     POLLPRI or POLLIN.
- * @events_fd:  memory.events: the file, read at each check; a cgroup v1
- *              usage threshold: memory.usage_in_bytes.
+ * @events_fd:  memory.events: the file, read at each check; vmpressure:
+ *              memory.pressure_level (read to tell removal).
  * @cgroup_wd:  memory.events: the inotify watch of the cgroup's parent
  *              directory (its IN_DELETE of @cgroup_name is the cgroup's
  *              removal), or -1.
  * @cgroup_name: memory.events: the cgroup directory's name.
  * @current_fd: memory.events: the directory's memory.current, or -1.
  * @high_fd:    memory.events: the directory's memory.high, or -1.
- * @high_seen:  memory.events: the counters at the last check; a cgroup v1
- *              usage threshold: the threshold (bytes).
+ * @high_seen:  memory.events: the counters at the last check.
  * @max_seen:
  */
 struct shr_pressure {
