@@ -296,9 +296,17 @@ static int unprivileged_triggers(void)
 	if (shr_pressure_open_psi("/proc/pressure/memory", "some 100000 1000000 x", &src) !=
 	    -EINVAL)
 		return 2;
-	if (shr_pressure_open_psi("/proc/pressure/memory", "some 200000 2000000", &src))
+	/* A 2 s window is an unprivileged one (kernels before 6.5 refused
+	 * unprivileged writers altogether, at open: -EPERM too). */
+	switch (shr_pressure_open_psi("/proc/pressure/memory", "some 200000 2000000", &src)) {
+	case 0:
+		shr_pressure_close(src);
+		break;
+	case -EPERM:
+		break;
+	default:
 		return 3;
-	shr_pressure_close(src);
+	}
 	setenv("MEMORY_PRESSURE_WATCH", "/proc/pressure/memory", 1);
 	/* "some 100000 1000000" and its NUL */
 	setenv("MEMORY_PRESSURE_WRITE", "c29tZSAxMDAwMDAgMTAwMDAwMAA=", 1);
