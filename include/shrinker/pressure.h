@@ -215,8 +215,8 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_memory_events(const char *path,
  * Context: Any thread.
  * Return: 0; -EINVAL (NULL, an unknown level); -ENOTTY (the file is not on
  *         a cgroup v1 hierarchy); -errno of open() or of the registration
- *         (-ENOENT: not a v1 memory cgroup, -EACCES); -ENOMEM. Nothing is
- *         left open on error.
+ *         (-ENOENT: not a v1 memory cgroup, -EACCES); -ENAMETOOLONG;
+ *         -ENOMEM. Nothing is left open on error.
  */
 SHR_API SHR_MUST_CHECK int shr_pressure_open_vmpressure(const char *dir, const char *level,
 							struct shr_pressure **out);
