@@ -17,16 +17,18 @@ def arguments(p):
 
 
 def checkpatch_tree(cache, run):
-    """The base's lab tree, for its scripts/checkpatch.pl: taken as it is
-    when it has one (no series touches scripts/, and a build holding the
-    tree's lock for an hour need not hold checkpatch up), unpacked under
-    the lock when it does not."""
-    name = cache.base.config_name("lab")
-    src = cache.tree_dir(name)
-    if os.path.exists(os.path.join(src, "scripts", "checkpatch.pl")):
-        return src
-    with cache.locked(name):
-        return cache.ensure_tree(name, run)
+    """A tree of the base with scripts/checkpatch.pl: the lab tree or the
+    compile tree, as it is (no series touches scripts/, and a build holding
+    a tree's lock for an hour need not hold checkpatch up); when the base
+    has neither, the compile tree unpacked under its lock (klab check
+    compiles in it next, so a fresh cache unpacks one tree, not two)."""
+    names = [cache.base.config_name(c) for c in ("lab", "compile")]
+    for name in names:
+        src = cache.tree_dir(name)
+        if os.path.exists(os.path.join(src, "scripts", "checkpatch.pl")):
+            return src
+    with cache.locked(names[1]):
+        return cache.ensure_tree(names[1], run)
 
 
 def checkpatch(run, cache, chosen):
