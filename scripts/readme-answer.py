@@ -15,12 +15,16 @@ the kernel and the model, with the verdicts the file gives. Nothing is
 computed: every figure is copied from the file. A new base or machine (a
 7.3 run, UML) is a new results file: point the marker at it and rerun.
 
-A results file is `klab reproduce`'s text output (reproduce-GEOMETRY.txt)
-under a header of the form docs/results/2026-12-01-reproduce-kernel.txt
+A results file is `klab reproduce`'s text output (reproduce-GEOMETRY.txt,
+e.g. docs/results/2026-12-02/uml-reproduce-bitmap-pods.txt): its section
+header gives the geometry, boots, clock and date, each experiment's kernel
+line the machine, the guest's shape, the base and the scaling. Output of an
+older klab, whose header and kernel line lack the date, machine and base,
+needs a title above it, as docs/results/2026-12-01-reproduce-kernel.txt
 has: a first line `klab reproduce on real kernels (BASE), YYYY-MM-DD`,
 then, after its underline, a paragraph that opens with the machine and a
-comma (`QEMU TCG, icount clock ...`); "the host's load A-B on N cores"
-anywhere in it is copied too.
+comma (`QEMU TCG, icount clock ...`). "the host's load A-B on N cores"
+anywhere in the file is copied too.
 """
 import os
 import re
@@ -107,31 +111,45 @@ def ratio(cell):
     return m.group(1) + 'x' + (m.group(2) or '')
 
 
+HEAD = re.compile(r"^klab reproduce, geometry (?P<geometry>\S+), (?P<boots>\d+) boot\(s\) per design"
+                  r"(?:, (?P<date>\d{4}-\d\d-\d\d)[^;]*)?(?:; machines: [^;]*)?; "
+                  r"the kernel's clock: (?P<clock>.*)$")
+
+
 def conditions(text, data, cited):
-    """The run's conditions, each copied from the file's own lines."""
+    """The run's conditions, each copied from the file's own lines: the
+    section header klab reproduce prints (geometry, boots, clock, and the
+    date in later versions), the experiment's kernel line (the guest's
+    shape, the machine and base in later versions, the scaling), and a
+    title written above the output when the header lacks them."""
     lines = text.split('\n')
-    m = re.match(r'^klab reproduce on real kernels \((.*)\), (\d{4}-\d\d-\d\d)$', lines[0].strip())
-    if not m:
-        raise SystemExit(f'readme-answer: {cited}: its first line names no base and date')
-    base, date = m.groups()
-    machine = next((ln.strip() for ln in lines[1:12] if ln.strip() and not ln.startswith('=')), '')
-    machine = machine.split(',')[0]
     exp = data[ROWS[0][0]]
-    head = re.match(r'^klab reproduce, geometry (\S+), (\d+) boot\(s\) per design; '
-                    r"the kernel's clock: (.*)$", exp['head'] or '')
-    if not head or not machine:
-        raise SystemExit(f'readme-answer: {cited}: no machine, geometry, boots or clock line')
-    geometry, boots, clock = head.groups()
-    k = re.match(r'^(.*?); scaled: (.*?); kernel clock ', exp['kernel'])
-    if not k:
-        raise SystemExit(f'readme-answer: {cited}: {ROWS[0][0]} has no scaled geometry line')
-    shape, scaled = k.groups()
+    head = HEAD.match(exp['head'] or '')
+    k = re.match(r'^(?P<shape>.*?); scaled: (?P<scaled>.*?); kernel clock ', exp['kernel'])
+    if not head or not k:
+        raise SystemExit(f'readme-answer: {cited}: {ROWS[0][0]} has no geometry, boots and '
+                         'clock header or no scaled geometry in its kernel line')
+    shape = k.group('shape')
+    title = re.match(r'^klab reproduce on real kernels \((.*)\), (\d{4}-\d\d-\d\d)$', lines[0].strip())
+    on = re.match(r'^(?P<machine>[^(,]+?) \(.*\), (?P<shape>.*) on (?P<base>Linux .*)$', shape)
+    if on:  # the kernel line names the machine and the base
+        machine, shape, base = on.group('machine'), on.group('shape'), on.group('base')
+        date = head.group('date') or (title.group(2) if title else None)
+    elif title:  # a title names the base and date, the paragraph under it the machine
+        base, date = title.groups()
+        machine = next((ln.strip() for ln in lines[1:12] if ln.strip() and not ln.startswith('=')), '')
+        machine = machine.split(',')[0]
+    else:
+        machine = base = date = None
+    if not (machine and base and date):
+        raise SystemExit(f'readme-answer: {cited}: names no machine, base or date '
+                         '(klab reproduce prints them, or a title line gives them)')
     host = re.search(r"the host's load ([0-9.]+-[0-9.]+) on (\d+) cores", text)
     if host:
         shape += f', on a host of {host.group(2)} cores at a load of {host.group(1)}'
     return [f'base {base}, with our series', f'machine {machine}, {shape}',
-            f'clock {clock}', f'{boots} boots per design, interleaved',
-            f'geometry `{geometry}`: {scaled}', f'date {date}']
+            f'clock {head.group("clock")}', f'{head.group("boots")} boots per design, interleaved',
+            f'geometry `{head.group("geometry")}`: {k.group("scaled")}', f'date {date}']
 
 
 def seedcell(fig, claim):

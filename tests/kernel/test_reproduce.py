@@ -44,6 +44,8 @@ class AsShrinklabJudges(unittest.TestCase):
                 ours = verdict.judge(r, b, f, bf, keys_of(e["id"], v["metric"]))
                 what = "%s %s %s" % (e["id"], v["design"], v["metric"])
                 self.assertEqual(ours["kind"], verdict.JSON_NAMES[v["verdict"]], what)
+                if "size_verdict" in v:  # documents since the size verdict
+                    self.assertEqual(ours["size"], verdict.JSON_NAMES[v["size_verdict"]], what)
                 if v["verdict"] == "not_compared":
                     continue
                 for mine, theirs in (("ours", "ours"), ("lo", "ours_lo"), ("hi", "ours_hi")):
@@ -87,6 +89,19 @@ class Claims(unittest.TestCase):
         self.assertIn("the seed does not give its nodes, cpus", v["text"])
         self.assertAlmostEqual(v["lo"], 38 / 105)
         self.assertFalse(v["paired"])
+
+    def test_direction_and_size_are_two_verdicts(self):
+        # The seed's 0.5: ours 0.4 agrees in both; ours 1/640 of the base
+        # agrees in direction and not in size (issue 32's 640x against 10x).
+        v = verdict.judge(row(40, 38, 42), row(100, 95, 105), self.f, self.bf, self.keys)
+        self.assertEqual((v["kind"], v["size"]), (verdict.AGREES, verdict.AGREES))
+        v = verdict.judge(row(1, 1, 1), row(640, 640, 640), self.f, self.bf, self.keys)
+        self.assertEqual((v["kind"], v["size"]), (verdict.AGREES, verdict.DISAGREES))
+        v = verdict.judge(row(30, 20, 40), row(100, 100, 100), self.f, self.bf, self.keys)
+        self.assertEqual(v["size"], verdict.INCONCLUSIVE)
+        below = dict(self.f, relation="<", value=10.0)
+        v = verdict.judge(row(5, 4, 6), row(100, 95, 105), below, self.bf, self.keys)
+        self.assertEqual(v["size"], verdict.NOT_JUDGED)
 
     def test_one_sample_is_inconclusive(self):
         v = verdict.judge(row(40, 40, 40, per_boot=1), row(100, 100, 100, per_boot=1), self.f,

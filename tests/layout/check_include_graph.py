@@ -16,11 +16,19 @@ tools/shrinklab/): a file belongs to the deepest layer whose folder holds
 it. Headers are included by their name alone, so two headers of the tree
 with the same name are an error too (an include of it would be ambiguous).
 
+The Python of a layer whose folder is under kernel/py/ (klab) is checked
+the same way, from its imports (an ast pass): `from . import x` and
+`from .x import y` name module x of the file's own package, `from .. import
+x` module x of the package above; a subpackage (klab's commands/) is a
+module of its parent's list, and a layer of its own. A package's
+__init__.py need not be listed.
+
 Usage: check_include_graph.py SOURCE_ROOT
        check_include_graph.py --self-test   (the checker finds planted
                                              violations in a scratch tree)
 Exit status 0 when the graph conforms, 1 with one line per violation.
 """
+import ast
 import os
 import re
 import shutil
@@ -73,6 +81,61 @@ def layer_of(layers, order, rel):
     return best
 
 
+PYTHON_ROOT = 'kernel/py/'
+
+
+def python_imports(path):
+    """(package levels up, module, line) of every relative import of @path."""
+    tree = ast.parse(open(path, encoding='utf-8').read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            names = [node.module.split('.')[0]] if node.module else [a.name for a in node.names]
+            for name in names:
+                yield node.level, name, node.lineno
+
+
+def check_python(layers, order, exceptions):
+    """The import order of the Python layers (under PYTHON_ROOT)."""
+    errors, nfiles = [], 0
+    by_folder = {layers[n]['folder']: n for n in order}
+    for name in order:
+        folder = layers[name]['folder']
+        if not folder.startswith(PYTHON_ROOT):
+            continue
+        for n in sorted(os.listdir(os.path.join(ROOT, folder))):
+            if not n.endswith('.py'):
+                continue
+            rel = folder + n
+            nfiles += 1
+            mod = n[:-3]
+            mods = layers[name]['modules']
+            if mod != '__init__' and mod not in mods:
+                errors.append(f'{rel}: module "{mod}" is not in the {name} layer\'s list')
+                continue
+            for level, target, line in python_imports(os.path.join(ROOT, rel)):
+                pkg = folder
+                for _ in range(level - 1):
+                    pkg = pkg.rstrip('/').rsplit('/', 1)[0] + '/'
+                tlayer = by_folder.get(pkg)
+                if tlayer is None:
+                    errors.append(f'{rel}:{line}: imports {pkg}{target}, which no layer holds')
+                    continue
+                tmods = layers[tlayer]['modules']
+                if target not in tmods:
+                    errors.append(f'{rel}:{line}: imports {pkg}{target}, which the '
+                                  f'{tlayer} layer does not list')
+                elif tlayer == name:
+                    if mod == '__init__' or (f'{name}/{mod}', f'{name}/{target}') in exceptions:
+                        continue
+                    if tmods.index(target) >= tmods.index(mod):
+                        errors.append(f'{rel}:{line}: imports {pkg}{target}: {name}/{mod} may '
+                                      f'not depend on {name}/{target} (listed after it)')
+                elif tlayer not in layers[name]['lower']:
+                    errors.append(f'{rel}:{line}: imports {pkg}{target}: layer {name} may not '
+                                  f'depend on {tlayer}')
+    return errors, nfiles
+
+
 def main():
     layers, order, exceptions = parse_doc()
     headers = {}  # include name as written -> (layer, module, path)
@@ -122,9 +185,12 @@ def main():
                               f'{name}/{tmod} (listed after it)')
             elif tlayer not in layers[name]['lower']:
                 errors.append(f'{rel}: includes {trel}: layer {name} may not depend on {tlayer}')
+    py_errors, py_files = check_python(layers, order, exceptions)
+    errors += py_errors
     for e in errors:
         print(e)
-    print(f'# {len(files)} files, {len(errors)} violations of docs/design/ARCHITECTURE.md')
+    print(f'# {len(files) + py_files} files, {len(errors)} violations of '
+          'docs/design/ARCHITECTURE.md')
     return 1 if errors else 0
 
 
@@ -135,6 +201,8 @@ public  include/shrinker/
 low     src/low/  -> public : a b g
 high    src/high/ -> low public : c d
 inner   src/high/inner/ -> low public : f g
+py      kernel/py/pkg/ -> : p q sub
+pysub   kernel/py/pkg/sub/ -> py : s
 exception: high/d -> high/c
 ```
 """
@@ -150,13 +218,22 @@ exception: high/d -> high/c
         'src/high/inner/f.c': '#include "a.h"\n#include "d.h"\n',  # up a floor
         'src/low/g.h': '',
         'src/high/inner/g.h': '',                               # name taken
+        'kernel/py/pkg/__init__.py': 'from . import q\n',
+        'kernel/py/pkg/p.py': 'from . import q\n',                # p -> q: after p
+        'kernel/py/pkg/q.py': 'from .p import x\n',
+        'kernel/py/pkg/r.py': '',                                  # unlisted
+        'kernel/py/pkg/sub/__init__.py': '',
+        'kernel/py/pkg/sub/s.py': 'from .. import p\nfrom .. import nope\n',
     }
     want = {'src/high/c.c: includes src/high/d.h',
             'src/low/a.c: includes src/high/c_internal.h',
             'src/low/a.c: includes "missing.h"',
             'src/low/e.c: module "e"',
             'src/high/inner/f.c: includes src/high/d.h: layer inner may not depend on high',
-            'src/high/inner/g.h: header name "g.h"'}
+            'src/high/inner/g.h: header name "g.h"',
+            'kernel/py/pkg/p.py:1: imports kernel/py/pkg/q: py/p may not depend on py/q',
+            'kernel/py/pkg/r.py: module "r"',
+            'kernel/py/pkg/sub/s.py:2: imports kernel/py/pkg/nope'}
     tmp = tempfile.mkdtemp()
     try:
         os.makedirs(os.path.join(tmp, 'docs', 'design'))

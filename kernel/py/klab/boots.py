@@ -9,6 +9,7 @@ from .run import log
 def checked_boot(run, label, spec):
     """Boot @spec as step "boot @label"; return its BootResult."""
     spec.dmesg = True
+    spec.env = dict(spec.env, KLAB_LABEL=label)   # names a UML boot's host profile (uml.py)
     spec.timeout = int(spec.timeout * paths.timeout_factor())
     with open(run.path(label + ".console"), "w") as live:
         with run.step("boot %s" % label):

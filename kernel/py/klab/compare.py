@@ -32,35 +32,20 @@ import json
 import os
 import statistics
 
-from . import bases
+from . import bases, designs
+from . import verdict as rule
 
-SAME_LO, SAME_HI = 0.8, 1.25
+# The class boundaries are the verdicts' (verdict.py, as shrinklab's).
+SAME_LO, SAME_HI = rule.SAME_LO, rule.SAME_HI
 BASE = "mainline"
 
-# Kernel design -> (model design configuration, what differs in the work).
-# A series can name its own in kernel/patches/<design>/model (first line:
-# the label; further lines starting with '#' are notes).
-MODEL_DESIGNS = {
-    "mainline": ("prealloc", [
-        "units from kmalloc-1k and a pointer array per cgroup and node sized by "
-        "shrinker_nr_max, every list_lru visited at offline: mainline's work"]),
-    "fix-id-reuse": ("prealloc", [
-        "the id-reuse fix changes no cost the experiments measure: mainline's model"]),
-    "xarray": ("xarray+units=kmalloc", [
-        "the model's xarray keeps units in the root (registration installs root units, "
-        "40 per 640 mounts at 4 nodes); the series keeps the root's deferred work in the "
-        "shrinker and gives the root none",
-        "units from kmalloc-1k (kzalloc_node in the series), not the dedicated cache "
-        "that is the model's default for xarray"]),
-    "lru-index": ("prealloc+lru_reparent=index", [
-        "the model indexes a cgroup's lists in the cgroup; the series keys its index by "
-        "kmemcg_id inside list_lru.c: both visit only the lists the cgroup has (none for "
-        "an empty cgroup)"]),
-    "indexed": ("indexed+units=kmalloc+root_bits=off", [
-        "root bits off: the series keeps no root bits, so global reclaim calls every "
-        "mount's shrinker at the root, as the model does with root_bits=off",
-        "units from kmalloc-1k, as the series allocates them"]),
-}
+# The design map, kernel series -> model label, is each series' file
+# `model` beside its patches (first line that is not '#': the label; lines
+# starting with '#' are notes), read here alone: model_design(). Mainline
+# has no series directory; its model is this constant.
+MAINLINE_MODEL = ("prealloc", [
+    "units from kmalloc-1k and a pointer array per cgroup and node sized by "
+    "shrinker_nr_max, every list_lru visited at offline: mainline's work"])
 
 # Said of every mapping: where the model's work is not the kernel's.
 COMMON_NOTES = [
@@ -101,8 +86,11 @@ RATIOS = [
 
 
 def model_design(design, series_dir=None):
-    """(model label, notes) for kernel design @design, or (None, [why]). A
-    file `model` in the series' directory @series_dir wins over the table."""
+    """(model label, notes) for kernel design @design, or (None, [why]): the
+    file `model` in its series' directory @series_dir (by default the
+    series of that name in kernel/patches/); mainline's is MAINLINE_MODEL."""
+    if series_dir is None and design != BASE:
+        series_dir = next((d.dir for d in designs.every_series() if d.name == design), None)
     if series_dir:
         path = os.path.join(series_dir, "model")
         if os.path.exists(path):
@@ -112,8 +100,8 @@ def model_design(design, series_dir=None):
             notes = [x.lstrip("#").strip() for x in lines if x.startswith("#")]
             if label:
                 return label, notes
-    if design in MODEL_DESIGNS:
-        label, notes = MODEL_DESIGNS[design]
+    if design == BASE:
+        label, notes = MAINLINE_MODEL
         return label, list(notes)
     return None, ["no model design is mapped to kernel:%s (a file `model` beside its series, "
                   "kernel/patches/README.md)" % design]
@@ -243,13 +231,17 @@ def classify(r):
         return None
     if not r.spread:
         return "no spread"
-    if r.hi < SAME_LO:
-        return "lower"
-    if r.lo > SAME_HI:
-        return "higher"
-    if r.lo >= SAME_LO and r.hi <= SAME_HI:
-        return "same"
-    return "across"
+    c = rule.classify(r.lo, r.hi)
+    return "across" if c == "straddles" else c
+
+
+def size_verdict(rk, rm):
+    """The size, beside the direction: is the model's ratio to the base
+    within 2x of the kernel's (the model's range against the kernel's
+    median; verdict.size_class)? "-" when either is missing."""
+    if rk is None or rm is None:
+        return rule.NOT_JUDGED
+    return rule.size_class(rm.lo, rm.hi, rk.value)
 
 
 def verdict(ck, cm):
@@ -367,7 +359,8 @@ def _versus(designs, kc, mc, may_pair):
         vs.append({"design": d,
                    "kernel": dict(rk.as_json(), cls=ck) if rk else None,
                    "model": dict(rm.as_json(), cls=cm) if rm else None,
-                   "verdict": verdict(ck, cm)})
+                   "verdict": verdict(ck, cm),
+                   "size": size_verdict(rk, rm)})
 
     def lowest(cells):
         """The design with the lowest median; a list when several tie."""
@@ -505,16 +498,17 @@ def tables(cmp, geometry_words="", clock=""):
             first = True
             for v in m["versus_base"]:
                 rows.append([m["metric"] if first else "", v["design"], _ratio_text(v["kernel"]),
-                             _ratio_text(v["model"]), v["verdict"]])
+                             _ratio_text(v["model"]), v["verdict"], v.get("size", "-")])
                 first = False
             w = m["winner"]
             rows.append(["", "lowest:", _winner_text(w["kernel"]), _winner_text(w["model"]),
-                         "=> " + m["verdict"]])
+                         "=> " + m["verdict"], ""])
             counts[m["verdict"]] = counts.get(m["verdict"], 0) + 1
             if m["verdict"] == "disagree":
                 disagree.append("%s %s (%s)" % (e["id"], m["metric"], ", ".join(
                     v["design"] for v in m["versus_base"] if v["verdict"] == "disagree")))
-        out += _table(["metric", "design", "kernel", "model", "verdict"], rows)
+        out += _table(["metric", "design", "kernel", "model", "direction",
+                       "size (model within 2x of kernel)"], rows)
     if counts:
         out.append("")
         out.append("model and kernel on which design is better, per metric: " +

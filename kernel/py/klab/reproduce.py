@@ -47,9 +47,8 @@ import os
 import statistics
 import subprocess
 
-from . import bases, boot, guest, model, paths, verdict
+from . import bases, boot, model, paths, verdict
 from .boots import checked_boot
-from .run import log
 
 SEEDS = os.path.join(paths.REPO, "data", "seed_figures.tsv")
 
@@ -447,16 +446,17 @@ def fmt(v, unit):
     return "%.4g" % v
 
 
-def fmt_ratio(v):
-    if v.get("ours") is None:
-        return "-"
-    return "%.3g [%.3g..%.3g]" % (v["ours"], v["lo"], v["hi"])
+def size_cell(v):
+    """The size verdict of @v (within 2x of the seed's ratio), "-" if none."""
+    return v.get("size", verdict.NOT_JUDGED) if v else "-"
 
 
-def short_verdict(v):
-    if v is None:
+def size_agreement(kv, mv):
+    """Is the model's ratio within 2x of the kernel's (the kernel's median
+    against the model's range)?"""
+    if not kv or not mv or kv.get("ours") is None or mv.get("ours") is None:
         return "-"
-    return v["kind"]
+    return verdict.size_class(mv["lo"], mv["hi"], kv["ours"])
 
 
 def agreement(kv, mv):
@@ -573,7 +573,9 @@ def from_json(v):
         return None
     return dict(claim=v["claim"], relation=v["relation"], seed=v["seed"], ours=v["ours"],
                 lo=v["ours_lo"], hi=v["ours_hi"], rounds=v["rounds"], paired=True,
-                kind=verdict.JSON_NAMES.get(v["verdict"], v["verdict"]), text=v.get("why") or "")
+                kind=verdict.JSON_NAMES.get(v["verdict"], v["verdict"]),
+                size=verdict.JSON_NAMES.get(v.get("size_verdict"), verdict.NOT_JUDGED),
+                text=v.get("why") or "")
 
 
 def versus_cell(q):
@@ -655,15 +657,17 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
                 r["model_design"] or "-", cell(r["model"], unit)))
         claims = [r for r in mrows if r["kernel_verdict"] is not None]
         if claims:
-            lines.append("     claims over %s: %-11s %-40s %-40s %s" % (
-                base_k, "seed", "kernel: ratio [range]: verdict",
-                "model, same work: ratio [range]: verdict", "kernel vs model"))
+            lines.append("     claims over %s: %-11s %-40s %-12s %-40s %-12s %-24s %s" % (
+                base_k, "seed", "kernel: ratio [range]: direction", "kernel size",
+                "model, same work: ratio [range]: direction", "model size",
+                "kernel vs model", "model size vs kernel's"))
             for r in claims:
                 bf = seeds.get((table.exp, base_m, metric))
-                lines.append("       %-16s %-11s %-40s %-40s %s" % (
+                kv, mv = r["kernel_verdict"], r["model_verdict"]
+                lines.append("       %-16s %-11s %-40s %-12s %-40s %-12s %-24s %s" % (
                     r["kernel_design"] or "-", seed_ratio(r["seed"], bf),
-                    verdict_cell(r["kernel_verdict"]), verdict_cell(r["model_verdict"]),
-                    agreement(r["kernel_verdict"], r["model_verdict"])))
+                    verdict_cell(kv), size_cell(kv), verdict_cell(mv), size_cell(mv),
+                    agreement(kv, mv), size_agreement(kv, mv)))
                 kv = r["kernel_verdict"]
                 if kv["kind"] in (verdict.NOT_COMPARED, verdict.NOT_MEASURED,
                                   verdict.INCONCLUSIVE):
@@ -690,6 +694,7 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
 
 def summary_text(all_rows):
     counts = {"kernel": {}, "model, same work": {}, "shrinklab reproduce": {}}
+    sizes = {side: {} for side in counts}
     disagree = []
     for exp, rows in all_rows:
         for r in rows:
@@ -701,15 +706,21 @@ def summary_text(all_rows):
                             ("shrinklab reproduce", sv)):
                 if v:
                     counts[side][v["kind"]] = counts[side].get(v["kind"], 0) + 1
+                    sizes[side][v.get("size", "-")] = sizes[side].get(v.get("size", "-"), 0) + 1
             if agreement(kv, mv) == "KERNEL AND MODEL DISAGREE":
                 disagree.append("%s %s %s: kernel %s, model %s" % (
                     exp, r["metric"], r["kernel_design"], verdict_cell(kv), verdict_cell(mv)))
     order = (verdict.AGREES, verdict.DISAGREES, verdict.INCONCLUSIVE, verdict.NOT_COMPARED,
              verdict.NOT_MEASURED)
-    lines = ["", "== seed claims (each side's verdict on the seed's figure)"]
+    lines = ["", "== seed claims (each side's verdicts on the seed's figure: the direction, "
+             "and the size within 2x)"]
     for side in counts:
-        lines.append("   %-20s %s" % (side, ", ".join("%d %s" % (counts[side].get(k, 0), k)
-                                                     for k in order)))
+        lines.append("   %-20s direction: %s" % (side, ", ".join(
+            "%d %s" % (counts[side].get(k, 0), k) for k in order)))
+        lines.append("   %-20s size: %s" % ("", ", ".join(
+            "%d %s" % (sizes[side].get(k, 0), k if k != verdict.NOT_JUDGED else "not judged")
+            for k in (verdict.AGREES, verdict.DISAGREES, verdict.INCONCLUSIVE,
+                      verdict.NOT_JUDGED))))
     lines.append("   where the kernel and the model disagree: %s" % (
         "none" if not disagree else ""))
     lines += ["     " + d for d in disagree]

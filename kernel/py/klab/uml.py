@@ -85,6 +85,20 @@ def smp_of(kernel):
         return False
 
 
+def perf_prefix(label):
+    """`perf record` before UML's command when $KLAB_UML_PERF names a
+    directory: a host profile of the guest kernel's own code (UML has no
+    function tracer; the linux binary's symbols are the kernel's), one
+    file per boot, <dir>/<label>.perf.data, sampled on the host's CPU clock
+    (this host shows no hardware counters)."""
+    d = os.environ.get("KLAB_UML_PERF")
+    if not d:
+        return []
+    os.makedirs(d, exist_ok=True)
+    return ["perf", "record", "-q", "-e", "cpu-clock", "-F", "499", "-g", "-o",
+            os.path.join(d, label + ".perf.data"), "--"]
+
+
 def command(spec, root):
     """The host command line of @spec's UML guest with hostfs root @root."""
     words = ["mem=%dM" % spec.mem, "rootfstype=hostfs", "hostfs=" + root, "rw",
@@ -179,7 +193,9 @@ def boot(spec, console_stream=None):
         env = dict(os.environ, TMPDIR=MEM_DIR)
         t0 = time.monotonic()
         with open(console_path, "wb") as con:
-            proc = subprocess.Popen(command(spec, root), stdin=subprocess.DEVNULL, stdout=con,
+            label = spec.env.get("KLAB_LABEL") or os.path.basename(spec.prog)
+            proc = subprocess.Popen(perf_prefix(label) + command(spec, root),
+                                    stdin=subprocess.DEVNULL, stdout=con,
                                     stderr=subprocess.STDOUT, cwd=tmp, env=env,
                                     start_new_session=True, preexec_fn=_no_core)
         done = threading.Event()

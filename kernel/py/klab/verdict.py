@@ -19,7 +19,6 @@ nodes, cpus), plus "paired": whether its samples are rounds that pair
 with the base's (the model's are; a kernel's per-boot medians are when
 the boots were interleaved).
 """
-import math
 
 SAME_LO = 0.8
 SAME_HI = 1.25
@@ -32,7 +31,7 @@ NOT_COMPARED = "not compared"
 NOT_MEASURED = "not measured"
 # The names shrinklab's JSON gives them.
 JSON_NAMES = {"agrees": AGREES, "disagrees": DISAGREES, "inconclusive": INCONCLUSIVE,
-              "not_compared": NOT_COMPARED, "not_measured": NOT_MEASURED}
+              "not_compared": NOT_COMPARED, "not_measured": NOT_MEASURED, "not_judged": "-"}
 
 
 def classify(lo, hi):
@@ -148,15 +147,21 @@ def sample_count(r):
     return r["n"] * r.get("samples_per_boot", 1)
 
 
-def size_words(lo, hi, seed):
-    lo, hi = lo / seed, hi / seed
-    if lo >= 0.5 and hi <= 2:
-        return "size within 2x of the seed's"
-    if lo >= 0.1 and hi <= 10:
-        return "size within 10x of the seed's, not 2x"
-    if hi < 0.1 or lo > 10:
-        return "size off by more than 10x"
-    return "size within 10x of the seed's only in part of the range"
+SIZE_FACTOR = 2.0
+NOT_JUDGED = "-"
+
+
+def size_class(lo, hi, seed):
+    """The size verdict, beside the direction (verdict.c lab_size_classify):
+    our whole range @lo..@hi within 2x of @seed agrees, wholly beyond
+    disagrees, across 0.5x or 2x is inconclusive; "-" without a seed ratio."""
+    if seed is None or lo is None or hi is None or not seed > 0 or lo < 0 or hi < lo:
+        return NOT_JUDGED
+    if lo >= seed / SIZE_FACTOR and hi <= seed * SIZE_FACTOR:
+        return AGREES
+    if hi < seed / SIZE_FACTOR or lo > seed * SIZE_FACTOR:
+        return DISAGREES
+    return INCONCLUSIVE
 
 
 def seed_relation(f, bf):
@@ -182,8 +187,7 @@ def _judge_point(v):
                     "boundary" % (cls_word(cs), v["lo"], v["hi"])
     else:
         v["kind"] = AGREES if co == cs else DISAGREES
-        v["text"] = "ours %s, the seed's %s; %s" % (cls_word(co), cls_word(cs),
-                                                    size_words(v["lo"], v["hi"], v["seed"]))
+        v["text"] = "ours %s, the seed's %s" % (cls_word(co), cls_word(cs))
 
 
 def _judge_same(v):
@@ -212,7 +216,7 @@ def judge(r, b, f, bf, keys):
     the metric depends on. Either row may be None (not measured)."""
     v = dict(claim="count" if f["unit"] == "count" else "same" if f["same"] else "ratio",
              relation="=", seed=None, ours=None, lo=None, hi=None, rounds=0, paired=False,
-             kind=None, text="")
+             kind=None, size=NOT_JUDGED, text="")
     if v["claim"] == "count":
         v["seed"] = f["value"]
         if r is None:
@@ -225,6 +229,7 @@ def judge(r, b, f, bf, keys):
         v["ours"] = v["lo"] = v["hi"] = r["value"]
         v["rounds"] = r["n"]
         v["kind"] = AGREES if r["value"] == f["value"] else DISAGREES
+        v["size"] = size_class(v["lo"], v["hi"], v["seed"])
         v["text"] = "exactly" if v["kind"] == AGREES else "differs"
         return v
     if r is None or b is None:
@@ -264,17 +269,13 @@ def judge(r, b, f, bf, keys):
         return v
     if f["same"]:
         _judge_same(v)
+        v["size"] = size_class(v["lo"], v["hi"], 1.0)
     elif v["relation"] == "=":
         _judge_point(v)
+        v["size"] = size_class(v["lo"], v["hi"], v["seed"])
     else:
         _judge_bound(v)
     if why:
         v["text"] += " (%s)" % why
     return v
 
-
-def ratio_class(v):
-    """lower, same, higher or straddles for a verdict's range (None: none)."""
-    if v.get("lo") is None or v.get("hi") is None or math.isnan(v["lo"]):
-        return None
-    return classify(v["lo"], v["hi"])

@@ -32,12 +32,10 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 
 from . import bases, boot, compare, paths, workmodel
 from .boots import checked_boot
-from .run import log
 
 DATA = os.path.join(paths.REPO, "data", "kernel_workloads.tsv")
 NODES = 4
@@ -276,8 +274,14 @@ def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAU
             disks.append(disk)
         elif exp == "ramfs":
             files += stress_ng_files()
+    exps = g["exps"]
+    if on == "uml":
+        # kwork's containers default to QEMU's first disk: name it, so that
+        # uml.py gives the guest UML's name of it (/dev/ubda).
+        exps = [(e, dict(p, disk="/dev/vda") if e == "containers" and disks else p)
+                for e, p in exps]
     args = ["--design", "kernel:" + design, "--accel", accel, "--scale", geometry,
-            "--date", date, "--clock", clock] + [exp_arg(e, p) for e, p in g["exps"]]
+            "--date", date, "--clock", clock] + [exp_arg(e, p) for e, p in exps]
     return boot.BootSpec(kernel=image, prog=prog, args=args, cpus=CPUS,
                          nodes=1 if on == "uml" else NODES, mem=g["mem"],
                          timeout=g["timeout"], append=g.get("append", ""), files=files,
@@ -545,13 +549,3 @@ def summary_words(docs, geometry, boots):
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
                 if all(x is not None for x in v))))
 
-
-def median_or_none(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def log_docs(docs):
-    for d in docs:
-        log("%s %s boot %s: %d experiments" % (d["run"].get("workload"), d["run"]["design"],
-                                               d["run"].get("boot"), len(d["experiments"])))

@@ -16,6 +16,7 @@
 #include "container_experiment.h"
 #include "conventions.h"
 #include "model_cmd.h"
+#include "report.h"
 #include "stats.h"
 #include "units.h"
 #include "version.h"
@@ -296,6 +297,7 @@ static int run_containers(struct ct_request *c)
 		"anonymous balloon%s, pgscan/pgsteal (pages)\n",
 		c->balloon ? " (--phases asked for it: no rows)" : "");
 	shrinklab_print_version(c->m.out);
+	lab_report_machine(c->m.out, "machine", lab_machine_at_start(), "at the start");
 	ret = lab_ct_run(&st);
 	ret = model_cmd_finish(&c->m, ret, &st.run, 1, (unsigned int)st.g.samples);
 	lab_ct_free(&st);

@@ -449,8 +449,7 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 	}
 	if (!ret) {
 		lab_report_decisions(out, runs, nr);
-		fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all\n",
-			(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - t0) / 1e9);
+		lab_report_end(out, lab_now_ns() - t0);
 		ret = write_outs(r, &outs, out, runs, nr, t0);
 	}
 	if (ret)

@@ -16,6 +16,7 @@
 #include "conventions.h"
 #include "kernel_experiments.h"
 #include "model_cmd.h"
+#include "report.h"
 #include "stats.h"
 #include "units.h"
 #include "version.h"
@@ -305,6 +306,7 @@ static int run_kernel(struct kernel_request *c)
 	lab_kernel_describe(&st.g, about, sizeof(about));
 	fprintf(c->m.out, "%s\n", about);
 	shrinklab_print_version(c->m.out);
+	lab_report_machine(c->m.out, "machine", lab_machine_at_start(), "at the start");
 	ret = lab_kernel_run(&st);
 	ret = model_cmd_finish(&c->m, ret, st.runs, LAB_K_NR_EXP, (unsigned int)st.g.samples);
 	lab_kernel_free(&st);

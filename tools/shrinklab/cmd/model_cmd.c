@@ -149,7 +149,6 @@ int model_cmd_finish(struct model_cmd *m, int ret, const struct lab_run *runs, s
 		if (m->rows)
 			lab_report_rows(m->out, &runs[e], "model, every row");
 	}
-	fprintf(m->out, "\npeak RSS %.2f GiB, %.1f s in all\n",
-		(double)lab_peak_rss() / (1ull << 30), (double)(lab_now_ns() - m->t0) / 1e9);
+	lab_report_end(m->out, lab_now_ns() - m->t0);
 	return write_outs(m, runs, n, samples) ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_OK;
 }

@@ -7,6 +7,11 @@
  * main.c registered with the library. A bench owns everything it created
  * and lab_bench_close() returns it all (umount, rmdir, deferred frees, host
  * destroy), so consecutive experiments do not add up in memory.
+ *
+ * A cgroup of a bench is the library's memory cgroup and the rest of a
+ * kernel memcg beside it (memcg_body.h: the slab the kernel lab measured
+ * for an empty memcg beyond the shrinker bookkeeping), allocated from the
+ * host's slab allocator at mkdir and freed at rmdir.
  */
 #include <errno.h>
 #include <math.h>
@@ -134,15 +139,44 @@ void lab_bench_umount(struct lab_bench *b, unsigned long n)
 		sb_umount(b->sbs[--b->nr_sbs]);
 }
 
+/* Room for @need bodies (zeroed beyond the cgroups). */
+static int reserve_bodies(struct lab_bench *b, size_t need)
+{
+	size_t c = b->cap_bodies ? b->cap_bodies : 64;
+	struct lab_memcg_body *nv;
+
+	if (need <= b->cap_bodies)
+		return 0;
+	while (c < need)
+		c *= 2;
+	nv = realloc(b->bodies, c * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	memset(nv + b->cap_bodies, 0, (c - b->cap_bodies) * sizeof(*nv));
+	b->bodies = nv;
+	b->cap_bodies = c;
+	return 0;
+}
+
 int lab_bench_mkcg(struct lab_bench *b, unsigned long n)
 {
 	struct shr_mem_cgroup *root = shr_host_root_mem_cgroup(b->host);
 	int ret = reserve((void ***)&b->cgs, &b->cap_cgs, b->nr_cgs + n);
 
+	if (!ret)
+		ret = reserve_bodies(b, b->nr_cgs + n);
 	for (unsigned long i = 0; !ret && i < n; i++) {
+		struct lab_memcg_body *body = &b->bodies[b->nr_cgs];
+
 		ret = shr_mem_cgroup_create(root, &b->cgs[b->nr_cgs]);
-		if (!ret)
-			b->nr_cgs++;
+		if (ret)
+			break;
+		ret = lab_memcg_body_alloc(b->slab, b->used.nodes, b->used.cpus, body);
+		if (ret) {
+			(void)shr_mem_cgroup_offline(b->cgs[b->nr_cgs]);
+			break;
+		}
+		b->nr_cgs++;
 	}
 	return ret;
 }
@@ -151,8 +185,10 @@ int lab_bench_rmcg(struct lab_bench *b, unsigned long n)
 {
 	int ret = 0;
 
-	while (n-- && b->nr_cgs && !ret)
+	while (n-- && b->nr_cgs && !ret) {
 		ret = shr_mem_cgroup_offline(b->cgs[--b->nr_cgs]);
+		lab_memcg_body_free(b->slab, &b->bodies[b->nr_cgs]);
+	}
 	return ret;
 }
 
@@ -230,9 +266,11 @@ void lab_bench_close(struct lab_bench *b)
 	b->slab = NULL;
 	free(b->sbs);
 	free(b->cgs);
+	free(b->bodies);
 	free(b->host_sbs);
 	b->sbs = NULL;
 	b->cgs = NULL;
+	b->bodies = NULL;
 	b->host_sbs = NULL;
 	b->host = NULL;
 }

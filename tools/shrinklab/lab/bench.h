@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memcg_body.h"
 #include "superblock.h"
 #include "types.h"
 
@@ -28,7 +29,9 @@ struct lab_bench {
 	struct sb **sbs;
 	size_t nr_sbs, cap_sbs;
 	struct shr_mem_cgroup **cgs;
-	size_t nr_cgs, cap_cgs;
+	/* The rest of each cgroup's memcg (memcg_body.h), by cgs' index. */
+	struct lab_memcg_body *bodies;
+	size_t nr_cgs, cap_cgs, cap_bodies;
 	unsigned long ids_hw;         /* high-water of memcg-aware shrinkers */
 	unsigned long cgroups_target; /* after the memory budget */
 	struct lab_scale used;

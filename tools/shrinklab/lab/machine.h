@@ -7,6 +7,31 @@
 
 #include "types.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The record every result document and table carries, as mmtests and LKP
+ * record it: the CPU model, the online CPUs, the kernel, what kind of
+ * machine it is (native, UML, QEMU, another hypervisor) and the load.
+ */
+struct lab_machine {
+	char cpu_model[128]; /* /proc/cpuinfo "model name", "" unknown */
+	long cpus;           /* online CPUs */
+	char kernel[400];    /* uname: system, release, version, machine */
+	char release[160];   /* uname system and release */
+	char kind[192];      /* "native", "UML", "QEMU", "virtual machine (...)" */
+	double load[3];      /* /proc/loadavg: 1, 5, 15 minutes */
+	bool have_load;
+};
+/* The machine now (the load as of this call). */
+void lab_machine_read(struct lab_machine *m);
+/* The machine when the run started: read on the first call (the report's
+ * header makes it), the same record after. */
+const struct lab_machine *lab_machine_at_start(void);
+/* "QEMU; AMD EPYC, 2 online CPUs; Linux 6.12.117; load average 3.1 2.9 2.5" */
+void lab_machine_words(char *buf, size_t len, const struct lab_machine *m);
+
 /* MemAvailable and MemTotal in bytes, 0 when unknown. */
 unsigned long long lab_mem_available(void);
 unsigned long long lab_mem_total(void);

@@ -27,54 +27,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datafiles.h"
 #include "scale.h"
 #include "seeds.h"
 
-/* The build sets these (tools/shrinklab/meson.build). */
-#ifndef SHRINKLAB_DATA_DIR
-#define SHRINKLAB_DATA_DIR "data"
-#endif
-#ifndef SHRINKLAB_DATA_FROM_BINDIR
-#define SHRINKLAB_DATA_FROM_BINDIR ""
-#endif
-#ifndef SHRINKLAB_INSTALLED_DATA_DIR
-#define SHRINKLAB_INSTALLED_DATA_DIR SHRINKLAB_DATA_DIR
-#endif
-
 #define SEEDS_FILE "seed_figures.tsv"
-
-/*
- * The file @name beside an installed binary: <directory of this
- * executable>/SHRINKLAB_DATA_FROM_BINDIR/@name, if it is readable. Written
- * to @buf; false when there is none (the build-tree binary: nothing is
- * installed next to it).
- */
-static bool installed_beside_binary(const char *name, char *buf, size_t len)
-{
-	char exe[PATH_MAX], joined[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	if (!SHRINKLAB_DATA_FROM_BINDIR[0])
-		return false;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return false;
-	*slash = '\0';
-	if (snprintf(joined, sizeof(joined), "%s/%s/%s", exe, SHRINKLAB_DATA_FROM_BINDIR, name) >=
-		    (int)sizeof(joined) ||
-	    access(joined, R_OK) != 0)
-		return false;
-	/* Without the "bin/.." for messages and --help. */
-	if (!realpath(joined, exe) || strlen(exe) >= len)
-		return false;
-	strcpy(buf, exe);
-	return true;
-}
 
 /*
  * Where the seeds' figures are: beside an installed binary first; else the
@@ -85,15 +42,8 @@ const char *lab_seeds_default_path(void)
 {
 	static char path[PATH_MAX];
 
-	if (path[0])
-		return path;
-	if (!installed_beside_binary(SEEDS_FILE, path, sizeof(path))) {
-		if (access(SHRINKLAB_DATA_DIR "/" SEEDS_FILE, R_OK) == 0)
-			snprintf(path, sizeof(path), "%s", SHRINKLAB_DATA_DIR "/" SEEDS_FILE);
-		else
-			snprintf(path, sizeof(path), "%s",
-				 SHRINKLAB_INSTALLED_DATA_DIR "/" SEEDS_FILE);
-	}
+	if (!path[0])
+		lab_data_path(SEEDS_FILE, path, sizeof(path));
 	return path;
 }
 

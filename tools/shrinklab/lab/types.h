@@ -128,6 +128,14 @@ enum lab_verdict_kind {
 	LAB_V_NOT_COMPARED, /* other geometry */
 	LAB_V_NOT_MEASURED, /* unavailable design, zero base */
 };
+/* A verdict on the size of a ratio, beside its direction (verdict.h). */
+enum lab_size_kind {
+	LAB_SIZE_NOT_JUDGED,   /* no seed ratio to size against (a bound, a count,
+				* not compared, not measured) */
+	LAB_SIZE_AGREES,       /* the whole range within 2x of the seed's ratio */
+	LAB_SIZE_DISAGREES,    /* the whole range beyond 2x of it */
+	LAB_SIZE_INCONCLUSIVE, /* the range across 0.5x or 2x of it */
+};
 /* One verdict on one seed claim (verdict.h). */
 struct lab_verdict {
 	const char *metric;
@@ -139,7 +147,9 @@ struct lab_verdict {
 	bool has_seed;
 	double seed;         /* the seed's ratio or bound (count: the count) */
 	char relation;       /* '=', '<', '>' */
-	enum lab_verdict_kind kind;
+	enum lab_verdict_kind kind; /* the direction: lower, higher, the same */
+	enum lab_size_kind size;    /* the size: within 2x of the seed's ratio */
+	double size_lo, size_hi;    /* our range over the seed's ratio (size judged) */
 	char text[512];      /* the reason, for people */
 };
 

@@ -20,8 +20,17 @@
  *   not compared  we did not measure at the seed's geometry (the seed's
  *                 figure stays in the JSON, with both geometries);
  *   not measured  a design is unavailable, or the base measured zero.
- * For a point claim that agrees, the size says how far our ratio is from
- * the seed's (within 2x, within 10x, more than 10x).
+ *
+ * That is the direction. The size is a verdict of its own, beside it: for
+ * a point claim (the seed's ratio, "the same" as a ratio of 1, a count) our
+ * range over the seed's figure,
+ *   agrees        the whole range within 0.5x..2x of the seed's;
+ *   DISAGREES     the whole range beyond it;
+ *   inconclusive  the range across 0.5x or 2x;
+ *   -             not judged: a bound has no size, and neither has a claim
+ *                 not compared or not measured.
+ * A ratio can agree in direction and not in size (ours 640x lower, the
+ * seed's 10x lower), or the other way round.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -36,6 +45,41 @@
 
 enum cls { LOWER = LAB_RATIO_LOWER, SAME = LAB_RATIO_SAME, HIGHER = LAB_RATIO_HIGHER,
 	   STRADDLES = LAB_RATIO_STRADDLES };
+
+const char *lab_size_name(enum lab_size_kind k)
+{
+	switch (k) {
+	case LAB_SIZE_AGREES:
+		return "agrees";
+	case LAB_SIZE_DISAGREES:
+		return "DISAGREES";
+	case LAB_SIZE_INCONCLUSIVE:
+		return "inconclusive";
+	default:
+		return "-";
+	}
+}
+
+enum lab_size_kind lab_size_classify(double lo, double hi, double seed)
+{
+	if (!(seed > 0) || !(hi >= lo) || lo < 0)
+		return LAB_SIZE_NOT_JUDGED;
+	if (lo >= seed / LAB_SIZE_FACTOR && hi <= seed * LAB_SIZE_FACTOR)
+		return LAB_SIZE_AGREES;
+	if (hi < seed / LAB_SIZE_FACTOR || lo > seed * LAB_SIZE_FACTOR)
+		return LAB_SIZE_DISAGREES;
+	return LAB_SIZE_INCONCLUSIVE;
+}
+
+/* The size verdict of @v against the ratio (or count) @seed. */
+static void judge_size(struct lab_verdict *v, double seed)
+{
+	v->size = lab_size_classify(v->lo, v->hi, seed);
+	if (v->size != LAB_SIZE_NOT_JUDGED) {
+		v->size_lo = v->lo / seed;
+		v->size_hi = v->hi / seed;
+	}
+}
 
 const char *lab_verdict_name(enum lab_verdict_kind k)
 {
@@ -120,21 +164,9 @@ static void ratio_of(const struct lab_result *r, const struct lab_result *b,
 	v->rounds = q.rounds;
 }
 
-static void size_words(char *buf, size_t len, const struct lab_verdict *v)
-{
-	double lo = v->lo / v->seed, hi = v->hi / v->seed;
-
-	snprintf(buf, len, "%s",
-		 lo >= 0.5 && hi <= 2 ? "size within 2x of the seed's"
-		 : lo >= 0.1 && hi <= 10 ? "size within 10x of the seed's, not 2x"
-		 : hi < 0.1 || lo > 10 ? "size off by more than 10x"
-				       : "size within 10x of the seed's only in part of the range");
-}
-
 static void judge_point(struct lab_verdict *v)
 {
 	enum cls cs = classify(v->seed, v->seed), co = classify(v->lo, v->hi);
-	char size[96];
 
 	if (v->seed == 0) {
 		v->kind = v->hi == 0 ? LAB_V_AGREES : LAB_V_DISAGREES;
@@ -154,9 +186,7 @@ static void judge_point(struct lab_verdict *v)
 		return;
 	}
 	v->kind = co == cs ? LAB_V_AGREES : LAB_V_DISAGREES;
-	size_words(size, sizeof(size), v);
-	snprintf(v->text, sizeof(v->text), "ours %s, the seed's %s; %s", cls_word(co),
-		 cls_word(cs), size);
+	snprintf(v->text, sizeof(v->text), "ours %s, the seed's %s", cls_word(co), cls_word(cs));
 }
 
 static void judge_same(struct lab_verdict *v)
@@ -238,6 +268,7 @@ static void count_claim(struct lab_run *run, const struct lab_result *r)
 	v->ours = v->lo = v->hi = r->value;
 	v->rounds = r->n;
 	v->kind = r->value == r->seed->value ? LAB_V_AGREES : LAB_V_DISAGREES;
+	judge_size(v, v->seed);
 	snprintf(v->text, sizeof(v->text), "%s", v->kind == LAB_V_AGREES ? "exactly" : "differs");
 }
 
@@ -286,12 +317,15 @@ static void ratio_claim(struct lab_run *run, const struct lab_result *r,
 		return;
 	}
 	ratio_of(r, b, v);
-	if (f->same_as_base)
+	if (f->same_as_base) {
 		judge_same(v);
-	else if (v->relation == '=')
+		judge_size(v, 1);
+	} else if (v->relation == '=') {
 		judge_point(v);
-	else
+		judge_size(v, v->seed);
+	} else {
 		judge_bound(v);
+	}
 	if (r->seed_why[0] && v->kind != LAB_V_NOT_COMPARED) {
 		size_t used = strlen(v->text);
 

@@ -35,7 +35,16 @@ struct lab_ratio {
  * unavailable, or @b measured zero). */
 bool lab_ratio_of(const struct lab_result *r, const struct lab_result *b, struct lab_ratio *q);
 
-/* "agrees", "DISAGREES", "inconclusive", "not compared", "not measured". */
+/* A ratio agrees in size with the seed's when our whole range is within
+ * this factor of it, either way. */
+#define LAB_SIZE_FACTOR 2.0
+/* The size verdict of our range @lo..@hi against the seed's ratio @seed
+ * (> 0; else not judged). */
+enum lab_size_kind lab_size_classify(double lo, double hi, double seed);
+/* "agrees", "DISAGREES", "inconclusive", "-" (not judged). */
+const char *lab_size_name(enum lab_size_kind k);
+/* "agrees", "DISAGREES", "inconclusive", "not compared", "not measured":
+ * the direction. */
 const char *lab_verdict_name(enum lab_verdict_kind k);
 /* One verdict per seed claim of @run (fills run->verdicts). */
 void lab_verdicts_compute(struct lab_run *run);

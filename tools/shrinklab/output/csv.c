@@ -111,6 +111,7 @@ static void row(FILE *f, const struct lab_run *run, const struct lab_result *r)
 	field(f, s ? (s->same_as_base ? "same" : rel) : "");
 	fprintf(f, "%s,", s ? (r->seed_comparable ? "1" : "0") : "");
 	field(f, v ? lab_verdict_name(v->kind) : "");
+	field(f, v ? lab_size_name(v->size) : "");
 	for (size_t k = 0; ok && k < r->n; k++)
 		fprintf(f, k ? " %.9g" : "%.9g", r->raw[k]);
 	fputs("\r\n", f);
@@ -120,7 +121,7 @@ int lab_csv_write(FILE *f, const struct lab_run *runs, size_t n)
 {
 	fputs("experiment,design,metric,unit,timed,value,min,max,n,resolution,under_resolution,"
 	      "best,vs_base,ratio,ratio_lo,ratio_hi,mounts,cgroups,nodes,cpus,units,"
-	      "shrinker_nr_max,note,seed,seed_relation,seed_comparable,verdict,samples\r\n", f);
+	      "shrinker_nr_max,note,seed,seed_relation,seed_comparable,verdict,size_verdict,samples\r\n", f);
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < runs[k].nr_rows; i++)
 			row(f, &runs[k], &runs[k].rows[i]);

@@ -8,12 +8,12 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "json.h"
 #include "machine.h"
+#include "memcg_body.h"
 #include "scale.h"
 #include "version.h"
 
@@ -166,6 +166,13 @@ static const char *verdict_id(enum lab_verdict_kind k)
 	return ids[k];
 }
 
+static const char *size_id(enum lab_size_kind k)
+{
+	static const char *const ids[] = { "not_judged", "agrees", "disagrees", "inconclusive" };
+
+	return ids[k];
+}
+
 static void json_verdict(FILE *f, const struct lab_verdict *v)
 {
 	char rel[2] = { v->relation, 0 };
@@ -193,26 +200,70 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 	json_string(f, rel);
 	fputs(",\"verdict\":", f);
 	json_string(f, verdict_id(v->kind));
+	fputs(",\"size_verdict\":", f);
+	json_string(f, size_id(v->size));
+	fputs(",\"ours_over_seed_lo\":", f);
+	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_lo);
+	fputs(",\"ours_over_seed_hi\":", f);
+	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_hi);
 	fputs(",\"why\":", f);
 	json_string(f, v->text);
 	fputc('}', f);
 }
 
+/* The calibration the cgroups of @s were made with (memcg_body.h), or null. */
+static void json_memcg_body(FILE *f, const struct lab_scale *s)
+{
+	const struct lab_memcg_calibration *c = lab_memcg_calibration_for(s->nodes, s->cpus);
+
+	if (!c) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"bytes\":%lu,\"nodes\":%d,\"cpus\":%u,\"series\":", c->bytes, c->nodes,
+		c->cpus);
+	json_string(f, c->series);
+	fputs(",\"measured\":", f);
+	json_string(f, c->what);
+	fputs(",\"base\":", f);
+	json_string(f, c->base);
+	fputs(",\"machine\":", f);
+	json_string(f, c->machine);
+	fputs(",\"date\":", f);
+	json_string(f, c->date);
+	fputs(",\"file\":", f);
+	json_string(f, c->file);
+	fputc('}', f);
+}
+
+static void json_load(FILE *f, const struct lab_machine *m)
+{
+	if (m->have_load)
+		fprintf(f, "[%.2f,%.2f,%.2f]", m->load[0], m->load[1], m->load[2]);
+	else
+		fputs("null", f);
+}
+
 static void json_machine(FILE *f)
 {
-	struct utsname u;
+	const struct lab_machine *start = lab_machine_at_start();
+	struct lab_machine now;
 	char host[256] = "";
-	char kernel[sizeof(u.sysname) + sizeof(u.release) + sizeof(u.version) +
-		    sizeof(u.machine) + 4] = "";
 
-	if (!uname(&u))
-		snprintf(kernel, sizeof(kernel), "%s %s %s %s", u.sysname, u.release, u.version,
-			 u.machine);
+	lab_machine_read(&now);
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	fprintf(f, "{\"cpus\":%ld,\"memory_bytes\":%llu,\"mem_available_bytes\":%llu,\"kernel\":",
-		sysconf(_SC_NPROCESSORS_ONLN), lab_mem_total(), lab_mem_available());
-	json_string(f, kernel);
+		now.cpus, lab_mem_total(), lab_mem_available());
+	json_string(f, now.kernel);
+	fputs(",\"cpu_model\":", f);
+	json_string(f, now.cpu_model);
+	fputs(",\"kind\":", f);
+	json_string(f, now.kind);
+	fputs(",\"load_start\":", f);
+	json_load(f, start);
+	fputs(",\"load_end\":", f);
+	json_load(f, &now);
 	if (host[0]) {
 		fputs(",\"hostname\":", f);
 		json_string(f, host);
@@ -274,6 +325,8 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		json_geometry(f, &run->scale);
 		fputs(",\"scale\":", f);
 		json_string(f, run->scale_desc);
+		fputs(",\"memcg_body\":", f);
+		json_memcg_body(f, &run->scale);
 		fprintf(f, ",\"elapsed_ns\":%llu,\"hosts\":[", (unsigned long long)run->elapsed_ns);
 		for (size_t i = 0, first = 1; i < run->nr_designs; i++) {
 			const struct lab_host_info *h = &run->hosts[i];

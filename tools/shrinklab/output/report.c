@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "design_label.h"
+#include "machine.h"
+#include "memcg_body.h"
 #include "report.h"
 #include "rows.h"
 #include "scale.h"
@@ -21,6 +23,15 @@
 #include "units.h"
 #include "verdict.h"
 #include "version.h"
+
+/* A factor range: "0.016x", or "0.5x..0.9x". */
+static void fmt_factor_range(char *buf, size_t len, double lo, double hi)
+{
+	if (lo == hi)
+		snprintf(buf, len, "%.2gx", lo);
+	else
+		snprintf(buf, len, "%.2gx..%.2gx", lo, hi);
+}
 
 static void fmt_ratio(char *buf, size_t len, bool ok, double num, double den)
 {
@@ -78,6 +89,29 @@ void lab_report_header(FILE *out, const char *subcommand, const struct lab_optio
 		(double)opt->mem_budget / (1ull << 30),
 		opt->mem_budget_given ? "--mem-budget" : opt->budget_note);
 	shrinklab_print_version(out);
+	lab_report_machine(out, "machine", lab_machine_at_start(), "at the start");
+}
+
+void lab_report_machine(FILE *out, const char *lead, const struct lab_machine *m,
+			const char *when)
+{
+	char words[512];
+
+	lab_machine_words(words, sizeof(words), m);
+	fprintf(out, "%s: %s %s\n", lead, words, when);
+}
+
+void lab_report_end(FILE *out, uint64_t elapsed_ns)
+{
+	struct lab_machine now;
+
+	lab_machine_read(&now);
+	fprintf(out, "\npeak RSS %.2f GiB, %.1f s in all; load average ",
+		(double)lab_peak_rss() / (1ull << 30), (double)elapsed_ns / 1e9);
+	if (now.have_load)
+		fprintf(out, "%.2f %.2f %.2f at the end\n", now.load[0], now.load[1], now.load[2]);
+	else
+		fputs("unknown at the end\n", out);
 }
 
 static void fmt_seed(char *buf, size_t len, const struct lab_result *r)
@@ -148,6 +182,15 @@ static void print_host(FILE *out, const char *who, const struct lab_host_info *h
 	fprintf(out, "ids span %ld units per node, %lu cgroups\n", h->geo.units, h->geo.cgroups);
 }
 
+/* What a cgroup of the model holds beside its shrinker bookkeeping. */
+static void print_memcg_body(FILE *out, const struct lab_scale *s)
+{
+	char words[512];
+
+	lab_memcg_body_words(words, sizeof(words), s->nodes, s->cpus);
+	fprintf(out, "   the rest of a memcg: %s\n", words);
+}
+
 /* The hosts, in one line when every design's looks the same. */
 static void print_hosts(FILE *out, const struct lab_run *run)
 {
@@ -189,6 +232,7 @@ void lab_report_run(FILE *out, const struct lab_run *run, enum lab_table_format 
 	print_geometry(out, "   ours: ", s);
 	fprintf(out, ": %s\n", run->scale_desc);
 	print_hosts(out, run);
+	print_memcg_body(out, s);
 	fputc('\n', out);
 	lab_table_print(out, run, fmt);
 	fprintf(out, "   (experiment took %.1f s)\n", (double)run->elapsed_ns / 1e9);
@@ -247,60 +291,106 @@ static void words_of(char *buf, size_t len, double ratio)
 		snprintf(buf, len, "%.3g", ratio);
 }
 
-static void report_verdict(FILE *out, const struct lab_verdict *v)
+/* A seed claim as the columns of the claims table. */
+enum { CLAIM_WHAT, CLAIM_OURS, CLAIM_SEED, CLAIM_DIRECTION, CLAIM_SIZE, CLAIM_WHY, CLAIM_COLS };
+#define CLAIM_CELL 520
+
+static void claim_cells(const struct lab_verdict *v, char cell[CLAIM_COLS][CLAIM_CELL])
 {
 	char w[40], lo[40], hi[40];
 
-	fprintf(out, "%s: %s", v->metric, v->design);
-	if (v->base[0])
-		fprintf(out, " vs %s", v->base);
+	snprintf(cell[CLAIM_WHAT], CLAIM_CELL, "%s: %s%s%s", v->metric, v->design,
+		 v->base[0] ? " vs " : "", v->base);
+	cell[CLAIM_OURS][0] = cell[CLAIM_SEED][0] = '\0';
 	if (v->has_ours && !strcmp(v->claim, "count")) {
-		fprintf(out, " = %.0f (seed %.0f)", v->ours, v->seed);
+		snprintf(cell[CLAIM_OURS], CLAIM_CELL, "%.0f", v->ours);
 	} else if (v->has_ours) {
 		words_of(w, sizeof(w), v->ours);
-		fprintf(out, ": ours %s", w);
-		if (v->rounds > 1) {
+		if (v->rounds > 1 && v->lo != v->hi) {
 			words_of(lo, sizeof(lo), v->lo);
 			words_of(hi, sizeof(hi), v->hi);
-			fprintf(out, " (%zu rounds: %s to %s)", v->rounds, lo, hi);
-		}
-		if (!strcmp(v->claim, "same")) {
-			fputs(", seed: same within noise", out);
+			snprintf(cell[CLAIM_OURS], CLAIM_CELL, "%s (%zu rounds: %s to %s)", w,
+				 v->rounds, lo, hi);
 		} else {
-			words_of(w, sizeof(w), v->seed);
-			fprintf(out, ", seed %s%s", v->relation == '<' ? "at most "
-						    : v->relation == '>' ? "at least " : "", w);
+			snprintf(cell[CLAIM_OURS], CLAIM_CELL, "%s", w);
 		}
 	}
-	fprintf(out, ": %s: %s\n", lab_verdict_name(v->kind), v->text);
+	if (!strcmp(v->claim, "same")) {
+		snprintf(cell[CLAIM_SEED], CLAIM_CELL, "same within noise");
+	} else if (v->has_seed && !strcmp(v->claim, "count")) {
+		snprintf(cell[CLAIM_SEED], CLAIM_CELL, "%.0f", v->seed);
+	} else if (v->has_seed) {
+		words_of(w, sizeof(w), v->seed);
+		snprintf(cell[CLAIM_SEED], CLAIM_CELL, "%s%s", v->relation == '<' ? "at most "
+			 : v->relation == '>' ? "at least " : "", w);
+	}
+	snprintf(cell[CLAIM_DIRECTION], CLAIM_CELL, "%s", lab_verdict_name(v->kind));
+	if (v->size == LAB_SIZE_NOT_JUDGED) {
+		snprintf(cell[CLAIM_SIZE], CLAIM_CELL, "%s", lab_size_name(v->size));
+	} else {
+		fmt_factor_range(lo, sizeof(lo), v->size_lo, v->size_hi);
+		snprintf(cell[CLAIM_SIZE], CLAIM_CELL, "%s (ours %s the seed's)",
+			 lab_size_name(v->size), lo);
+	}
+	snprintf(cell[CLAIM_WHY], CLAIM_CELL, "%s", v->text);
 }
 
 void lab_report_claims(FILE *out, const struct lab_run *run)
 {
+	static const char *const head[CLAIM_COLS] = {
+		"claim", "ours: ratio of medians (per-round range)", "seed", "direction",
+		"size (within 2x)", "why",
+	};
+	char cell[CLAIM_COLS][CLAIM_CELL];
+	size_t width[CLAIM_COLS];
+
 	if (!run->nr_verdicts)
 		return; /* not at a seed's geometry, or no claim of the seed's */
-	fprintf(out, "   seed claims: our ratio of medians and its per-round range beside the "
-		     "seed's ratio:\n");
+	for (size_t c = 0; c < CLAIM_COLS; c++)
+		width[c] = strlen(head[c]);
 	for (size_t i = 0; i < run->nr_verdicts; i++) {
-		fputs("   ", out);
-		report_verdict(out, &run->verdicts[i]);
+		claim_cells(&run->verdicts[i], cell);
+		for (size_t c = 0; c < CLAIM_COLS; c++)
+			width[c] = strlen(cell[c]) > width[c] ? strlen(cell[c]) : width[c];
+	}
+	fprintf(out, "   seed claims, two verdicts each: the direction (our whole range in the "
+		     "seed's class: below %.2g lower, above %.3g higher) and the size (our whole "
+		     "range within %.0fx of the seed's ratio):\n", LAB_SAME_LO, LAB_SAME_HI,
+		LAB_SIZE_FACTOR);
+	for (size_t i = 0; i <= run->nr_verdicts; i++) {
+		if (i)
+			claim_cells(&run->verdicts[i - 1], cell);
+		fputs("  ", out);
+		for (size_t c = 0; c + 1 < CLAIM_COLS; c++)
+			fprintf(out, " %-*s ", (int)width[c], i ? cell[c] : head[c]);
+		fprintf(out, " %s\n", i ? cell[CLAIM_WHY] : head[CLAIM_WHY]);
 	}
 }
 
 void lab_report_decisions(FILE *out, const struct lab_run *runs, size_t n)
 {
-	size_t count[LAB_V_NOT_MEASURED + 1] = { 0 }, total = 0;
+	size_t count[LAB_V_NOT_MEASURED + 1] = { 0 }, size[LAB_SIZE_INCONCLUSIVE + 1] = { 0 };
+	size_t total = 0;
 
 	for (size_t k = 0; k < n; k++) {
-		for (size_t i = 0; i < runs[k].nr_verdicts; i++)
+		for (size_t i = 0; i < runs[k].nr_verdicts; i++) {
 			count[runs[k].verdicts[i].kind]++;
+			size[runs[k].verdicts[i].size]++;
+		}
 		total += runs[k].nr_verdicts;
 	}
-	if (total)
-		fprintf(out, "\nthe seeds' claims: %zu agree, %zu disagree, %zu inconclusive, %zu not "
-			     "compared (not at the seed's geometry), %zu not measured\n",
-			count[LAB_V_AGREES], count[LAB_V_DISAGREES], count[LAB_V_INCONCLUSIVE],
-			count[LAB_V_NOT_COMPARED], count[LAB_V_NOT_MEASURED]);
+	if (total) {
+		fprintf(out, "\nthe seeds' claims, in direction: %zu agree, %zu disagree, %zu "
+			     "inconclusive, %zu not compared (not at the seed's geometry), %zu not "
+			     "measured\n", count[LAB_V_AGREES], count[LAB_V_DISAGREES],
+			count[LAB_V_INCONCLUSIVE], count[LAB_V_NOT_COMPARED],
+			count[LAB_V_NOT_MEASURED]);
+		fprintf(out, "the seeds' claims, in size (within %.0fx): %zu agree, %zu disagree, "
+			     "%zu inconclusive, %zu not judged (bounds, claims not compared or not "
+			     "measured)\n", LAB_SIZE_FACTOR, size[LAB_SIZE_AGREES],
+			size[LAB_SIZE_DISAGREES], size[LAB_SIZE_INCONCLUSIVE],
+			size[LAB_SIZE_NOT_JUDGED]);
+	}
 	fprintf(out, "\n== which design: per experiment, the metrics where each design is best "
 		     "(or with a median within 1.25x of the best)\n");
 	for (size_t k = 0; k < n; k++) {
@@ -348,6 +438,15 @@ int lab_report_markdown(FILE *f, const struct lab_run *runs, size_t n)
 			s->nodes, s->cpus, s->kmem ? "on" : "off", run->scale_desc);
 		shrinklab_print_version(f);
 		fputc('\n', f);
+		{
+			char words[512];
+
+			lab_memcg_body_words(words, sizeof(words), s->nodes, s->cpus);
+			fprintf(f, "Each cgroup of the model: its shrinker bookkeeping and the rest of "
+				   "a memcg, %s.\n", words);
+			lab_machine_words(words, sizeof(words), lab_machine_at_start());
+			fprintf(f, "Machine: %s at the start.\n\n", words);
+		}
 		lab_table_print(f, run, LAB_TABLE_MARKDOWN);
 	}
 	errno = 0;

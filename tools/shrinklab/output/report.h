@@ -8,14 +8,22 @@
 #define SHRINKLAB_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "machine.h"
 #include "table.h"
 #include "types.h"
 
-/* The first lines: subcommand, scale, samples, memory budget, version. */
+/* The first lines: subcommand, scale, samples, memory budget, version, and
+ * the machine (lab_report_machine()) as the run starts. */
 void lab_report_header(FILE *out, const char *subcommand, const struct lab_options *opt,
 		       const char *design_label);
+/* "@lead: <the machine in words> @when" on a line. */
+void lab_report_machine(FILE *out, const char *lead, const struct lab_machine *m,
+			const char *when);
+/* The last line: peak RSS, @elapsed_ns in all, the load at the end. */
+void lab_report_end(FILE *out, uint64_t elapsed_ns);
 /* One experiment: its geometry, the hosts, then its decision table
  * (table.h) in @fmt. */
 void lab_report_run(FILE *out, const struct lab_run *run, enum lab_table_format fmt);

@@ -33,6 +33,10 @@ def arguments(p):
                    "instead of booting those designs")
     add_clock_argument(p)
     machine.add_argument(p)
+    p.add_argument("--no-model", action="store_true",
+                   help="no model runs: the kernel's figures and verdicts beside the seed's "
+                   "alone (the model's cells empty; the model at the seed's scale is minutes "
+                   "of CPU a table)")
 
 
 def main(run, args):
@@ -82,7 +86,10 @@ def main(run, args):
     texts, all_rows, out = [], [], []
     for t in tables:
         extra = reproduce.extra_model_labels(t, available, series_model)
-        mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
+        if args.no_model:
+            mdoc, extra_docs = None, []
+        else:
+            mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
         rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
                                      available, series_model)
         gr = reproduce.GUEST_RUNS[t.guest_run]
@@ -107,6 +114,8 @@ def main(run, args):
                 args.geometry, args.boots,
                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 ", ".join("%s %s" % (r, on[r]) for r in runs), "; ".join(clocks) or args.clock))
+    if args.no_model:
+        text += "(--no-model: no model runs; the model's cells are empty)\n"
     if any(c.startswith("icount") for c in clocks):
         text += ("(under icount a kernel time counts guest instructions: compare the kernel's "
                  "ratios, not its times, with the seeds' and the model's)\n")
@@ -115,7 +124,8 @@ def main(run, args):
     run.save("reproduce-%s.txt" % args.geometry, text)
     with open(run.path("reproduce-%s.json" % args.geometry), "w") as f:
         json.dump(dict(schema="klab-reproduce/1", geometry=args.geometry, boots=args.boots,
-                       clock=args.clock, machine={r: on[r] for r in runs},
+                       clock=clocks or [args.clock], machine={r: on[r] for r in runs},
+                       model_run=not args.no_model,
                        date=datetime.datetime.now(datetime.timezone.utc).strftime(
                            "%Y-%m-%dT%H:%M:%SZ"),
                        tables=out,
