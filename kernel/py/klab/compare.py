@@ -49,10 +49,12 @@ MAINLINE_MODEL = ("prealloc", [
 
 # Said of every mapping: where the model's work is not the kernel's.
 COMMON_NOTES = [
-    "an empty cgroup in the model is its shrinker bookkeeping alone (no struct "
-    "mem_cgroup, css, kernfs node, per-CPU statistics): at 1 unit the memory ratio says "
-    "how much of the kernel's cgroup the model leaves out; at the top rung the units "
-    "dominate both",
+    "an empty cgroup in the model is its shrinker bookkeeping and the rest of a memcg "
+    "beside it: the slab the kernel lab measured for an empty memcg beyond the "
+    "bookkeeping (data/memcg_slab.tsv, the row of the run's nodes and nearest vCPUs), "
+    "really allocated from the model's slab allocator; the kernel's per-CPU statistics "
+    "(not slab) are in neither; documents written before 2026-12-02 have the "
+    "bookkeeping alone",
     "a mount in the model is a shrinker and two list_lrus; the kernel's also allocates a "
     "superblock, root inode and dentry, and runs the mount syscall and namespace work",
     "rmdir in the model runs offline (list_lru reparenting) before it returns; the kernel "
