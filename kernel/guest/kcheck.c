@@ -42,6 +42,21 @@
  *            THP), so only the memcg walk reaching the shrinker's bit does:
  *            a kernel that loses the bit leaves all of them queued. Skipped
  *            without THP.
+ *   thpfail  the THP queue's shrinker unit comes with its list: with the
+ *            allocations of shrinker units failing, a new cgroup "thpfail"
+ *            (memory.swap.max 0) faults in THPs and unmaps half of each, as
+ *            in thp; then, with the failures off, memory.reclaim as in thp.
+ *            Every THP that was queued in the cgroup must be split (none
+ *            stranded: queued without the shrinker's bit), and the failures
+ *            must have hit (fewer THPs than faulted, the rest fallen back to
+ *            small pages). Then the same cgroup, with the failures off, must
+ *            queue and split all of them (it recovers). The failures come
+ *            from kernel/patches/7.3/debug/unit-fail.patch when the kernel
+ *            has it (its parameter, which counts the failures), else from
+ *            failslab restricted to the cache "shrinker_info_unit"
+ *            (kernel/config/failslab.config, boot with slab_nomerge).
+ *            Skipped on a kernel with neither (mainline, a design whose
+ *            units come from kmalloc).
  *   kmemgate cgroup "kmemgate" fills a procfs mount's dentries (the bit of
  *            its superblock's shrinker is set there), memory.reclaim walks
  *            the bit, then the procfs is unmounted: umount must return
@@ -102,6 +117,10 @@
 #define KMEM_GATE "/sys/module/shrinker/parameters/dbg_kmem_gate"
 #define KMEM_GATE_HITS "/sys/module/shrinker/parameters/dbg_kmem_gate_hits"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define FAILSLAB "/sys/kernel/debug/failslab"
+#define UNIT_FAIL "/sys/module/shrinker/parameters/dbg_unit_fail"
+#define UNIT_FAIL_HITS "/sys/module/shrinker/parameters/dbg_unit_fail_hits"
+#define UNIT_FAILSLAB "/sys/kernel/slab/shrinker_info_unit/failslab"
 #define DYING_WAIT_S 10
 
 static unsigned int rounds = 3, mounts = 32, pairs = 4;
@@ -767,25 +786,30 @@ static long read_long(const char *path)
 #define HPAGE (2UL << 20)
 #define THP_FOLIOS 16
 
-static void check_thp(void)
+/* What one round of the THP checks saw: vmstat deltas and the cgroup's count */
+struct thp_round {
+	long faulted, queued, count, split, left;
+	int rounds;
+};
+
+/*
+ * A child of @cg faults in THP_FOLIOS THPs and unmaps half of each; while
+ * it keeps them, @before (if any) runs, then memory.reclaim of @cg until
+ * the deferred split shrinker counts nothing left there, at most
+ * THP_ROUNDS times.
+ */
+static struct thp_round thp_fault_reclaim(const char *cg, void (*before)(void))
 {
-	const char *cg = CG_K "/thp";
-	long queued, split, left, count;
-	unsigned long n = THP_FOLIOS;
-	struct stat st;
-	int memcgs, pfd[2], rounds = 0;
+	unsigned long n = THP_FOLIOS, ino = ino_of(cg);
+	long faulted = vmstat("thp_fault_alloc"), queued = vmstat("thp_deferred_split_page");
+	long split = vmstat("thp_split_page");
+	struct thp_round r = { 0 };
+	int memcgs, pfd[2];
 	pid_t pid;
 	char c;
 
-	mkdir_or_die(cg);
-	if (stat(cg, &st) || pipe(pfd))
-		die("thp: %s: %s", cg, strerror(errno));
-	if (!thp_no_swap(cg, "thp")) {
-		rmdir(cg);
-		return;
-	}
-	queued = vmstat("thp_deferred_split_page");
-	split = vmstat("thp_split_page");
+	if (pipe(pfd))
+		die("thp: pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
 		char *p, *a;
@@ -809,29 +833,138 @@ static void check_thp(void)
 	}
 	if (pid < 0 || read(pfd[0], &c, 1) != 1)
 		die("thp: the cgroup's process did not get ready");
-	queued = vmstat("thp_deferred_split_page") - queued;
-	count = shrinker_count("thp-deferred_split", st.st_ino, &memcgs);
-	left = count;
-	while (left > 0 && rounds < THP_ROUNDS) {
+	r.faulted = vmstat("thp_fault_alloc") - faulted;
+	r.queued = vmstat("thp_deferred_split_page") - queued;
+	if (before)
+		before();
+	r.count = shrinker_count("thp-deferred_split", ino, &memcgs);
+	r.left = r.count;
+	while (r.left > 0 && r.rounds < THP_ROUNDS) {
 		reclaim(cg, "1M");
-		rounds++;
-		left = shrinker_count("thp-deferred_split", st.st_ino, &memcgs);
+		r.rounds++;
+		r.left = shrinker_count("thp-deferred_split", ino, &memcgs);
 	}
-	split = vmstat("thp_split_page") - split;
+	r.split = vmstat("thp_split_page") - split;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(pfd[0]);
 	close(pfd[1]);
+	return r;
+}
+
+static void check_thp(void)
+{
+	const char *cg = CG_K "/thp";
+	unsigned long n = THP_FOLIOS;
+	struct thp_round r;
+
+	mkdir_or_die(cg);
+	if (!thp_no_swap(cg, "thp")) {
+		rmdir(cg);
+		return;
+	}
+	r = thp_fault_reclaim(cg, NULL);
 	say("thp: %ld of %lu THPs queued for deferred split (count %ld in the cgroup, summed "
-	    "over nodes); memory.reclaim x %d split %ld, left %ld", queued, n, count, rounds,
-	    split, left);
-	if (queued < (long)n || count < (long)n)
-		fail("thp: %ld THPs queued, %ld counted in the cgroup, of %lu", queued, count, n);
-	if (left || split < queued)
-		fail("thp: %d rounds of memory.reclaim split %ld of %ld, %ld left queued", rounds,
-		     split, queued, left);
+	    "over nodes); memory.reclaim x %d split %ld, left %ld", r.queued, n, r.count,
+	    r.rounds, r.split, r.left);
+	if (r.queued < (long)n || r.count < (long)n)
+		fail("thp: %ld THPs queued, %ld counted in the cgroup, of %lu", r.queued,
+		     r.count, n);
+	if (r.left || r.split < r.queued)
+		fail("thp: %d rounds of memory.reclaim split %ld of %ld, %ld left queued",
+		     r.rounds, r.split, r.queued, r.left);
 	if (rmdir(cg))
 		fail("rmdir %s: %s", cg, strerror(errno));
+}
+
+/*
+ * Every allocation of a shrinker unit fails while @on (the debug patch's
+ * parameter, or failslab restricted to the unit cache, sleeping
+ * allocations too); false when a knob would not take the value.
+ */
+static bool unit_failslab(bool on)
+{
+	static const char *const knobs[][2] = {
+		{ FAILSLAB "/probability", "100" }, { FAILSLAB "/interval", "1" },
+		{ FAILSLAB "/times", "-1" }, { FAILSLAB "/space", "0" },
+		{ FAILSLAB "/verbose", "0" }, { FAILSLAB "/task-filter", "N" },
+		{ FAILSLAB "/ignore-gfp-wait", "N" }, { FAILSLAB "/cache-filter", "Y" },
+	};
+
+	if (!access(UNIT_FAIL, W_OK)) {
+		if (!write_str(UNIT_FAIL, on ? "1" : "0"))
+			return true;
+		fail("thpfail: %s: cannot write %d", UNIT_FAIL, on);
+		return false;
+	}
+	for (size_t i = 0; on && i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		if (write_str(knobs[i][0], knobs[i][1])) {
+			fail("thpfail: %s: cannot write %s", knobs[i][0], knobs[i][1]);
+			return false;
+		}
+	}
+	if (write_str(UNIT_FAILSLAB, on ? "1" : "0")) {
+		fail("thpfail: %s: cannot write %d (boot with slab_nomerge)", UNIT_FAILSLAB, on);
+		return false;
+	}
+	return true;
+}
+
+static void unit_failslab_off(void)
+{
+	unit_failslab(false);
+}
+
+static void check_thpfail(void)
+{
+	const char *cg = CG_K "/thpfail";
+	unsigned long n = THP_FOLIOS;
+	struct thp_round r;
+
+	long hits = read_long(UNIT_FAIL_HITS);
+
+	mkdir_or_die(cg);
+	if (!thp_no_swap(cg, "thpfail") || !unit_failslab(true)) {
+		unit_failslab(false);
+		rmdir(cg);
+		return;
+	}
+	r = thp_fault_reclaim(cg, unit_failslab_off);
+	if (hits >= 0)
+		hits = read_long(UNIT_FAIL_HITS) - hits;
+	say("thpfail: unit allocations failing (%ld failed, -1: not counted): %ld of %lu THP "
+	    "faults got a THP, %ld queued (count %ld in the cgroup); memory.reclaim x %d split "
+	    "%ld, left %ld", hits, r.faulted, n, r.queued, r.count, r.rounds, r.split, r.left);
+	if (!hits)
+		fail("thpfail: no unit allocation failed");
+	if (r.faulted >= (long)n)
+		fail("thpfail: the unit allocation failures did not hit: %ld of %lu THPs",
+		     r.faulted, n);
+	if (r.left || r.split < r.queued)
+		fail("thpfail: %ld THPs stranded: %d rounds of memory.reclaim split %ld of %ld "
+		     "queued", r.left, r.rounds, r.split, r.queued);
+	r = thp_fault_reclaim(cg, NULL);
+	say("thpfail: then without failures: %ld of %lu THPs queued (count %ld); "
+	    "memory.reclaim x %d split %ld, left %ld", r.queued, n, r.count, r.rounds,
+	    r.split, r.left);
+	if (r.queued < (long)n || r.count < (long)n || r.left || r.split < r.queued)
+		fail("thpfail: the cgroup did not recover: %ld queued, %ld counted, %ld split, "
+		     "%ld left, of %lu", r.queued, r.count, r.split, r.left, n);
+	if (rmdir(cg))
+		fail("rmdir %s: %s", cg, strerror(errno));
+}
+
+static const char *thpfail_skip(void)
+{
+	if (access(THP_DIR, F_OK))
+		return "no transparent hugepages";
+	if (!access(UNIT_FAIL, W_OK))
+		return NULL;
+	if (access(FAILSLAB, F_OK))
+		return "neither kernel/patches/7.3/debug/unit-fail.patch nor failslab";
+	if (access(UNIT_FAILSLAB, F_OK))
+		return "no shrinker_info_unit cache (or it is merged: boot with slab_nomerge)";
+	return NULL;
 }
 
 static const char *thp_skip(void)
@@ -915,6 +1048,7 @@ static const struct check {
 	{ "kcheck_lists", check_lists, NULL },
 	{ "kcheck_reuse", check_reuse, reuse_skip },
 	{ "kcheck_thp", check_thp, thp_skip },
+	{ "kcheck_thpfail", check_thpfail, thpfail_skip },
 	{ "kcheck_kmemgate", check_kmemgate, kmemgate_skip },
 	{ "kcheck_nokmem", check_nokmem, nokmem_skip },
 };
@@ -924,7 +1058,7 @@ static void usage(void)
 {
 	fputs("usage: kcheck [--rounds R] [--mounts M] [--pairs P] [--dir EXT4DIR] [CHECK...]\n"
 	      "checks: kcheck_strand kcheck_lists kcheck_reuse kcheck_nokmem kcheck_thp\n"
-	      "        kcheck_kmemgate (default: all)\n", stderr);
+	      "        kcheck_thpfail kcheck_kmemgate (default: all)\n", stderr);
 	exit(2);
 }
 

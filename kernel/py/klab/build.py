@@ -186,8 +186,18 @@ def _build_locked(cache, cfg, design, img, stamp, run):
     shutil.copymode(os.path.join(tree, "build", built), img + ".tmp")
     os.replace(img + ".tmp", img)
     shutil.copyfile(os.path.join(tree, "build/.config"), img + ".config")
+    # the image's symbols (klab profile: the lab kernel has no kallsyms)
+    if os.path.exists(os.path.join(tree, "build/System.map")):
+        shutil.copyfile(os.path.join(tree, "build/System.map"), system_map(img) + ".tmp")
+        os.replace(system_map(img) + ".tmp", system_map(img))
     with open(img + ".stamp", "w") as f:
         f.write(stamp)
+
+
+def system_map(img):
+    """The System.map kept beside the kept image @img (its kernel's symbols:
+    with CONFIG_RELOCATABLE off, the addresses it runs at)."""
+    return os.path.join(os.path.dirname(img), "System.map")
 
 
 def build_all(cache, config, designs, run):

@@ -8,8 +8,8 @@ import sys
 
 from . import bases, boot, designs, packages, paths
 from .commands import boot as boot_cmd
-from .commands import (build, check, checkpatch, compile_check, idreuse, lab, reproduce,
-                       selftests, spread, torture, trial, work)
+from .commands import (build, check, checkpatch, compile_check, idreuse, lab, profile,
+                       reproduce, selftests, spread, torture, trial, work)
 from .run import Run, log
 
 
@@ -31,6 +31,8 @@ COMMANDS = (
             lab.arguments, lab.main),
     Command("work", "the workloads with objects under real reclaim, a verdict table each",
             work.arguments, work.main),
+    Command("profile", "where a workload's time goes: perf record -g in each design's lab "
+            "kernel, the time split per function", profile.arguments, profile.main),
     Command("reproduce", "the seeds' tables on real kernels beside the seeds' and the "
             "model's figures, with verdicts", reproduce.arguments, reproduce.main),
     Command("selftests", "the cgroup selftests against mainline's baseline",

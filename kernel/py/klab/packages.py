@@ -17,14 +17,24 @@ HOST_PACKAGES = ["build-essential", "flex", "bison", "bc", "libelf-dev",
                  "stress-ng"]
 
 
+# klab profile's alone: perf on the host reads the guests' perf.data, and
+# the guests run the host's perf (copied in with its libraries).
+PROFILE_PACKAGES = ["linux-perf"]
+
+
 def wanted(base):
     """The packages a run on @base needs installed."""
     return ([base.package] if base.suite == "bookworm" else []) + HOST_PACKAGES
 
 
 def missing(base=None):
+    return not_installed(wanted(base or bases.current()))
+
+
+def not_installed(packages):
+    """The packages of @packages that dpkg does not have installed."""
     out = []
-    for p in wanted(base or bases.current()):
+    for p in packages:
         r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
         if "install ok installed" not in r.stdout:

@@ -237,10 +237,18 @@ STRESS_NG = "/usr/bin/stress-ng"
 def stress_ng_files():
     """(host, guest) of Debian's stress-ng and the shared libraries it loads
     (ldd), at the paths the guest's loader looks for them."""
-    if not os.path.exists(STRESS_NG):
-        raise RuntimeError("%s not found (apt-get install stress-ng)" % STRESS_NG)
-    out = [(STRESS_NG, STRESS_NG)]
-    r = subprocess.run(["ldd", STRESS_NG], stdout=subprocess.PIPE, text=True, check=True)
+    return program_files(STRESS_NG)
+
+
+def program_files(prog):
+    """(host, guest) of the dynamic program @prog (a path on the host, the
+    same in the guest) and the shared libraries it loads (ldd), at the
+    paths the guest's loader looks for them."""
+    if not os.path.exists(prog):
+        raise RuntimeError("%s not found (its Debian package: kernel/py/klab/packages.py)"
+                           % prog)
+    out = [(prog, prog)]
+    r = subprocess.run(["ldd", prog], stdout=subprocess.PIPE, text=True, check=True)
     for line in r.stdout.splitlines():
         parts = line.split()
         lib = parts[2] if "=>" in parts and len(parts) > 2 else parts[0]
