@@ -35,7 +35,13 @@
  * Options: --budget MiB (default 8; 0: none), --fill MiB (32), --entry
  * BYTES (4000), --no-reclaimer (fill without one: the cache only grows),
  * --events FILE (watch a cgroup v2 memory.events), --no-systemd (no PSI
- * source), --every MiB (a timeline line each that many MiB inserted: 1).
+ * source), --every MiB (a timeline line each that many MiB inserted: 1),
+ * --reader FILE (a thread reads FILE through the page cache during the
+ * fill: what the cache leaves the rest of the cgroup), --stall FILE (the
+ * PSI file whose "some" total the fill's stall is read from; default
+ * /proc/pressure/memory), --compare (the fill twice, each in a child
+ * process: with the --budget and the pressure sources, then with the
+ * sources alone and no budget; a table of both at the end).
  *
  * Build against an installed libshrinker:
  *   cc -std=c11 pressure_cache.c $(pkg-config --cflags --libs libshrinker)
@@ -56,6 +62,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -342,13 +350,14 @@ static uint64_t now_ns(void)
 
 struct options {
 	unsigned long budget, fill, entry, every;
-	bool reclaimer, systemd;
-	const char *events;
+	bool reclaimer, systemd, compare;
+	const char *events, *reader, *stall_file;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	*o = (struct options){ 8 * MIB, 32 * MIB, 4000, 1 * MIB, true, true, NULL };
+	*o = (struct options){ 8 * MIB, 32 * MIB, 4000, 1 * MIB, true, true, false, NULL, NULL,
+			       "/proc/pressure/memory" };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		char *end;
@@ -362,10 +371,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->systemd = false;
 			continue;
 		}
+		if (!strcmp(a, "--compare")) {
+			o->compare = true;
+			continue;
+		}
 		if (i + 1 >= argc)
 			goto bad;
-		if (!strcmp(a, "--events")) {
-			o->events = argv[++i];
+		if (!strcmp(a, "--events") || !strcmp(a, "--reader") || !strcmp(a, "--stall")) {
+			const char **dst = a[2] == 'e' ? &o->events
+					   : a[2] == 'r' ? &o->reader : &o->stall_file;
+
+			*dst = argv[++i];
 			continue;
 		}
 		errno = 0;
@@ -398,18 +414,24 @@ static void arm_sources(struct shr_reclaimer *r, const struct options *o)
 	int ret;
 
 	if (o->systemd) {
-		const char *watch = getenv("MEMORY_PRESSURE_WATCH");
+		static const char *const kind_name[] = {
+			[SHR_PRESSURE_PSI] = "PSI",
+			[SHR_PRESSURE_STREAM] = "a relay",
+			[SHR_PRESSURE_MEMORY_EVENTS] = "memory.events",
+			[SHR_PRESSURE_VMPRESSURE] = "cgroup v1 vmpressure",
+		};
 
 		src = NULL;
 		ret = shr_pressure_open_systemd(&src);
 		if (ret == 0)
-			ret = shr_reclaimer_add_source(r, src);
-		if (ret == 0)
-			printf("armed: PSI via %s\n", watch ? watch : "the default watch");
-		else
-			printf("armed: no PSI source (%s)\n", strerror(-ret));
-		if (ret && src)
+			printf("armed: %s on %s\n", kind_name[shr_pressure_kind(src)],
+			       shr_pressure_path(src));
+		/* The reclaimer owns the source from here on. */
+		if (ret == 0 && (ret = shr_reclaimer_add_source(r, src)) != 0)
 			shr_pressure_close(src);
+		if (ret)
+			printf("armed: no pressure source from shr_pressure_open_systemd() (%s)\n",
+			       strerror(-ret));
 	}
 	if (o->events) {
 		src = NULL;
@@ -433,20 +455,142 @@ static void print_timeline(uint64_t t0, unsigned long inserted_bytes)
 	fflush(stdout);
 }
 
+/* What one run measured (--compare prints two side by side). */
+struct run_result {
+	unsigned long peak_kib, rounds;
+	double fill_mib_s, stall_ms, wall_ms, reader_mib_s;
+};
+
+/*
+ * The file reader beside the cache (--reader): reads the file in 1 MiB
+ * pieces through the page cache, over and over, until told to stop; its
+ * throughput is what the cache leaves the rest of the cgroup.
+ */
+struct reader {
+	pthread_t thread;
+	int fd;
+	atomic_bool stop;
+	unsigned long bytes;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	static char buf[1024 * 1024];
+	off_t off = 0;
+
+	while (!atomic_load_explicit(&rd->stop, memory_order_relaxed)) {
+		ssize_t n = pread(rd->fd, buf, sizeof(buf), off);
+
+		if (n <= 0) {
+			off = 0;
+			if (n < 0)
+				break;
+			continue;
+		}
+		rd->bytes += (unsigned long)n;
+		off += n;
+	}
+	return NULL;
+}
+
+/* "some ... total=N" of a PSI file, in microseconds (0 if unreadable). */
+static unsigned long long stall_total_us(const char *path)
+{
+	unsigned long long total = 0;
+	char line[256];
+	FILE *f = path ? fopen(path, "re") : NULL;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *t = strstr(line, "total=");
+
+		if (!strncmp(line, "some", 4) && t)
+			total = strtoull(t + 6, NULL, 10);
+	}
+	fclose(f);
+	return total;
+}
+
+static int run(const struct options *opts, struct run_result *res);
+
+/*
+ * --compare: the same fill twice, each in a child process of its own (a
+ * fresh heap and page cache share): with the library's byte budget and
+ * the pressure sources, then with the pressure sources alone (no budget).
+ */
+static int compare(const struct options *o)
+{
+	static const char *const way[2] = { "budget + sources", "sources alone" };
+	struct run_result res[2] = { { 0 } };
+
+	for (int i = 0; i < 2; i++) {
+		struct options oi = *o;
+		int fds[2], status;
+		pid_t pid;
+
+		oi.compare = false;
+		oi.budget = i == 0 ? o->budget : 0;
+		if (pipe(fds))
+			return 1;
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			int ret = run(&oi, &res[i]);
+
+			fflush(stdout);
+			_exit(write(fds[1], &res[i], sizeof(res[i])) == sizeof(res[i]) ? ret : 1);
+		}
+		close(fds[1]);
+		if (read(fds[0], &res[i], sizeof(res[i])) != sizeof(res[i]))
+			memset(&res[i], 0, sizeof(res[i]));
+		close(fds[0]);
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+			printf("compare: the %s run died (%s)\n", way[i],
+			       WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "?");
+	}
+	printf("\n%-18s %10s %7s %10s %18s %12s\n", "way", "peak KiB", "rounds", "fill MiB/s",
+	       "stall ms (% wall)", "reader MiB/s");
+	for (int i = 0; i < 2; i++)
+		printf("%-18s %10lu %7lu %10.1f %10.0f (%4.1f%%) %12.1f\n", way[i], res[i].peak_kib,
+		       res[i].rounds, res[i].fill_mib_s, res[i].stall_ms,
+		       res[i].wall_ms > 0 ? 100 * res[i].stall_ms / res[i].wall_ms : 0,
+		       res[i].reader_mib_s);
+	printf("compare: stall from %s (some, over the fill)\n", o->stall_file);
+	return 0;
+}
+
 int main(int argc, char **argv)
+{
+	struct options o;
+	struct run_result res;
+
+	if (parse_options(argc, argv, &o))
+		return 2;
+	if (o.compare)
+		return compare(&o);
+	return run(&o, &res);
+}
+
+/* One fill with @opts; what it measured into *@res. Return: the exit
+ * status (0: its checks held). */
+static int run(const struct options *opts, struct run_result *res)
 {
 	struct shr_reclaimer_params rp;
 	struct shr_reclaimer *r = NULL;
 	struct shr_memcg_memory_stat st;
-	struct shr_reclaimer_stats rs;
-	struct options o;
+	struct shr_reclaimer_stats rs = { 0 };
+	struct options o = *opts;
 	unsigned long inserted_bytes = 0, next_line = 0, key = 0, cap;
 	double share[NR_TENANTS], mean = 0;
+	struct reader rd = { .fd = -1 };
+	unsigned long long stall0;
 	int failures = 0, ret;
-	uint64_t t0;
+	uint64_t t0, t1;
 
-	if (parse_options(argc, argv, &o))
-		return 2;
 	shr_thread_register();
 	ret = cache_init();
 	if (ret) {
@@ -472,6 +616,14 @@ int main(int argc, char **argv)
 	printf("budget %lu KiB, fill %lu MiB in entries of %lu bytes, reclaimer %s\n",
 	       o.budget / 1024, o.fill / MIB, o.entry, o.reclaimer ? "on" : "off");
 
+	if (o.reader) {
+		rd.fd = open(o.reader, O_RDONLY | O_CLOEXEC);
+		if (rd.fd < 0 || pthread_create(&rd.thread, NULL, reader_main, &rd)) {
+			fprintf(stderr, "pressure_cache: reader %s: %s\n", o.reader, strerror(errno));
+			return 1;
+		}
+	}
+	stall0 = stall_total_us(o.stall_file);
 	t0 = now_ns();
 	while (inserted_bytes < o.fill) {
 		for (int t = 0; t < NR_TENANTS; t++) {
@@ -497,7 +649,19 @@ int main(int argc, char **argv)
 		}
 	}
 
+	t1 = now_ns();
+	res->stall_ms = (double)(stall_total_us(o.stall_file) - stall0) / 1e3;
+	res->wall_ms = (double)(t1 - t0) / 1e6;
+	res->fill_mib_s = (double)inserted_bytes / MIB / ((double)(t1 - t0) / 1e9);
+	if (o.reader) {
+		atomic_store(&rd.stop, true);
+		pthread_join(rd.thread, NULL);
+		close(rd.fd);
+		res->reader_mib_s = (double)rd.bytes / MIB / ((double)(now_ns() - t0) / 1e9);
+		printf("reader: %.1f MiB/s from %s beside the fill\n", res->reader_mib_s, o.reader);
+	}
 	(void)shr_mem_cgroup_memory_stat(shr_host_root_mem_cgroup(cache.host), &st);
+	res->peak_kib = st.peak / 1024;
 	printf("cache: peak %lu KiB, now %lu KiB, budget %lu KiB, %lu charges over it\n",
 	       st.peak / 1024, st.usage / 1024, o.budget / 1024, st.events_high);
 	for (int t = 0; t < NR_TENANTS; t++) {
@@ -511,6 +675,7 @@ int main(int argc, char **argv)
 	}
 	if (r) {
 		(void)shr_reclaimer_get_stats(r, &rs);
+		res->rounds = rs.rounds;
 		printf("reclaimer: %lu rounds; woken %lu times for budgets, %lu by PSI, %lu by "
 		       "memory.events, %lu by other sources, %lu direct; %lu KiB freed, %lu trims\n",
 		       rs.rounds, rs.wakes_high, rs.wakes_psi, rs.wakes_memory_events,
@@ -519,6 +684,7 @@ int main(int argc, char **argv)
 		print_latency("PSI", SHR_RECLAIM_PRESSURE,
 			      1u << SHR_PRESSURE_PSI | 1u << SHR_PRESSURE_STREAM);
 		print_latency("memory.events", SHR_RECLAIM_PRESSURE, 1u << SHR_PRESSURE_MEMORY_EVENTS);
+		print_latency("vmpressure", SHR_RECLAIM_PRESSURE, 1u << SHR_PRESSURE_VMPRESSURE);
 		printf("summary: peak_kib=%lu budget_kib=%lu rounds=%lu wakes_high=%lu wakes_psi=%lu "
 		       "wakes_events=%lu freed_kib=%lu\n",
 		       st.peak / 1024, o.budget / 1024, rs.rounds, rs.wakes_high, rs.wakes_psi,

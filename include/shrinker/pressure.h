@@ -18,7 +18,12 @@
  *                                     "high" or "max" counter rose (the
  *                                     kernel notifies a modification, seen
  *                                     with inotify), or its cgroup was
- *                                     removed.
+ *                                     removed;
+ *   shr_pressure_open_vmpressure()    a cgroup v1 memory cgroup reclaims
+ *                                     (its memory.pressure_level events:
+ *                                     where the memory controller is on
+ *                                     cgroup v1, whose cgroups have no PSI
+ *                                     and no memory.events).
  *
  * A program with its own signal calls shr_reclaimer_wake() or
  * shr_reclaimer_reclaim() instead.
@@ -50,6 +55,14 @@ struct shr_pressure;
  */
 #define SHR_PRESSURE_DEFAULT_TRIGGER "some 200000 2000000"
 
+/*
+ * The cgroup v1 vmpressure level a source watches when none is given:
+ * "low", the cgroup is reclaiming (at its limit, every charge that does
+ * not fit makes it reclaim: v2's memory.events "max"), the earliest of the
+ * kernel's three levels (Documentation/admin-guide/cgroup-v1/memory.rst).
+ */
+#define SHR_PRESSURE_DEFAULT_VMPRESSURE "low"
+
 /** enum shr_pressure_kind - what a source watches. */
 enum shr_pressure_kind {
 	SHR_PRESSURE_PSI = 1,       /* a PSI file (regular file): POLLPRI */
@@ -58,6 +71,8 @@ enum shr_pressure_kind {
 				     * POLLIN, what arrives is discarded
 				     * (at most 64 KiB per check) */
 	SHR_PRESSURE_MEMORY_EVENTS, /* memory.events: inotify IN_MODIFY */
+	SHR_PRESSURE_VMPRESSURE,    /* cgroup v1 memory.pressure_level: an
+				     * eventfd, POLLIN */
 };
 
 /**
@@ -128,9 +143,18 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_psi(const char *path, const char *t
  * FIFO not at all (as for shr_pressure_open_psi()). An empty value or
  * "/dev/null" means the manager turned pressure handling off.
  *
- * Without it, the default: the memory.pressure file of the process's own
- * cgroup when /sys/fs/cgroup is a cgroup v2 mount, else (or when that file
- * does not exist) /proc/pressure/memory, with SHR_PRESSURE_DEFAULT_TRIGGER.
+ * Without it, the default, by what bounds the process's memory:
+ *   - /sys/fs/cgroup is a cgroup v2 mount: the memory.pressure file of the
+ *     process's own cgroup, with SHR_PRESSURE_DEFAULT_TRIGGER;
+ *   - the memory controller is on cgroup v1 (a v1 or hybrid host) and the
+ *     process's v1 memory cgroup or an ancestor has a memory.limit_in_bytes:
+ *     shr_pressure_open_vmpressure() on the nearest such cgroup at
+ *     SHR_PRESSURE_DEFAULT_VMPRESSURE (a source of kind
+ *     SHR_PRESSURE_VMPRESSURE: v1 cgroups have no PSI, and the machine's
+ *     PSI does not see a cgroup's limit);
+ *   - else (no limit, or no such file) /proc/pressure/memory, the
+ *     machine's PSI, with SHR_PRESSURE_DEFAULT_TRIGGER.
+ * shr_pressure_kind() and shr_pressure_path() say which it chose.
  *
  * Context: Any thread (reads the environment: not while another thread
  *          changes it).
@@ -167,6 +191,49 @@ SHR_API SHR_MUST_CHECK int shr_pressure_open_systemd(struct shr_pressure **out);
  */
 SHR_API SHR_MUST_CHECK int shr_pressure_open_memory_events(const char *path,
 							   struct shr_pressure **out);
+
+/**
+ * shr_pressure_open_vmpressure() - watch a cgroup v1 memory cgroup's
+ * reclaim.
+ * @dir:   the memory cgroup's directory on the cgroup v1 memory hierarchy
+ *         (e.g. /sys/fs/cgroup/memory/app).
+ * @level: "low" (the cgroup reclaims), "medium" (reclaim struggles:
+ *         swapping, or most of what it scans cannot be freed) or
+ *         "critical" (about to OOM); NULL for
+ *         SHR_PRESSURE_DEFAULT_VMPRESSURE.
+ * @out:   the source.
+ *
+ * Registers an eventfd for @level on the cgroup's memory.pressure_level
+ * through its cgroup.event_control (the kernel's v1 vmpressure
+ * notification, Documentation/admin-guide/cgroup-v1/memory.rst; the kernel
+ * logs once that the file is deprecated, and has no v1 replacement: a
+ * usage threshold on memory.usage_in_bytes falls silent while the page
+ * cache keeps the usage at the limit). A check fires when the kernel sent
+ * events since the last one, one per reclaim window (512 pages scanned).
+ * The cgroup's removal makes the source gone (-ENODEV).
+ *
+ * Context: Any thread.
+ * Return: 0; -EINVAL (NULL, an unknown level); -ENOTTY (the file is not on
+ *         a cgroup v1 hierarchy); -errno of open() or of the registration
+ *         (-ENOENT: not a v1 memory cgroup, -EACCES); -ENAMETOOLONG;
+ *         -ENOMEM. Nothing is left open on error.
+ */
+SHR_API SHR_MUST_CHECK int shr_pressure_open_vmpressure(const char *dir, const char *level,
+							struct shr_pressure **out);
+
+/**
+ * shr_pressure_path() - the file a source watches.
+ * @src: the source.
+ *
+ * The path it was opened with: the PSI file, relay, memory.events file,
+ * or the memory.pressure_level of a vmpressure source; for
+ * shr_pressure_open_systemd(), $MEMORY_PRESSURE_WATCH or the default it
+ * chose.
+ *
+ * Context: Any; valid until shr_pressure_close().
+ * Return: the path, NULL for NULL.
+ */
+SHR_API const char *shr_pressure_path(const struct shr_pressure *src);
 
 /**
  * shr_pressure_fd() - the descriptor to poll.

@@ -264,7 +264,8 @@ SHR_API int shr_reclaimer_reclaim(struct shr_reclaimer *reclaimer, unsigned long
  * @wakes_pressure:  pressure events of the sources, of every kind:
  * @wakes_psi:       ... of SHR_PRESSURE_PSI sources,
  * @wakes_stream:    ... of SHR_PRESSURE_STREAM sources,
- * @wakes_memory_events: ... of SHR_PRESSURE_MEMORY_EVENTS sources.
+ * @wakes_memory_events: ... of SHR_PRESSURE_MEMORY_EVENTS and
+ *                   SHR_PRESSURE_VMPRESSURE sources (a cgroup's own events).
  * @wakes_explicit:  shr_reclaimer_wake() and shr_reclaimer_reclaim() calls.
  * @sources:         sources watched now.
  * @sources_gone:    sources dropped because they reported being gone.

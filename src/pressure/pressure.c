@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Pressure sources: PSI triggers, the systemd MEMORY_PRESSURE_WATCH
- * protocol, cgroup v2 memory.events.
+ * Pressure sources: PSI triggers and their relays, cgroup v2
+ * memory.events, cgroup v1 vmpressure.
  *
  * Design
  * ------
@@ -50,13 +50,17 @@
  * of a malformed trigger; a trigger we found valid refused so, by a
  * process without that capability, is -EPERM.
  *
- * The systemd protocol follows sd_event_add_memory_pressure()'s documented
- * behaviour (man page and docs/MEMORY_PRESSURE.md), in our own code: the
- * environment's path wins over the defaults; "/dev/null" or an empty value
- * is -EHOSTDOWN; a relative or unnormalised path -EBADMSG; a regular file
- * outside procfs/cgroupfs -ENOTTY; without the variables, the process's own
- * cgroup's memory.pressure (cgroup v2 only), falling back to
- * /proc/pressure/memory.
+ * A cgroup v1 memory cgroup (the memory controller on v1: no PSI, no
+ * memory.events) has vmpressure: an eventfd registered for a level on its
+ * memory.pressure_level through cgroup.event_control, which the kernel
+ * signals once per reclaim window of the cgroup, and also when the cgroup
+ * is removed (its files then fail with ENODEV, which tells the two apart).
+ * The eventfd is the source's fd (POLLIN, level-triggered: a reclaimer
+ * without a thread can use it).
+ *
+ * The systemd protocol and the default watch are in pressure_systemd.c;
+ * what both files share (the struct, the open of a watch) is in
+ * pressure_internal.h.
  *
  * Thread-safety: a source has no lock. Open and close are the owner's; one
  * thread at a time polls and checks it (a reclaimer's own thread, or the
@@ -70,6 +74,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -79,9 +84,8 @@
 
 #include <shrinker/pressure.h>
 
-/* Filesystem magics (linux/magic.h) a PSI regular file may live on. */
-#define SHR_PROC_SUPER_MAGIC 0x9fa0
-#define SHR_CGROUP2_SUPER_MAGIC 0x63677270
+#include "pressure_internal.h"
+
 
 /* The kernel's limits on a PSI trigger's window (psi.rst; kernels before
  * 6.3 also refused windows under 500 ms, which we keep so that a trigger
@@ -102,42 +106,17 @@
 #define SHR_STREAM_READS_MAX 16
 #define SHR_STREAM_READ_SIZE 4096
 
-/*
- * struct shr_pressure - one source. Sync: immutable after open, except
- * @high_seen and @max_seen (the checking thread's).
- * @kind:       what it watches.
- * @fd:         the descriptor to poll (an inotify instance for
- *              memory.events).
- * @events:     POLLPRI or POLLIN.
- * @events_fd:  memory.events: the file, read at each check.
- * @cgroup_wd:  memory.events: the inotify watch of the cgroup's parent
- *              directory (its IN_DELETE of @cgroup_name is the cgroup's
- *              removal), or -1.
- * @cgroup_name: memory.events: the cgroup directory's name.
- * @current_fd: memory.events: the directory's memory.current, or -1.
- * @high_fd:    memory.events: the directory's memory.high, or -1.
- * @high_seen:  memory.events: the counters at the last check.
- * @max_seen:
- */
-struct shr_pressure {
-	enum shr_pressure_kind kind;
-	int fd;
-	short events;
-	int events_fd;
-	int current_fd;
-	int high_fd;
-	int cgroup_wd;
-	unsigned long high_seen;
-	unsigned long max_seen;
-	char cgroup_name[NAME_MAX + 1];
-};
-
-static struct shr_pressure *source_alloc(enum shr_pressure_kind kind)
+struct shr_pressure *shr_pressure_alloc(enum shr_pressure_kind kind, const char *path)
 {
 	struct shr_pressure *src = calloc(1, sizeof(*src));
 
 	if (!src)
 		return NULL;
+	src->path = strdup(path);
+	if (!src->path) {
+		free(src);
+		return NULL;
+	}
 	src->kind = kind;
 	src->fd = -1;
 	src->events_fd = -1;
@@ -161,6 +140,7 @@ void shr_pressure_close(struct shr_pressure *src)
 	close_fd(src->events_fd);
 	close_fd(src->current_fd);
 	close_fd(src->high_fd);
+	free(src->path);
 	free(src);
 }
 
@@ -442,8 +422,9 @@ static int open_file_watch(struct shr_pressure *src, const char *path, mode_t mo
  * (/dev/null, /dev/zero) is refused. Fills @src's fd, events and kind.
  * Context: Any thread. Return: 0 or -errno; nothing left open on error.
  */
-static int open_watch(struct shr_pressure *src, const char *path, const void *buf, size_t len)
+int shr_pressure_open_watch(struct shr_pressure *src, const void *buf, size_t len)
 {
+	const char *path = src->path;
 	struct stat st;
 	int fd, ret = 0;
 
@@ -495,162 +476,10 @@ int shr_pressure_open_psi(const char *path, const char *trigger, struct shr_pres
 		trigger = SHR_PRESSURE_DEFAULT_TRIGGER;
 	if (!trigger_valid(trigger))
 		return -EINVAL;
-	src = source_alloc(SHR_PRESSURE_PSI);
+	src = shr_pressure_alloc(SHR_PRESSURE_PSI, path);
 	if (!src)
 		return -ENOMEM;
-	ret = open_watch(src, path, trigger, strlen(trigger) + 1);
-	if (ret) {
-		shr_pressure_close(src);
-		return ret;
-	}
-	*out = src;
-	return 0;
-}
-
-/* Value 0..63 of a base64 character, or -1. */
-static int base64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/*
- * Decode base64 @text (white space ignored, '=' padding optional at the
- * end) into a malloc'd buffer. Return: 0 with *@buf / *@len set, -EBADMSG
- * (not base64), -ENOMEM.
- */
-static int base64_decode(const char *text, unsigned char **buf, size_t *len)
-{
-	size_t n = 0, cap = strlen(text) / 4 * 3 + 3;
-	unsigned char *out = malloc(cap);
-	unsigned int acc = 0, bits = 0;
-	bool padding = false;
-
-	if (!out)
-		return -ENOMEM;
-	for (const char *p = text; *p; p++) {
-		int v;
-
-		if (isspace((unsigned char)*p))
-			continue;
-		if (*p == '=') {
-			padding = true;
-			continue;
-		}
-		v = base64_value(*p);
-		if (v < 0 || padding) {
-			free(out);
-			return -EBADMSG;
-		}
-		acc = (acc << 6) | (unsigned int)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (unsigned char)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	/* Leftover bits must be zero padding of the last group (and one
-	 * character alone, 6 bits, is not a byte). */
-	if (bits >= 6 || acc) {
-		free(out);
-		return -EBADMSG;
-	}
-	*buf = out;
-	*len = n;
-	return 0;
-}
-
-/* Whether @path is absolute and normalised: no empty, "." or ".."
- * component, no trailing slash (systemd's path_is_normalized()). */
-static bool path_normalized(const char *path)
-{
-	const char *p = path;
-
-	if (*p != '/')
-		return false;
-	while (*p) {
-		const char *seg = ++p, *end = strchr(seg, '/');
-		size_t n = end ? (size_t)(end - seg) : strlen(seg);
-
-		if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && !strncmp(seg, "..", 2)))
-			return false;
-		p = seg + n;
-	}
-	return true;
-}
-
-/*
- * The default watch: the memory.pressure of this process's cgroup when
- * /sys/fs/cgroup is a cgroup v2 mount and the file exists, else
- * /proc/pressure/memory. Writes the path into @buf (@size bytes).
- * Return: 0, -EOPNOTSUPP (no PSI), -ENAMETOOLONG.
- */
-static int default_watch(char *buf, size_t size)
-{
-	struct statfs sfs;
-	char line[PATH_MAX + 8];
-	FILE *f;
-
-	if (access("/proc/pressure/memory", F_OK) < 0)
-		return -EOPNOTSUPP;
-	if (statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == SHR_CGROUP2_SUPER_MAGIC &&
-	    (f = fopen("/proc/self/cgroup", "re"))) {
-		bool found = false;
-
-		while (!found && fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			if (strncmp(line, "0::", 3))
-				continue;
-			found = (size_t)snprintf(buf, size, "/sys/fs/cgroup%s%smemory.pressure",
-						 line + 3, line[3] && line[4] ? "/" : "") < size;
-		}
-		fclose(f);
-		if (found && access(buf, F_OK) == 0)
-			return 0;
-	}
-	if (snprintf(buf, size, "/proc/pressure/memory") >= (int)size)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int shr_pressure_open_systemd(struct shr_pressure **out)
-{
-	const char *watch = getenv("MEMORY_PRESSURE_WATCH");
-	const char *write_text = getenv("MEMORY_PRESSURE_WRITE");
-	char path[PATH_MAX];
-	struct shr_pressure *src;
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	int ret;
-
-	if (!out)
-		return -EINVAL;
-	if (!watch) {
-		ret = default_watch(path, sizeof(path));
-		return ret ? ret : shr_pressure_open_psi(path, NULL, out);
-	}
-	if (!*watch || !strcmp(watch, "/dev/null"))
-		return -EHOSTDOWN;
-	if (!path_normalized(watch))
-		return -EBADMSG;
-	if (write_text) {
-		ret = base64_decode(write_text, &buf, &len);
-		if (ret)
-			return ret;
-	}
-	src = source_alloc(SHR_PRESSURE_PSI);
-	ret = src ? open_watch(src, watch, buf, len) : -ENOMEM;
-	free(buf);
+	ret = shr_pressure_open_watch(src, trigger, strlen(trigger) + 1);
 	if (ret) {
 		shr_pressure_close(src);
 		return ret;
@@ -813,7 +642,7 @@ int shr_pressure_open_memory_events(const char *path, struct shr_pressure **out)
 
 	if (!path || !out)
 		return -EINVAL;
-	src = source_alloc(SHR_PRESSURE_MEMORY_EVENTS);
+	src = shr_pressure_alloc(SHR_PRESSURE_MEMORY_EVENTS, path);
 	if (!src)
 		return -ENOMEM;
 	src->events = POLLIN;
@@ -840,6 +669,121 @@ int shr_pressure_open_memory_events(const char *path, struct shr_pressure **out)
 fail:
 	shr_pressure_close(src);
 	return ret;
+}
+
+/* Any v1 limit at or above this is "no limit" (v1 reads an unlimited
+ * cgroup as PAGE_COUNTER_MAX pages: LONG_MAX rounded down to a page). */
+#define SHR_V1_UNLIMITED (1UL << 62)
+
+/* Open @name in the directory @dir with @flags. Return: fd or -errno. */
+static int open_in(const char *dir, const char *name, int flags)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Read the number in @fd (from offset 0). Return: 0 or -errno (-EINVAL
+ * when it is not one). */
+static int read_ulong_fd(int fd, unsigned long *out)
+{
+	char buf[64];
+	const char *p = buf;
+	ssize_t n = read_file_at_0(fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return parse_ulong(&p, out) ? 0 : -EINVAL;
+}
+
+int shr_pressure_memcg_v1_limit(const char *dir, unsigned long *limit)
+{
+	int fd = open_in(dir, "memory.limit_in_bytes", O_RDONLY), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = read_ulong_fd(fd, limit);
+	close(fd);
+	if (!ret && *limit >= SHR_V1_UNLIMITED)
+		return -ERANGE;
+	return ret;
+}
+
+/* Register @src's eventfd for @level on @src->events_fd
+ * (memory.pressure_level) through @dir's cgroup.event_control. */
+static int register_vmpressure(struct shr_pressure *src, const char *dir, const char *level)
+{
+	char line[96];
+	int ctl = open_in(dir, "cgroup.event_control", O_WRONLY), ret;
+
+	if (ctl < 0)
+		return ctl;
+	snprintf(line, sizeof(line), "%d %d %s", src->fd, src->events_fd, level);
+	ret = write_all_once(ctl, line, strlen(line));
+	close(ctl);
+	return ret;
+}
+
+int shr_pressure_open_vmpressure(const char *dir, const char *level, struct shr_pressure **out)
+{
+	char path[PATH_MAX];
+	struct shr_pressure *src;
+	struct statfs sfs;
+	int ret;
+
+	if (!dir || !out)
+		return -EINVAL;
+	if (!level)
+		level = SHR_PRESSURE_DEFAULT_VMPRESSURE;
+	if (strcmp(level, "low") && strcmp(level, "medium") && strcmp(level, "critical"))
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/memory.pressure_level", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	src = shr_pressure_alloc(SHR_PRESSURE_VMPRESSURE, path);
+	if (!src)
+		return -ENOMEM;
+	src->events = POLLIN;
+	src->events_fd = open(path, O_RDONLY | O_CLOEXEC);
+	ret = src->events_fd < 0 ? -errno : 0;
+	if (!ret && (fstatfs(src->events_fd, &sfs) < 0 || sfs.f_type != SHR_CGROUP_SUPER_MAGIC))
+		ret = -ENOTTY;
+	if (!ret) {
+		src->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		ret = src->fd < 0 ? -errno : register_vmpressure(src, dir, level);
+	}
+	if (ret) {
+		shr_pressure_close(src);
+		return ret;
+	}
+	*out = src;
+	return 0;
+}
+
+/* vmpressure: the eventfd counts the kernel's events at the level (one per
+ * reclaim window of the cgroup) and the cgroup's removal (v1 signals every
+ * registered eventfd when the cgroup goes: its files then fail with
+ * ENODEV). */
+static int check_vmpressure(struct shr_pressure *src, short revents)
+{
+	eventfd_t n = 0;
+	char c;
+
+	if (!(revents & POLLIN))
+		return 0;
+	if (eventfd_read(src->fd, &n) < 0 && errno != EAGAIN)
+		return -errno;
+	if (pread(src->events_fd, &c, 1, 0) < 0 && errno == ENODEV)
+		return -ENODEV;
+	return n > 0;
+}
+
+const char *shr_pressure_path(const struct shr_pressure *src)
+{
+	return src ? src->path : NULL;
 }
 
 int shr_pressure_fd(const struct shr_pressure *src)
@@ -934,6 +878,8 @@ int shr_pressure_check(struct shr_pressure *src, short revents, struct shr_press
 			return r;
 		revents = (short)r;
 	}
+	if (src->kind == SHR_PRESSURE_VMPRESSURE)
+		return check_vmpressure(src, revents);
 	if (src->kind == SHR_PRESSURE_STREAM) {
 		if (revents & POLLIN)
 			return drain_stream(src);

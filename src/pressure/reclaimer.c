@@ -410,7 +410,7 @@ static void count_pressure(struct shr_reclaimer *r, enum shr_pressure_kind kind)
 		r->stats.wakes_psi++;
 	else if (kind == SHR_PRESSURE_STREAM)
 		r->stats.wakes_stream++;
-	else
+	else /* memory.events, vmpressure: a cgroup's own events */
 		r->stats.wakes_memory_events++;
 }
 

@@ -34,56 +34,6 @@
 #include "harness.h"
 #include "pressure_fixtures.h"
 
-/*
- * What this machine lacks for a test: the test prints why and returns
- * (a per-test skip would read as a failure in Meson's TAP parser).
- */
-#define SKIP_BECAUSE(...)                                        \
-	do {                                                     \
-		print_message("# skipped: " __VA_ARGS__);        \
-		return;                                          \
-	} while (0)
-
-/* Longest wait for an event the test already caused (a guard: poll
- * returns as soon as it is there). */
-#define WAIT_MS 20000
-
-static char tmpdir[64];
-
-static int setup_tmpdir(void)
-{
-	strcpy(tmpdir, "/tmp/shr-pressure-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmpdir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* A path in the test's directory; valid until the fourth call after. */
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][128];
-	static int next;
-	char *p = buf[next++ % 4];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
-	return p;
-}
-
-/* Wait for @src's fd to be ready; return the revents. */
-static short wait_ready(struct shr_pressure *src)
-{
-	struct pollfd pfd = { .fd = shr_pressure_fd(src), .events = shr_pressure_poll_events(src) };
-
-	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
-	return pfd.revents;
-}
-
 /* Malformed or out-of-range triggers never reach the file. */
 static void test_trigger_checked_before_the_kernel(void **state)
 {
@@ -100,7 +50,7 @@ static void test_trigger_checked_before_the_kernel(void **state)
 		"some -5 1000000",
 		"some 100000 99999999999999999999999",
 	};
-	const char *path = tmp_path("bad-trigger");
+	const char *path = fix_tmp_path("bad-trigger");
 	struct shr_pressure *src;
 	struct stat st;
 
@@ -112,8 +62,8 @@ static void test_trigger_checked_before_the_kernel(void **state)
 	assert_int_equal(shr_pressure_open_psi(path, NULL, NULL), -EINVAL);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 0);
-	assert_int_equal(shr_pressure_open_psi(tmp_path("missing"), NULL, &src), -ENOENT);
-	assert_int_equal(shr_pressure_open_psi(tmpdir, NULL, &src), -EISDIR);
+	assert_int_equal(shr_pressure_open_psi(fix_tmp_path("missing"), NULL, &src), -ENOENT);
+	assert_int_equal(shr_pressure_open_psi(fix_tmpdir(), NULL, &src), -EISDIR);
 	assert_int_equal(shr_pressure_fd(NULL), -EINVAL);
 	assert_int_equal(shr_pressure_poll_events(NULL), 0);
 	assert_int_equal(shr_pressure_check(NULL, 0, NULL), -EINVAL);
@@ -124,7 +74,7 @@ static void test_trigger_checked_before_the_kernel(void **state)
  * outside procfs and cgroupfs is no PSI file and gets nothing written. */
 static void test_trigger_written_with_nul(void **state)
 {
-	const char *sock = tmp_path("psi-sock"), *file = tmp_path("plain-psi");
+	const char *sock = fix_tmp_path("psi-sock"), *file = fix_tmp_path("plain-psi");
 	const char trigger[] = "full 150000 1000000";
 	struct shr_pressure *src;
 	int lfd = fix_listen_unix(sock), conn;
@@ -154,7 +104,7 @@ static void test_trigger_written_with_nul(void **state)
  * the source once, and a check drains it with bounded work. */
 static void test_fifo_fires_on_data(void **state)
 {
-	const char *path = tmp_path("fifo");
+	const char *path = fix_tmp_path("fifo");
 	static char big[40000];
 	struct shr_pressure_event ev;
 	struct shr_pressure *src;
@@ -173,7 +123,7 @@ static void test_fifo_fires_on_data(void **state)
 	assert_int_equal(errno, EAGAIN);
 
 	assert_int_equal(write(peer, "xyz", 3), 3);
-	assert_true(wait_ready(src) & POLLIN);
+	assert_true(fix_wait_ready(src) & POLLIN);
 	assert_int_equal(shr_pressure_check(src, POLLIN, &ev), 1);
 	assert_int_equal(ev.kind, SHR_PRESSURE_STREAM);
 	assert_int_equal(ev.high, 0);
@@ -192,7 +142,7 @@ static void test_fifo_fires_on_data(void **state)
  * check always returns. */
 static void test_stream_that_never_runs_dry_is_given_up(void **state)
 {
-	const char *path = tmp_path("flood-sock");
+	const char *path = fix_tmp_path("flood-sock");
 	static char chunk[4096];
 	struct shr_pressure *src;
 	int lfd = fix_listen_unix(path), conn;
@@ -216,119 +166,6 @@ static void test_stream_that_never_runs_dry_is_given_up(void **state)
 	close(lfd);
 }
 
-/* The systemd protocol with an AF_UNIX socket: connected, the decoded
- * MEMORY_PRESSURE_WRITE sent, data from the peer fires, the peer's close
- * makes the source gone. */
-static void test_systemd_socket_watch(void **state)
-{
-	const char *path = tmp_path("sock");
-	/* base64 of "some 200000 2000000" with its NUL */
-	const char *write_b64 = "c29tZSAyMDAwMDAgMjAwMDAwMAA=";
-	const char expect[] = "some 200000 2000000";
-	struct shr_pressure *src;
-	int lfd = fix_listen_unix(path), conn;
-	char buf[64];
-
-	(void)state;
-	setenv("MEMORY_PRESSURE_WATCH", path, 1);
-	setenv("MEMORY_PRESSURE_WRITE", write_b64, 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), 0);
-	unsetenv("MEMORY_PRESSURE_WATCH");
-	unsetenv("MEMORY_PRESSURE_WRITE");
-	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_STREAM);
-	conn = accept(lfd, NULL, NULL);
-	assert_true(conn >= 0);
-	assert_int_equal(read(conn, buf, sizeof(buf)), (ssize_t)sizeof(expect));
-	assert_memory_equal(buf, expect, sizeof(expect));
-	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
-	assert_int_equal(write(conn, "!", 1), 1);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), 1);
-	close(conn);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), -ENODEV);
-	shr_pressure_close(src);
-	close(lfd);
-}
-
-/* The protocol's refusals, each with systemd's error. */
-static void test_systemd_refusals(void **state)
-{
-	const char *file = tmp_path("plain-file");
-	const char *fifo = tmp_path("fifo-b64");
-	struct shr_pressure *src;
-	char buf[32];
-	int peer;
-
-	(void)state;
-	fix_write_file(file, "", 0644);
-	setenv("MEMORY_PRESSURE_WATCH", "", 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EHOSTDOWN);
-	setenv("MEMORY_PRESSURE_WATCH", "/dev/null", 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EHOSTDOWN);
-	setenv("MEMORY_PRESSURE_WATCH", "relative/memory.pressure", 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EBADMSG);
-	setenv("MEMORY_PRESSURE_WATCH", "/proc/../proc/pressure/memory", 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EBADMSG);
-	setenv("MEMORY_PRESSURE_WATCH", "/proc//pressure/memory", 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EBADMSG);
-	setenv("MEMORY_PRESSURE_WATCH", "/proc/pressure/memory/", 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EBADMSG);
-	/* A regular file outside procfs and cgroupfs is not a PSI file. */
-	setenv("MEMORY_PRESSURE_WATCH", file, 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -ENOTTY);
-	setenv("MEMORY_PRESSURE_WATCH", tmpdir, 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EISDIR);
-	setenv("MEMORY_PRESSURE_WATCH", tmp_path("nothing-here"), 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -ENOENT);
-
-	assert_int_equal(mkfifo(fifo, 0600), 0);
-	setenv("MEMORY_PRESSURE_WATCH", fifo, 1);
-	setenv("MEMORY_PRESSURE_WRITE", "not*base64", 1);
-	assert_int_equal(shr_pressure_open_systemd(&src), -EBADMSG);
-	/* A FIFO gets nothing written, WRITE or not. */
-	setenv("MEMORY_PRESSURE_WRITE", "aGk", 1); /* "hi", unpadded */
-	assert_int_equal(shr_pressure_open_systemd(&src), 0);
-	peer = open(fifo, O_RDWR | O_NONBLOCK);
-	assert_int_equal(read(peer, buf, sizeof(buf)), -1);
-	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
-	close(peer);
-	shr_pressure_close(src);
-	/* A socket gets the decoded bytes as they are (no NUL added: that is
-	 * for PSI files). */
-	{
-		const char *sock = tmp_path("sock-hi");
-		int lfd = fix_listen_unix(sock), conn;
-
-		setenv("MEMORY_PRESSURE_WATCH", sock, 1);
-		assert_int_equal(shr_pressure_open_systemd(&src), 0);
-		conn = accept(lfd, NULL, NULL);
-		assert_int_equal(read(conn, buf, sizeof(buf)), 2);
-		assert_memory_equal(buf, "hi", 2);
-		close(conn);
-		close(lfd);
-		shr_pressure_close(src);
-	}
-	unsetenv("MEMORY_PRESSURE_WRITE");
-	unsetenv("MEMORY_PRESSURE_WATCH");
-	assert_int_equal(shr_pressure_open_systemd(NULL), -EINVAL);
-}
-
-/* Without the variables: the default watch and trigger, on this kernel. */
-static void test_systemd_default_watch(void **state)
-{
-	struct shr_pressure *src;
-	int ret;
-
-	(void)state;
-	unsetenv("MEMORY_PRESSURE_WATCH");
-	ret = shr_pressure_open_systemd(&src);
-	if (ret == -EOPNOTSUPP || ret == -EACCES || ret == -EPERM)
-		SKIP_BECAUSE("no usable PSI on this machine (%s)\n", strerror(-ret));
-	assert_int_equal(ret, 0);
-	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_PSI);
-	assert_int_equal(shr_pressure_poll_events(src), POLLPRI);
-	shr_pressure_close(src);
-}
-
 static const char events_zero[] = "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n";
 
 /* memory.events: only high and max fire; the excess over memory.high is
@@ -340,32 +177,32 @@ static void test_memory_events_file(void **state)
 	char events[128];
 
 	(void)state;
-	strcpy(events, tmp_path("memory.events"));
+	strcpy(events, fix_tmp_path("memory.events"));
 	fix_write_file(events, "low 0\nmax 0\n", 0644);
 	assert_int_equal(shr_pressure_open_memory_events(events, &src), -EINVAL);
-	assert_int_equal(shr_pressure_open_memory_events(tmp_path("none"), &src), -ENOENT);
+	assert_int_equal(shr_pressure_open_memory_events(fix_tmp_path("none"), &src), -ENOENT);
 	assert_int_equal(shr_pressure_open_memory_events(NULL, &src), -EINVAL);
 
 	fix_write_file(events, events_zero, 0644);
-	fix_write_file(tmp_path("memory.current"), "1000\n", 0644);
-	fix_write_file(tmp_path("memory.high"), "800\n", 0644);
+	fix_write_file(fix_tmp_path("memory.current"), "1000\n", 0644);
+	fix_write_file(fix_tmp_path("memory.high"), "800\n", 0644);
 	assert_int_equal(shr_pressure_open_memory_events(events, &src), 0);
 	assert_int_equal(shr_pressure_kind(src), SHR_PRESSURE_MEMORY_EVENTS);
 	assert_int_equal(shr_pressure_check(src, 0, &ev), 0);
 
 	fix_write_file(events, "low 7\nhigh 0\nmax 0\noom 0\noom_kill 0\n", 0644);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), &ev), 0);
+	assert_int_equal(shr_pressure_check(src, fix_wait_ready(src), &ev), 0);
 	fix_write_file(events, "low 7\nhigh 3\nmax 0\noom 0\noom_kill 0\n", 0644);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), &ev), 1);
+	assert_int_equal(shr_pressure_check(src, fix_wait_ready(src), &ev), 1);
 	assert_int_equal(ev.kind, SHR_PRESSURE_MEMORY_EVENTS);
 	assert_int_equal(ev.high, 3);
 	assert_int_equal(ev.max, 0);
 	assert_int_equal(ev.over_high, 200);
 	assert_int_equal(shr_pressure_check(src, 0, &ev), 0);
 
-	fix_write_file(tmp_path("memory.high"), "max\n", 0644);
+	fix_write_file(fix_tmp_path("memory.high"), "max\n", 0644);
 	fix_write_file(events, "low 7\nhigh 3\nmax 2\noom 1\noom_kill 1\n", 0644);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), &ev), 1);
+	assert_int_equal(shr_pressure_check(src, fix_wait_ready(src), &ev), 1);
 	assert_int_equal(ev.high, 0);
 	assert_int_equal(ev.max, 2);
 	assert_int_equal(ev.over_high, 0);
@@ -414,7 +251,7 @@ static const char *padded_trigger(char *buf, int spaces)
  * 200000"). */
 static void test_trigger_length_is_the_kernels(void **state)
 {
-	const char *fifo = tmp_path("fifo-long");
+	const char *fifo = fix_tmp_path("fifo-long");
 	struct shr_pressure *src;
 	char t31[64], t32[64];
 
@@ -459,9 +296,17 @@ static int unprivileged_triggers(void)
 	if (shr_pressure_open_psi("/proc/pressure/memory", "some 100000 1000000 x", &src) !=
 	    -EINVAL)
 		return 2;
-	if (shr_pressure_open_psi("/proc/pressure/memory", "some 200000 2000000", &src))
+	/* A 2 s window is an unprivileged one (kernels before 6.5 refused
+	 * unprivileged writers altogether, at open: -EPERM too). */
+	switch (shr_pressure_open_psi("/proc/pressure/memory", "some 200000 2000000", &src)) {
+	case 0:
+		shr_pressure_close(src);
+		break;
+	case -EPERM:
+		break;
+	default:
 		return 3;
-	shr_pressure_close(src);
+	}
 	setenv("MEMORY_PRESSURE_WATCH", "/proc/pressure/memory", 1);
 	/* "some 100000 1000000" and its NUL */
 	setenv("MEMORY_PRESSURE_WRITE", "c29tZSAxMDAwMDAgMTAwMDAwMAA=", 1);
@@ -515,9 +360,9 @@ static void test_memory_events_gone_with_its_directory(void **state)
 	struct shr_pressure *src;
 
 	(void)state;
-	snprintf(cg, sizeof(cg), "%s/cg-gone", tmpdir);
+	snprintf(cg, sizeof(cg), "%s/cg-gone", fix_tmpdir());
 	snprintf(events, sizeof(events), "%s/memory.events", cg);
-	snprintf(keep, sizeof(keep), "%s/events-kept", tmpdir);
+	snprintf(keep, sizeof(keep), "%s/events-kept", fix_tmpdir());
 	assert_int_equal(mkdir(cg, 0755), 0);
 	fix_write_file(events, events_zero, 0644);
 	assert_int_equal(link(events, keep), 0);
@@ -525,7 +370,7 @@ static void test_memory_events_gone_with_its_directory(void **state)
 	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
 	assert_int_equal(unlink(events), 0);
 	assert_int_equal(rmdir(cg), 0);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), -ENODEV);
+	assert_int_equal(shr_pressure_check(src, fix_wait_ready(src), NULL), -ENODEV);
 	shr_pressure_close(src);
 }
 
@@ -569,7 +414,7 @@ static void test_cgroup_trigger_gone_with_its_cgroup(void **state)
 	assert_int_equal(ret, 0);
 	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
 	assert_int_equal(rmdir(cg), 0);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), -ENODEV);
+	assert_int_equal(shr_pressure_check(src, fix_wait_ready(src), NULL), -ENODEV);
 	shr_pressure_close(src);
 }
 
@@ -593,7 +438,7 @@ static void test_cgroup_memory_events_gone_with_its_cgroup(void **state)
 	assert_int_equal(shr_pressure_open_memory_events(file, &src), 0);
 	assert_int_equal(shr_pressure_check(src, 0, NULL), 0);
 	assert_int_equal(rmdir(cg), 0);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), -ENODEV);
+	assert_int_equal(shr_pressure_check(src, fix_wait_ready(src), NULL), -ENODEV);
 	shr_pressure_close(src);
 }
 
@@ -627,7 +472,7 @@ static void test_kernfs_notification_fires(void **state)
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	assert_int_equal(write(fd, pid, strlen(pid)), (ssize_t)strlen(pid));
 	close(fd);
-	assert_int_equal(shr_pressure_check(src, wait_ready(src), NULL), 1);
+	assert_int_equal(shr_pressure_check(src, fix_wait_ready(src), NULL), 1);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	shr_pressure_close(src);
@@ -644,9 +489,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_trigger_written_with_nul),
 		cmocka_unit_test(test_fifo_fires_on_data),
 		cmocka_unit_test(test_stream_that_never_runs_dry_is_given_up),
-		cmocka_unit_test(test_systemd_socket_watch),
-		cmocka_unit_test(test_systemd_refusals),
-		cmocka_unit_test(test_systemd_default_watch),
 		cmocka_unit_test(test_memory_events_file),
 		cmocka_unit_test(test_kernel_accepts_system_trigger),
 		cmocka_unit_test(test_trigger_length_is_the_kernels),
@@ -661,12 +503,12 @@ int main(int argc, char **argv)
 	int ret;
 
 	shr_test_init(argc, argv);
-	if (setup_tmpdir()) {
+	if (fix_tmpdir_setup("shr-pressure")) {
 		perror("mkdtemp");
 		return 1;
 	}
 	ret = SHR_RUN_TESTS("pressure_sources", tests);
-	if (teardown_tmpdir())
+	if (fix_tmpdir_teardown())
 		ret = ret ? ret : 1;
 	return ret;
 }

@@ -9,7 +9,9 @@
  *  - a real cgroup v2 child: its memory.pressure (a PSI trigger, on the
  *    reclaimer's own thread) and, where the memory controller is on cgroup
  *    v2, its memory.events; skipped with the reason where the machine has
- *    no writable cgroup v2 mount or no memory.events there (a hybrid host).
+ *    no writable cgroup v2 mount or no memory.events there (a hybrid host);
+ *  - a real cgroup v1 memory cgroup's vmpressure, where the memory
+ *    controller is on v1, through dispatch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -160,12 +162,47 @@ static void test_thread_drops_the_memory_events_of_a_removed_cgroup(void **state
 	run_real_cgroup("memory.events");
 }
 
+/* A cgroup v1 memory cgroup's vmpressure, through dispatch (an eventfd: a
+ * reclaimer without a thread takes it): its rmdir drops the source. Where
+ * the memory controller is on cgroup v1 (else skipped). */
+static void test_dispatch_drops_the_vmpressure_of_a_removed_v1_cgroup(void **state)
+{
+	const char *mnt = fix_memcg_v1_mount();
+	struct shr_reclaim_report rep;
+	struct shr_pressure *src;
+	struct shr_reclaimer *r;
+	struct shr_host *host;
+	char cg[320];
+
+	(void)state;
+	if (!mnt) {
+		print_message("# skipped: the memory controller is not on cgroup v1 here\n");
+		return;
+	}
+	snprintf(cg, sizeof(cg), "%s/shr-reclaimer-gone-%d", mnt, (int)getpid());
+	if (mkdir(cg, 0755) < 0) {
+		print_message("# skipped: mkdir %s: %s\n", cg, strerror(errno));
+		return;
+	}
+	r = make_reclaimer(&host, false);
+	assert_int_equal(shr_pressure_open_vmpressure(cg, NULL, &src), 0);
+	assert_int_equal(shr_reclaimer_add_source(r, src), 0);
+	assert_int_equal(rmdir(cg), 0);
+	assert_int_equal(shr_reclaimer_dispatch(r, FIX_WAIT_MS, &rep), 0);
+	assert_int_equal(stats_of(r).sources_gone, 1);
+	assert_int_equal(stats_of(r).sources, 0);
+	assert_int_equal(stats_of(r).rounds, 0);
+	shr_reclaimer_destroy(r);
+	assert_int_equal(shr_host_destroy(host), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dispatch_drops_the_source_of_a_removed_directory),
 		cmocka_unit_test(test_thread_drops_the_psi_source_of_a_removed_cgroup),
 		cmocka_unit_test(test_thread_drops_the_memory_events_of_a_removed_cgroup),
+		cmocka_unit_test(test_dispatch_drops_the_vmpressure_of_a_removed_v1_cgroup),
 	};
 
 	shr_test_init(argc, argv);
