@@ -87,21 +87,33 @@ RATIOS = [
 ]
 
 
+def _model_file(series_dir):
+    """(label, notes) of the file `model` in @series_dir, or None."""
+    path = os.path.join(series_dir, "model")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        lines = [x.strip() for x in f if x.strip()]
+    label = next((x for x in lines if not x.startswith("#")), None)
+    notes = [x.lstrip("#").strip() for x in lines if x.startswith("#")]
+    return (label, notes) if label else None
+
+
 def model_design(design, series_dir=None):
     """(model label, notes) for kernel design @design, or (None, [why]): the
-    file `model` in its series' directory @series_dir (by default the
-    series of that name in kernel/patches/); mainline's is MAINLINE_MODEL."""
-    if series_dir is None and design != BASE:
-        series_dir = next((d.dir for d in designs.every_series() if d.name == design), None)
-    if series_dir:
-        path = os.path.join(series_dir, "model")
-        if os.path.exists(path):
-            with open(path) as f:
-                lines = [x.strip() for x in f if x.strip()]
-            label = next((x for x in lines if not x.startswith("#")), None)
-            notes = [x.lstrip("#").strip() for x in lines if x.startswith("#")]
-            if label:
-                return label, notes
+    file `model` in its series' directory @series_dir, else in another
+    series of that name in kernel/patches/ (a design is the same work on
+    every base unless its base's series says otherwise); mainline's is
+    MAINLINE_MODEL."""
+    if design == BASE and not series_dir:
+        label, notes = MAINLINE_MODEL
+        return label, list(notes)
+    dirs = [series_dir] if series_dir else []
+    dirs += [d.dir for d in designs.every_series() if d.name == design and d.dir != series_dir]
+    for d in dirs:
+        found = _model_file(d)
+        if found:
+            return found[0], list(found[1])
     if design == BASE:
         label, notes = MAINLINE_MODEL
         return label, list(notes)
