@@ -130,6 +130,7 @@ static unsigned long super_cache_count(struct shr_shrinker *shrinker, struct shr
 	unsigned long total = shr_list_lru_shrink_count(sb->dentry_lru, sc) +
 			      shr_list_lru_shrink_count(sb->inode_lru, sc);
 
+	atomic_fetch_add_explicit(&sb->count_calls, 1, memory_order_relaxed);
 	return total ? total : SHR_SHRINK_EMPTY;
 }
 
