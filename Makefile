@@ -85,10 +85,8 @@ check-readme-install: deps
 
 # Every C block of docs/guides/ compiled with the project's warning flags by
 # gcc and clang against the public headers (tests/docs/check_guide_c.py says
-# how a fragment names its context). Not yet in `make check`: PRESSURE.md's
-# two blocks are fragments without their context and ignore results the
-# library marks SHR_MUST_CHECK (issue 33); its owner fixes them, then this
-# joins the docs suite.
+# how a fragment names its context); the test guides_c_blocks_compile of
+# `make test` runs the same.
 check-guides: deps
 	python3 tests/docs/check_guide_c.py . $(BUILD)/guide-c gcc clang
 

@@ -88,6 +88,13 @@ def main():
     if e["geometry"]["mounts"] != 300 or e["geometry"]["cgroups"] != 24:
         fail("the run's geometry %r" % e["geometry"])
     print("ok: compare ran %s at 300 mounts, 24 cgroups, 2 nodes, 8 CPUs" % designs)
+    # At a geometry no seed measured (issue 33: at --nodes 4 compare
+    # compared nothing with the seed and did not say so), the tables say it.
+    seeded = [x for x in e["results"] if x.get("seed")]
+    if seeded and "no row is at the seed's geometry" not in out:
+        fail("compare at a geometry no seed measured does not say so")
+    print("ok: a geometry that matches no seed is said (%d rows with a seed figure)" %
+          len(seeded))
 
     # The CSV is the JSON's rows, and the decision table's words.
     with open(cs, newline="") as f:

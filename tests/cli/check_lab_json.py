@@ -131,6 +131,14 @@ def main():
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         fail("reproduce exited %d: %s" % (r.returncode, r.stderr))
+    # gnuplot prints nothing (issue 33: the legend's "NaN with yerrorbars"
+    # warned on every plot, in the middle of the tables): not on our streams,
+    # and no log of it left in the plot directory.
+    if "gnuplot" in r.stderr or "warning" in r.stderr.lower():
+        fail("gnuplot printed something: %s" % r.stderr[-600:])
+    logs = [n for n in os.listdir(plots) if n.endswith(".log")]
+    if logs:
+        fail("gnuplot logs left in %s: %s" % (plots, ", ".join(logs)))
     with open(out) as f:
         doc = json.load(f)
     try:

@@ -2,10 +2,13 @@
 /*
  * Differential fuzz target: bytes -> a sequence of operations, run against a
  * host of every design this build has (plus xarray with kmalloc units) and
- * against a reference model written here from the reference's semantics
- * (plain arrays and counters: no bitmaps, no XArray, no library internals).
+ * against a reference model written from the reference's semantics
+ * (fuzz_model.c: plain arrays and counters, no bitmaps, no XArray, no
+ * library internals). This file drives them (design sets, hosts made and
+ * torn down, the operations read from the input); fuzz_hosts.c holds the
+ * hosts' consumer and their comparison with the model.
  *
- * The consumer is a superblock-like file system owned by this file (like
+ * The consumer is a superblock-like file system owned by the fuzzer (like
  * consumer/superblock.c: a dentry and an inode list_lru per mount, the
  * proportional split of nr_to_scan, share + 1 per list, lists walked from
  * the head) that also remembers each object so a file can be deleted. The
@@ -50,11 +53,12 @@
  * The readers, in every full comparison: shr_shrinker_get_stats()'s
  * deferred work of each mount against the model's sum over the root and the
  * online cgroups, the debugfs count file of each mount line by line against
- * the model's list counts, and shr_mem_cgroup_bookkeeping() of every online
- * cgroup (it must answer, with bytes behind every unit it reports).
+ * the model's list counts, and (in the input's last comparison)
+ * shr_mem_cgroup_bookkeeping() of every online cgroup (it must answer, with
+ * bytes behind every unit it reports).
  *
- * Ids past every size class (the input's first byte, bits 1 and 2 both set:
- * a quarter of the inputs; always two nodes): the hosts are "scale" hosts,
+ * Ids past every size class (the input's first byte, bits 1 to 4 all set:
+ * one input in 16; always two nodes): the hosts are "scale" hosts,
  * one per design and host slot, made once per process with FZ_ID_BASE
  * memcg-aware shrinkers (never registered) holding ids 0..FZ_ID_BASE-1, so
  * the input's mounts get ids FZ_ID_BASE + the model's id, past 131072
@@ -90,799 +94,12 @@
 #include <shrinker/shrinker.h>
 #include <shrinker/slab.h>
 
+#include "fuzz_hosts.h"
+#include "fuzz_model.h"
 #include "fuzz_ops.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define FZ_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FZ_ASAN 1
-#endif
-#endif
-#ifdef FZ_ASAN
-#include <sanitizer/asan_interface.h>
-#define FZ_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define FZ_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define FZ_POISON(p, n) ((void)(p), (void)(n))
-#define FZ_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
-#define FZ_MOUNTS 8
-#define FZ_CGROUPS 16
-#define FZ_NODES 2
-#define FZ_FILES 250
-#define FZ_OPS 256
-#define FZ_HOSTS (SHR_NR_DESIGNS + 1)
-#define FZ_DENTRY 0
-#define FZ_INODE 1
-/* A full comparison every this many operations (and at the end). */
-#define FZ_FULL_EVERY 16
-/* Ids the scale hosts' ballast holds: 2049 units, so the mounts start in
- * unit 2049, past 131072. */
-#define FZ_ID_BASE 131136
 
 static const long fz_batches[4] = { 1024, 0, 7, 32 };
 static const int fz_seeks[4] = { 2, 1, 0, 4 };
-
-/* ---------------------------------------------------------------- model */
-
-struct m_obj {
-	bool alive;
-	int mount;
-	int cg;   /* owner of the list it is on */
-	int node;
-	long seq; /* position: smaller is nearer the head */
-};
-
-struct model {
-	int nr_nodes;
-	int nr_cg;
-	int parent[FZ_CGROUPS];
-	bool online[FZ_CGROUPS];
-	bool held[FZ_CGROUPS];     /* the fuzzer's own reference */
-	bool released[FZ_CGROUPS]; /* freed: no reference left */
-	int pins[FZ_CGROUPS];      /* live objects added through it */
-	bool mounted[FZ_MOUNTS];
-	int id[FZ_MOUNTS];
-	long batch[FZ_MOUNTS];
-	int seeks[FZ_MOUNTS];
-	bool id_used[FZ_MOUNTS];
-	long def[FZ_CGROUPS][FZ_MOUNTS][FZ_NODES];
-	struct m_obj obj[FZ_FILES][2];
-	int orig_cg[FZ_FILES];
-	int nr_files;
-	long head_seq, tail_seq;
-	/* Live objects per list, kept in step with obj[] by m_obj_*(). */
-	long cnt[FZ_MOUNTS][2][FZ_CGROUPS][FZ_NODES];
-	/*
-	 * What the current operation may have changed (cleared per op):
-	 * lists that gained objects (an add, offline's splice) and deferred
-	 * counters that do_shrink_slab visited. Lists that only lost objects
-	 * are checked object by object (which live) and by the full
-	 * comparisons.
-	 */
-	bool lists_touched[FZ_MOUNTS][FZ_CGROUPS][FZ_NODES];
-	bool deferred_touched[FZ_MOUNTS][FZ_CGROUPS][FZ_NODES];
-	/* Files whose objects were added or freed by the current operation. */
-	bool file_touched[FZ_FILES];
-	int touched_files[FZ_FILES], nr_touched_files;
-	/* The current operation dropped a cgroup reference. */
-	bool refs_dropped;
-	long nr_alive; /* live objects */
-};
-
-static long m_count(const struct model *m, int mt, int type, int cg, int nid)
-{
-	return m->cnt[mt][type][cg][nid];
-}
-
-static void m_touch(struct model *m, int mt, int cg, int nid)
-{
-	m->lists_touched[mt][cg][nid] = true;
-}
-
-static void m_touch_deferred(struct model *m, int mt, int cg, int nid)
-{
-	m->deferred_touched[mt][cg][nid] = true;
-}
-
-static void m_touch_file(struct model *m, int f)
-{
-	if (!m->file_touched[f]) {
-		m->file_touched[f] = true;
-		m->touched_files[m->nr_touched_files++] = f;
-	}
-}
-
-static void m_obj_add(struct model *m, int f, int type, struct m_obj o)
-{
-	m->obj[f][type] = o;
-	m->cnt[o.mount][type][o.cg][o.node]++;
-	m->pins[m->orig_cg[f]]++;
-	m->nr_alive++;
-	m_touch(m, o.mount, o.cg, o.node);
-	m_touch_file(m, f);
-}
-
-static void m_obj_kill(struct model *m, int f, int type)
-{
-	struct m_obj *o = &m->obj[f][type];
-
-	if (!o->alive)
-		return;
-	o->alive = false;
-	m->cnt[o->mount][type][o->cg][o->node]--;
-	m->pins[m->orig_cg[f]]--;
-	m->nr_alive--;
-	m->refs_dropped = true;
-	m_touch_file(m, f);
-}
-
-/* Move a live object to @cg's list at position @seq (offline's splice). */
-static void m_obj_move(struct model *m, int f, int type, int cg, long seq)
-{
-	struct m_obj *o = &m->obj[f][type];
-
-	m->cnt[o->mount][type][o->cg][o->node]--;
-	o->cg = cg;
-	o->seq = seq;
-	m->cnt[o->mount][type][o->cg][o->node]++;
-	m_touch(m, o->mount, o->cg, o->node);
-}
-
-/* Free up to @n objects from the head of one list, oldest sequence first. */
-static long m_free_head(struct model *m, int mt, int type, int cg, int nid, long n)
-{
-	int cand[FZ_FILES], nr = 0;
-
-	if (n > m->cnt[mt][type][cg][nid])
-		n = m->cnt[mt][type][cg][nid];
-	if (n <= 0)
-		return 0;
-	for (int f = 0; f < m->nr_files; f++) {
-		const struct m_obj *o = &m->obj[f][type];
-
-		if (o->alive && o->mount == mt && o->cg == cg && o->node == nid)
-			cand[nr++] = f;
-	}
-	/* Selection of the n smallest sequence numbers (n and nr are small). */
-	for (long k = 0; k < n; k++) {
-		int best = (int)k;
-
-		for (int j = (int)k + 1; j < nr; j++)
-			if (m->obj[cand[j]][type].seq < m->obj[cand[best]][type].seq)
-				best = j;
-		int tmp = cand[k];
-
-		cand[k] = cand[best];
-		cand[best] = tmp;
-		m_obj_kill(m, cand[k], type);
-	}
-	return n;
-}
-
-static long m_mult_frac(long x, long num, long den)
-{
-	return (x / den) * num + ((x % den) * num) / den;
-}
-
-/* The consumer's scan: proportional split, share + 1 per list. */
-static long m_scan(struct model *m, int mt, int cg, int nid, long nr_to_scan)
-{
-	long d = m_count(m, mt, FZ_DENTRY, cg, nid);
-	long i = m_count(m, mt, FZ_INODE, cg, nid);
-	long total = d + i ? d + i : 1;
-	long ds = m_mult_frac(nr_to_scan, d, total);
-	long is = m_mult_frac(nr_to_scan, i, total);
-
-	return m_free_head(m, mt, FZ_DENTRY, cg, nid, ds + 1) +
-	       m_free_head(m, mt, FZ_INODE, cg, nid, is + 1);
-}
-
-/* Reference §4, written out again from the text. */
-static long m_do_shrink(struct model *m, int mt, int cg, int nid, int prio)
-{
-	long freeable = m_count(m, mt, FZ_DENTRY, cg, nid) + m_count(m, mt, FZ_INODE, cg, nid);
-	long *slot = &m->def[cg][m->id[mt]][nid];
-	long batch = m->batch[mt] ? m->batch[mt] : 128;
-	long nr, delta, total, scanned = 0, freed = 0, next;
-
-	if (!freeable)
-		return 0;
-	nr = *slot;
-	*slot = 0;
-	delta = m->seeks[mt] ? ((freeable >> prio) * 4) / m->seeks[mt] : freeable / 2;
-	total = (nr >> prio) + delta;
-	if (total > 2 * freeable)
-		total = 2 * freeable;
-	while (total >= batch || total >= freeable) {
-		long k = batch < total ? batch : total;
-
-		freed += m_scan(m, mt, cg, nid, k);
-		total -= k;
-		scanned += k;
-	}
-	next = nr + delta - scanned;
-	if (next < 0)
-		next = 0;
-	if (next > 2 * freeable)
-		next = 2 * freeable;
-	*slot += next;
-	return freed;
-}
-
-static long m_shrink_slab(struct model *m, int nid, int cg, int prio)
-{
-	long freed = 0;
-
-	if (!m->online[cg])
-		return 0;
-	for (int mt = 0; mt < FZ_MOUNTS; mt++)
-		if (m->mounted[mt]) {
-			m_touch_deferred(m, mt, cg, nid);
-			freed += m_do_shrink(m, mt, cg, nid, prio);
-		}
-	return freed;
-}
-
-/* Pre-order of @cg's subtree: children in creation (= index) order. */
-static int m_preorder(const struct model *m, int cg, int *out, int n)
-{
-	out[n++] = cg;
-	for (int c = cg + 1; c < m->nr_cg; c++)
-		if (m->parent[c] == cg)
-			n = m_preorder(m, c, out, n);
-	return n;
-}
-
-static int m_reclaim(struct model *m, int cg, long target, long *freed)
-{
-	int order[FZ_CGROUPS];
-	int n = m_preorder(m, cg, order, 0);
-
-	*freed = 0;
-	for (int prio = 12; prio >= 0; prio--)
-		for (int nid = 0; nid < m->nr_nodes; nid++)
-			for (int k = 0; k < n; k++) {
-				*freed += m_shrink_slab(m, nid, order[k], prio);
-				if (*freed >= target)
-					return 0;
-			}
-	return -EAGAIN;
-}
-
-static long m_drop_caches(struct model *m)
-{
-	int order[FZ_CGROUPS];
-	int n = m_preorder(m, 0, order, 0);
-	long total = 0, pass;
-	unsigned int shift = 0;
-
-	do {
-		pass = 0;
-		for (int nid = 0; nid < m->nr_nodes; nid++)
-			for (int k = 0; k < n; k++)
-				pass += m_shrink_slab(m, nid, order[k], 0);
-		total += pass;
-	} while ((pass >> shift++) > 1);
-	return total;
-}
-
-static int m_offline(struct model *m, int cg)
-{
-	int p = m->parent[cg];
-	int fs[2 * FZ_FILES], ts[2 * FZ_FILES];
-	long n = 0;
-
-	for (int c = 0; c < m->nr_cg; c++)
-		if (m->parent[c] == cg && m->online[c])
-			return -EBUSY;
-	/* Splice onto the parents' heads, keeping the child's order. */
-	for (int f = 0; f < m->nr_files; f++)
-		for (int t = 0; t < 2; t++)
-			if (m->obj[f][t].alive && m->obj[f][t].cg == cg) {
-				fs[n] = f;
-				ts[n++] = t;
-			}
-	for (long k = 0; k < n; k++) {
-		long best = k;
-
-		for (long j = k + 1; j < n; j++)
-			if (m->obj[fs[j]][ts[j]].seq < m->obj[fs[best]][ts[best]].seq)
-				best = j;
-		int tf = fs[k], tt = ts[k];
-
-		fs[k] = fs[best];
-		ts[k] = ts[best];
-		fs[best] = tf;
-		ts[best] = tt;
-		m_obj_move(m, fs[k], ts[k], p, m->head_seq - n + k);
-	}
-	m->head_seq -= n;
-	for (int id = 0; id < FZ_MOUNTS; id++)
-		for (int nid = 0; nid < FZ_NODES; nid++)
-			m->def[p][id][nid] += m->def[cg][id][nid];
-	for (int mt = 0; mt < FZ_MOUNTS; mt++)
-		for (int nid = 0; nid < FZ_NODES; nid++)
-			m_touch(m, mt, p, nid);
-	m->online[cg] = false;
-	m->refs_dropped = true;
-	return 0;
-}
-
-/* The cgroup a list_lru add through @cg lands on: its nearest online
- * ancestor (itself if online). */
-static int m_live_owner(const struct model *m, int cg)
-{
-	while (!m->online[cg])
-		cg = m->parent[cg];
-	return cg;
-}
-
-/*
- * Mark every cgroup that nothing pins any more as released. A child pins
- * its parent until it is freed and children have higher indexes, so one
- * pass from the highest index down settles whole chains. Returns how many
- * cgroups exist (root included).
- */
-static int m_settle_releases(struct model *m)
-{
-	int alive = 0;
-
-	for (int c = m->nr_cg - 1; c > 0; c--) {
-		bool child_alive = false;
-
-		if (m->released[c])
-			continue;
-		for (int d = c + 1; d < m->nr_cg && !child_alive; d++)
-			child_alive = m->parent[d] == c && !m->released[d];
-		if (!m->online[c] && !m->held[c] && !m->pins[c] && !child_alive)
-			m->released[c] = true;
-		else
-			alive++;
-	}
-	return alive + 1;
-}
-
-/* ---------------------------------------------------------------- hosts */
-
-struct fz_host;
-
-struct fz_obj {
-	struct shr_list_head lru; /* first: the list item is the object */
-	struct fz_host *h;
-	int file;
-	int type;
-	int node;
-	struct shr_mem_cgroup *memcg; /* the cgroup added through, pinned */
-};
-
-struct fz_mount {
-	struct fz_host *h;
-	struct shr_shrinker *shrinker;
-	struct shr_list_lru *lru[2];
-};
-
-struct fz_host {
-	char name[48];
-	struct shr_host *host;
-	/* A scale host (kept across inputs): the mounts' ids start here. */
-	bool scale;
-	int id_base;
-	struct shr_slab_allocator *slab; /* the slot's, kept across inputs */
-	/* Valid until the model says the cgroup is released. */
-	struct shr_mem_cgroup *cg[FZ_CGROUPS];
-	struct fz_mount mnt[FZ_MOUNTS];
-	struct fz_obj *obj[FZ_FILES][2]; /* live objects, NULL once freed */
-	long nr_alive;
-	/*
-	 * Their storage: slot [f][t] holds file f's object of type t. A slot
-	 * is poisoned for ASan while its object is not alive, so the library
-	 * touching a freed object is reported as with malloc'ed objects,
-	 * without an allocation per object.
-	 */
-	struct fz_obj store[FZ_FILES][2];
-};
-
-static int fz_op_index;
-/* FUZZ_OPS_TRACE=1: print each operation and the model's answer. */
-static bool fz_trace;
-/* FUZZ_OPS_FULL=1: compare every list and counter after every operation. */
-static bool fz_full;
-
-#define TRACE(...) \
-	do { \
-		if (fz_trace) \
-			fprintf(stderr, __VA_ARGS__); \
-	} while (0)
-
-static void fz_fail(const struct fz_host *h, const char *what, long want, long got)
-{
-	fprintf(stderr, "fuzz_ops: op %d, host %s: %s: model %ld, library %ld\n", fz_op_index,
-		h ? h->name : "-", what, want, got);
-	abort();
-}
-
-static void fz_check(const struct fz_host *h, const char *what, long want, long got)
-{
-	if (want != got)
-		fz_fail(h, what, want, got);
-}
-
-static void obj_free(struct fz_obj *o)
-{
-	o->h->obj[o->file][o->type] = NULL;
-	o->h->nr_alive--;
-	shr_mem_cgroup_put(o->memcg);
-	FZ_POISON(o, sizeof(*o));
-}
-
-static enum shr_lru_status isolate_dispose(struct shr_list_head *item,
-					   struct shr_list_lru_one *list, void *arg)
-{
-	shr_list_lru_isolate_move(list, item, arg);
-	return SHR_LRU_REMOVED;
-}
-
-static unsigned long prune(struct shr_list_lru *lru, struct shr_shrink_control *sc)
-{
-	struct shr_list_head disp;
-	unsigned long n = 0;
-
-	shr_list_head_init(&disp);
-	shr_list_lru_shrink_walk(lru, sc, isolate_dispose, &disp);
-	while (!shr_list_head_empty(&disp)) {
-		struct shr_list_head *item = disp.next;
-
-		shr_list_del_init(item);
-		obj_free((struct fz_obj *)(void *)item);
-		n++;
-	}
-	return n;
-}
-
-static unsigned long fz_count(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct fz_mount *mt = s->private_data;
-	unsigned long n = shr_list_lru_shrink_count(mt->lru[FZ_DENTRY], sc) +
-			  shr_list_lru_shrink_count(mt->lru[FZ_INODE], sc);
-
-	return n ? n : SHR_SHRINK_EMPTY;
-}
-
-static unsigned long fz_mult_frac(unsigned long x, unsigned long num, unsigned long den)
-{
-	return (x / den) * num + ((x % den) * num) / den;
-}
-
-static unsigned long fz_scan(struct shr_shrinker *s, struct shr_shrink_control *sc)
-{
-	struct fz_mount *mt = s->private_data;
-	unsigned long d = shr_list_lru_shrink_count(mt->lru[FZ_DENTRY], sc);
-	unsigned long i = shr_list_lru_shrink_count(mt->lru[FZ_INODE], sc);
-	unsigned long total = d + i ? d + i : 1;
-	unsigned long ds = fz_mult_frac(sc->nr_to_scan, d, total);
-	unsigned long is = fz_mult_frac(sc->nr_to_scan, i, total);
-	unsigned long freed;
-
-	sc->nr_to_scan = ds + 1;
-	freed = prune(mt->lru[FZ_DENTRY], sc);
-	sc->nr_to_scan = is + 1;
-	return freed + prune(mt->lru[FZ_INODE], sc);
-}
-
-static void h_mount(struct fz_host *h, int slot, long batch, int seeks, int want_id)
-{
-	struct fz_mount *mt = &h->mnt[slot];
-	int ret;
-
-	mt->h = h;
-	ret = shr_shrinker_alloc(h->host, SHR_SHRINKER_NUMA_AWARE | SHR_SHRINKER_MEMCG_AWARE,
-				 "fz", &mt->shrinker);
-	fz_check(h, "shrinker_alloc", 0, ret);
-	mt->shrinker->count_objects = fz_count;
-	mt->shrinker->scan_objects = fz_scan;
-	mt->shrinker->batch = batch;
-	mt->shrinker->seeks = seeks;
-	mt->shrinker->private_data = mt;
-	for (int t = 0; t < 2; t++) {
-		ret = shr_list_lru_init_memcg(h->host, mt->shrinker, &mt->lru[t]);
-		fz_check(h, "list_lru_init_memcg", 0, ret);
-	}
-	ret = shr_shrinker_register(mt->shrinker);
-	fz_check(h, "shrinker_register", 0, ret);
-	fz_check(h, "shrinker id", h->id_base + want_id, shr_shrinker_id(mt->shrinker));
-}
-
-static void h_umount(struct fz_host *h, int slot, const struct model *m)
-{
-	struct fz_mount *mt = &h->mnt[slot];
-
-	shr_shrinker_free(mt->shrinker);
-	for (int f = 0; f < m->nr_files; f++)
-		for (int t = 0; t < 2; t++) {
-			struct fz_obj *o = h->obj[f][t];
-
-			if (o && m->obj[f][t].mount == slot) {
-				fz_check(h, "list_lru_del at umount", 1,
-					 shr_list_lru_del(mt->lru[t], &o->lru, o->node, o->memcg));
-				obj_free(o);
-			}
-		}
-	for (int t = 0; t < 2; t++) {
-		fz_check(h, "list not empty at umount", 0, (long)shr_list_lru_count(mt->lru[t]));
-		shr_list_lru_destroy(mt->lru[t]);
-	}
-	memset(mt, 0, sizeof(*mt));
-}
-
-/* File @f: a dentry and an inode added through cgroup @cg (online or dying). */
-static void h_create_file(struct fz_host *h, int mt, int f, int cg, int nid)
-{
-	for (int t = 0; t < 2; t++) {
-		struct fz_obj *o = &h->store[f][t];
-
-		FZ_UNPOISON(o, sizeof(*o));
-		memset(o, 0, sizeof(*o));
-		shr_list_head_init(&o->lru);
-		o->h = h;
-		o->file = f;
-		o->type = t;
-		o->node = nid;
-		o->memcg = h->cg[cg];
-		shr_mem_cgroup_get(o->memcg);
-		h->obj[f][t] = o;
-		h->nr_alive++;
-		fz_check(h, "list_lru_add", 1,
-			 shr_list_lru_add(h->mnt[mt].lru[t], &o->lru, nid, o->memcg));
-	}
-}
-
-static void h_delete_file(struct fz_host *h, int mt, int f)
-{
-	for (int t = 0; t < 2; t++) {
-		struct fz_obj *o = h->obj[f][t];
-
-		if (!o)
-			continue;
-		fz_check(h, "list_lru_del", 1,
-			 shr_list_lru_del(h->mnt[mt].lru[t], &o->lru, o->node, o->memcg));
-		obj_free(o);
-	}
-}
-
-/* Both lists' counts of one (mount, cgroup, node). */
-static void h_compare_lists(struct fz_host *h, const struct model *m, int mt, int cg, int nid)
-{
-	char what[96];
-
-	for (int t = 0; t < 2; t++) {
-		long want = m_count(m, mt, t, cg, nid);
-		long got = (long)shr_list_lru_count_one(h->mnt[mt].lru[t], nid, h->cg[cg]);
-
-		if (got != want) {
-			snprintf(what, sizeof(what), "count_one(mount %d, %s, cgroup %d, node %d)",
-				 mt, t ? "inode" : "dentry", cg, nid);
-			fz_fail(h, what, want, got);
-		}
-	}
-}
-
-/* The deferred work of one (mount, cgroup, node). */
-static void h_compare_deferred(struct fz_host *h, const struct model *m, int mt, int cg, int nid)
-{
-	char what[96];
-
-	if (m->def[cg][m->id[mt]][nid] !=
-	    shr_shrinker_nr_deferred(h->mnt[mt].shrinker, h->cg[cg], nid)) {
-		snprintf(what, sizeof(what), "nr_deferred(mount %d, cgroup %d, node %d)", mt, cg,
-			 nid);
-		fz_fail(h, what, m->def[cg][m->id[mt]][nid],
-			shr_shrinker_nr_deferred(h->mnt[mt].shrinker, h->cg[cg], nid));
-	}
-}
-
-/* The model's cgroup of @memcg, or -1. */
-static int m_cgroup_of(const struct fz_host *h, const struct model *m,
-		       const struct shr_mem_cgroup *memcg)
-{
-	for (int c = 0; c < m->nr_cg; c++)
-		if (!m->released[c] && h->cg[c] == memcg)
-			return c;
-	return -1;
-}
-
-/* shr_shrinker_get_stats(): deferred work of the root and the online
- * cgroups, all nodes. */
-static void h_compare_stats(struct fz_host *h, const struct model *m, int mt)
-{
-	struct shr_shrinker_stats st;
-	long want = 0;
-
-	for (int c = 0; c < m->nr_cg; c++)
-		for (int nid = 0; nid < m->nr_nodes && m->online[c]; nid++)
-			want += m->def[c][m->id[mt]][nid];
-	fz_check(h, "shrinker_get_stats ret", 0, shr_shrinker_get_stats(h->mnt[mt].shrinker, &st));
-	fz_check(h, "shrinker_get_stats deferred", want, st.deferred);
-}
-
-/* The debugfs count file: one line per online cgroup with objects, in the
- * library's walk order, "<ino> <count node 0> ...". */
-static void h_compare_debugfs_count(struct fz_host *h, const struct model *m, int mt)
-{
-	struct shr_mem_cgroup *pos = NULL;
-	char *got = NULL, want[FZ_CGROUPS * 64];
-	size_t len = 0, used = 0;
-	FILE *f = open_memstream(&got, &len);
-
-	if (!f)
-		fz_fail(h, "open_memstream", 0, -1);
-	fz_check(h, "debugfs_count ret", 0, shr_shrinker_debugfs_count(h->mnt[mt].shrinker, f));
-	fclose(f);
-	want[0] = '\0';
-	while ((pos = shr_mem_cgroup_iter(h->host, NULL, pos))) {
-		int c = m_cgroup_of(h, m, pos);
-		long n[FZ_NODES] = { 0 }, total = 0;
-
-		if (c < 0)
-			fz_fail(h, "debugfs count: a cgroup the model does not know", 0, 1);
-		if (!m->online[c])
-			continue;
-		for (int nid = 0; nid < m->nr_nodes; nid++) {
-			n[nid] = m_count(m, mt, FZ_DENTRY, c, nid) + m_count(m, mt, FZ_INODE, c, nid);
-			total += n[nid];
-		}
-		if (!total)
-			continue;
-		used += (size_t)snprintf(want + used, sizeof(want) - used, "%lu",
-					 shr_mem_cgroup_ino(pos));
-		for (int nid = 0; nid < m->nr_nodes; nid++)
-			used += (size_t)snprintf(want + used, sizeof(want) - used, " %ld", n[nid]);
-		used += (size_t)snprintf(want + used, sizeof(want) - used, "\n");
-	}
-	if (strcmp(want, got)) {
-		fprintf(stderr, "fuzz_ops: debugfs count of mount %d:\nmodel:\n%slibrary:\n%s", mt,
-			want, got);
-		fz_fail(h, "debugfs count file", (long)strlen(want), (long)strlen(got));
-	}
-	free(got);
-}
-
-/* Bookkeeping of every online cgroup: it answers, and every unit it
- * reports has bytes behind it. */
-static void h_compare_bookkeeping(struct fz_host *h, const struct model *m)
-{
-	for (int c = 0; c < m->nr_cg; c++) {
-		struct shr_memcg_bookkeeping bk;
-
-		if (!m->online[c])
-			continue;
-		for (int nid = -1; nid < m->nr_nodes; nid++) {
-			fz_check(h, "mem_cgroup_bookkeeping ret", 0,
-				 shr_mem_cgroup_bookkeeping(h->cg[c], nid, &bk));
-			if (!bk.inline_bytes || (bk.nr_units && !bk.unit_bytes))
-				fz_fail(h, "mem_cgroup_bookkeeping: units without bytes",
-					(long)bk.nr_units, (long)bk.unit_bytes);
-		}
-	}
-}
-
-/* Which objects live, then the counts of what the operation touched (@full:
- * every list and counter of every online cgroup). */
-static void h_compare_file(struct fz_host *h, const struct model *m, int f)
-{
-	char what[96];
-
-	for (int t = 0; t < 2; t++) {
-		const struct m_obj *o = &m->obj[f][t];
-
-		if (o->alive != (h->obj[f][t] != NULL)) {
-			snprintf(what, sizeof(what), "file %d %s alive", f, t ? "inode" : "dentry");
-			fz_fail(h, what, o->alive, h->obj[f][t] != NULL);
-		}
-	}
-}
-
-/* One (mount, cgroup, node) to compare; @lists: its list counts too. */
-struct fz_tuple {
-	signed char mt, cg, nid;
-	bool lists;
-};
-
-/* The tuples an operation touched (@full: every one), listed once for all
- * hosts of a group. Returns how many. */
-static int m_touched_tuples(const struct model *m, bool full, struct fz_tuple *out)
-{
-	int n = 0;
-
-	for (int mt = 0; mt < FZ_MOUNTS; mt++) {
-		if (!m->mounted[mt])
-			continue;
-		for (int cg = 0; cg < m->nr_cg; cg++) {
-			if (!m->online[cg])
-				continue;
-			for (int nid = 0; nid < m->nr_nodes; nid++) {
-				bool lists = full || m->lists_touched[mt][cg][nid];
-
-				if (lists || m->deferred_touched[mt][cg][nid])
-					out[n++] = (struct fz_tuple){ (signed char)mt, (signed char)cg,
-								      (signed char)nid, lists };
-			}
-		}
-	}
-	return n;
-}
-
-static void h_compare(struct fz_host *h, const struct model *m, bool full,
-		      const struct fz_tuple *tup, int nr_tup)
-{
-	/* The files the operation added or freed, and the total: together
-	 * they find an object freed that should live, or the other way. */
-	fz_check(h, "objects alive", m->nr_alive, h->nr_alive);
-	if (full)
-		for (int f = 0; f < m->nr_files; f++)
-			h_compare_file(h, m, f);
-	else
-		for (int k = 0; k < m->nr_touched_files; k++)
-			h_compare_file(h, m, m->touched_files[k]);
-	for (int k = 0; k < nr_tup; k++) {
-		if (tup[k].lists)
-			h_compare_lists(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
-		h_compare_deferred(h, m, tup[k].mt, tup[k].cg, tup[k].nid);
-	}
-	if (!full)
-		return;
-	for (int mt = 0; mt < FZ_MOUNTS; mt++) {
-		if (!m->mounted[mt])
-			continue;
-		h_compare_stats(h, m, mt);
-		h_compare_debugfs_count(h, m, mt);
-	}
-	h_compare_bookkeeping(h, m);
-}
-
-/*
- * After a barrier: the cgroups the host still has (pre-order walk, dying
- * ones included) are exactly those the model has not released. Then forget
- * the released ones' pointers.
- */
-static void h_compare_cgroups(struct fz_host *h, const struct model *m, int want)
-{
-	struct shr_mem_cgroup *root = h->cg[0], *pos = NULL;
-	int n = 0;
-
-	while ((pos = shr_mem_cgroup_iter(h->host, root, pos))) {
-		int c = 0;
-
-		while (c < m->nr_cg && (m->released[c] || h->cg[c] != pos))
-			c++;
-		if (c == m->nr_cg) {
-			shr_mem_cgroup_iter_break(root, pos);
-			fz_fail(h, "a cgroup the model released still exists (cgroups alive)", want,
-				n + 1);
-		}
-		n++;
-	}
-	fz_check(h, "cgroups alive after a barrier", want, n);
-	for (int c = 1; c < m->nr_cg; c++)
-		if (m->released[c])
-			h->cg[c] = NULL;
-}
-
-static void check_cache_empty(struct shr_kmem_cache *cache, void *arg)
-{
-	struct shr_kmem_cache_stats st;
-
-	shr_kmem_cache_stats(cache, -1, &st);
-	if (st.objects_in_use) {
-		fprintf(stderr, "fuzz_ops: cache %s: %lu objects left after teardown\n",
-			shr_kmem_cache_name(cache), st.objects_in_use);
-		fz_fail(arg, "objects left in the slab allocator", 0, (long)st.objects_in_use);
-	}
-}
-
-/* ---------------------------------------------------------------- driver */
 
 struct fz_input {
 	const uint8_t *p;
@@ -1469,8 +686,9 @@ static void run_op(struct fz_input *in)
 }
 
 /* Compare every host of the current group with its model (@full: all
- * lists), after a barrier so that releases the operation queued have run. */
-static void compare_group(bool full)
+ * lists; @last: the input's last comparison, with the bookkeeping), after
+ * a barrier so that releases the operation queued have run. */
+static void compare_group(bool full, bool last)
 {
 	static struct fz_tuple tup[FZ_MOUNTS * FZ_CGROUPS * FZ_NODES];
 	struct model *m = &cur->model;
@@ -1479,8 +697,8 @@ static void compare_group(bool full)
 
 	shr_rcu_barrier();
 	for (int i = 0; i < cur->nr_hosts; i++) {
-		h_compare(&cur->hosts[i], m, full, tup, nr_tup);
-		if (full || m->refs_dropped)
+		h_compare(&cur->hosts[i], m, full || last, last, tup, nr_tup);
+		if (full || last || m->refs_dropped)
 			h_compare_cgroups(&cur->hosts[i], m, alive);
 	}
 	for (int k = 0; k < m->nr_touched_files; k++)
@@ -1526,7 +744,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		registered = true;
 	}
 	b = next_byte(&in);
-	scale = ((b >> 1) & 3) == 3;
+	/* One in 16, not one in 4: a scale input costs 5 to 30 times an
+	 * ordinary one (the array designs' per-cgroup arrays and bitmaps
+	 * span 131136 ids; indexed's debug check of every freed cgroup walks
+	 * every shrinker id), and at a quarter they took the sets from 200
+	 * to 50-130 executions per CPU-second. */
+	scale = (b & FZ_SCALE_BITS) == FZ_SCALE_BITS;
 	nr_nodes = scale ? 2 : 1 + (int)(b & 1);
 	for (int g = 0; g < FZ_GROUPS; g++) {
 		cur = &groups[g];
@@ -1547,15 +770,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				continue;
 			in = start;
 			run_op(&in);
-			compare_group(fz_full || fz_op_index % FZ_FULL_EVERY == FZ_FULL_EVERY - 1);
+			compare_group(fz_full || fz_op_index % FZ_FULL_EVERY == FZ_FULL_EVERY - 1,
+				      false);
 		}
 	}
 	for (int g = 0; g < FZ_GROUPS; g++) {
 		cur = &groups[g];
 		if (cur->nr_hosts)
-			compare_group(true);
+			compare_group(true, true);
 		teardown_hosts();
 	}
 	cur = &groups[0];
 	return 0;
 }
+

@@ -49,10 +49,12 @@ MAINLINE_MODEL = ("prealloc", [
 
 # Said of every mapping: where the model's work is not the kernel's.
 COMMON_NOTES = [
-    "an empty cgroup in the model is its shrinker bookkeeping alone (no struct "
-    "mem_cgroup, css, kernfs node, per-CPU statistics): at 1 unit the memory ratio says "
-    "how much of the kernel's cgroup the model leaves out; at the top rung the units "
-    "dominate both",
+    "an empty cgroup in the model is its shrinker bookkeeping and the rest of a memcg "
+    "beside it: the slab the kernel lab measured for an empty memcg beyond the "
+    "bookkeeping (data/memcg_slab.tsv, the row of the run's nodes and nearest vCPUs), "
+    "really allocated from the model's slab allocator; the kernel's per-CPU statistics "
+    "(not slab) are in neither; documents written before 2026-12-02 have the "
+    "bookkeeping alone",
     "a mount in the model is a shrinker and two list_lrus; the kernel's also allocates a "
     "superblock, root inode and dentry, and runs the mount syscall and namespace work",
     "rmdir in the model runs offline (list_lru reparenting) before it returns; the kernel "
@@ -85,21 +87,33 @@ RATIOS = [
 ]
 
 
+def _model_file(series_dir):
+    """(label, notes) of the file `model` in @series_dir, or None."""
+    path = os.path.join(series_dir, "model")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        lines = [x.strip() for x in f if x.strip()]
+    label = next((x for x in lines if not x.startswith("#")), None)
+    notes = [x.lstrip("#").strip() for x in lines if x.startswith("#")]
+    return (label, notes) if label else None
+
+
 def model_design(design, series_dir=None):
     """(model label, notes) for kernel design @design, or (None, [why]): the
-    file `model` in its series' directory @series_dir (by default the
-    series of that name in kernel/patches/); mainline's is MAINLINE_MODEL."""
-    if series_dir is None and design != BASE:
-        series_dir = next((d.dir for d in designs.every_series() if d.name == design), None)
-    if series_dir:
-        path = os.path.join(series_dir, "model")
-        if os.path.exists(path):
-            with open(path) as f:
-                lines = [x.strip() for x in f if x.strip()]
-            label = next((x for x in lines if not x.startswith("#")), None)
-            notes = [x.lstrip("#").strip() for x in lines if x.startswith("#")]
-            if label:
-                return label, notes
+    file `model` in its series' directory @series_dir, else in another
+    series of that name in kernel/patches/ (a design is the same work on
+    every base unless its base's series says otherwise); mainline's is
+    MAINLINE_MODEL."""
+    if design == BASE and not series_dir:
+        label, notes = MAINLINE_MODEL
+        return label, list(notes)
+    dirs = [series_dir] if series_dir else []
+    dirs += [d.dir for d in designs.every_series() if d.name == design and d.dir != series_dir]
+    for d in dirs:
+        found = _model_file(d)
+        if found:
+            return found[0], list(found[1])
     if design == BASE:
         label, notes = MAINLINE_MODEL
         return label, list(notes)

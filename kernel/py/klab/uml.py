@@ -32,6 +32,7 @@ guests and helpers share the host).
 import os
 import re
 import resource
+import shlex
 import shutil
 import signal
 import subprocess
@@ -131,10 +132,10 @@ def make_root(spec, root):
     os.chmod(os.path.join(root, "init"), 0o755)
     env = guest_env(spec)
     with open(os.path.join(root, "klab/env"), "w") as f:
-        f.write("".join("%s=%s\n" % (k, qboot.shlex.quote(str(v)))
+        f.write("".join("%s=%s\n" % (k, shlex.quote(str(v)))
                         for k, v in sorted(env.items())))
     with open(os.path.join(root, "klab/args"), "w") as f:
-        f.write(" ".join(qboot.shlex.quote(a) for a in args) + "\n")
+        f.write(" ".join(shlex.quote(a) for a in args) + "\n")
     return args
 
 

@@ -381,6 +381,23 @@ static int write_outs(const struct lab_request *r, struct lab_outputs *outs, FIL
 	return ret;
 }
 
+/* A run with seed figures none of whose rows is at the seed's geometry
+ * compares nothing with the seed: say so, not only "not compared" per
+ * claim (at --nodes 4, compare matched no seed and said nothing). */
+static void report_no_seed_match(FILE *out, const struct lab_run *run)
+{
+	size_t with_seed = 0;
+
+	for (size_t i = 0; i < run->nr_rows; i++) {
+		if (run->rows[i].seed_comparable)
+			return;
+		with_seed += run->rows[i].seed != NULL;
+	}
+	if (with_seed)
+		fprintf(out, "   no row is at the seed's geometry: none of the %zu rows with a seed "
+			"figure is compared with it (the seed's geometry is above)\n", with_seed);
+}
+
 static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 {
 	static struct lab_run runs[16];
@@ -430,6 +447,7 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 		lab_seeds_attach(&seeds, run);
 		lab_verdicts_compute(run);
 		lab_report_run(out, run, LAB_TABLE_TEXT);
+		report_no_seed_match(out, run);
 		lab_report_claims(out, run);
 		if (r->rows)
 			lab_report_run_rows(out, run);

@@ -111,9 +111,35 @@ const char *lab_gnuplot_find(char *buf, size_t len, char *why, size_t whylen)
 	return NULL;
 }
 
+/* What gnuplot wrote to @log (in @dir): its first line in @err and -1,
+ * 0 when it wrote nothing (the log is then removed). */
+static int gnuplot_quiet(const char *dir, const char *log, char *err, size_t errlen)
+{
+	char path[4096], line[512] = "";
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, log) >= (int)sizeof(path))
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && !strcspn(line, " \t\n"))
+		;
+	fclose(f);
+	if (!strcspn(line, " \t\n")) {
+		unlink(path);
+		return 0;
+	}
+	line[strcspn(line, "\n")] = '\0';
+	snprintf(err, errlen, "gnuplot printed a warning or an error (all of it in %s): %s",
+		 path, line);
+	return -1;
+}
+
 int lab_gnuplot_run(const char *gnuplot, const char *dir, const char *script, char *err,
 		    size_t errlen)
 {
+	char log[512];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	char *argv[3] = { (char *)gnuplot, (char *)script, NULL };
@@ -140,6 +166,15 @@ int lab_gnuplot_run(const char *gnuplot, const char *dir, const char *script, ch
 		ret = posix_spawn_file_actions_addchdir_np(&fa, dir);
 	if (!ret)
 		ret = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	/* Its output goes to SCRIPT.log, never into the tables on our
+	 * streams: any of it (a warning too) fails the plot. */
+	if (!ret && snprintf(log, sizeof(log), "%s.log", script) >= (int)sizeof(log))
+		ret = ENAMETOOLONG;
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC,
+						       0666);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, 2, 1);
 	if (!ret)
 		ret = posix_spawn(&pid, gnuplot, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -155,7 +190,9 @@ int lab_gnuplot_run(const char *gnuplot, const char *dir, const char *script, ch
 		}
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
+		return gnuplot_quiet(dir, log, err, errlen);
+	if (WIFEXITED(status) && gnuplot_quiet(dir, log, err, errlen))
+		return -1;
 	if (WIFEXITED(status))
 		snprintf(err, errlen, "%s %s (in %s) exited with status %d", gnuplot, script, dir,
 			 WEXITSTATUS(status));
@@ -190,9 +227,14 @@ static void legend_panel(FILE *f, const char *const *entries, size_t n)
 	fputs("unset title\nunset logscale y\nunset border\nunset xtics\nunset ytics\n"
 	      "unset ylabel\nunset grid\nunset object 1\nunset label 1\nset xrange [0:1]\n"
 	      "set yrange [0:1]\nset lmargin 1\nset rmargin 1\nset key center center vertical "
-	      "Left reverse box opaque font \",9\" samplen 1.5 spacing 1.2\nplot ", f);
+	      "Left reverse box opaque font \",9\" samplen 1.5 spacing 1.2\n"
+	      "$legend << EOD\n-1 -1 -1 -1\nEOD\nplot ", f);
+	/* Each entry plots one point outside the panel's range (clipped, so
+	 * only its key line shows): "NaN with yerrorbars" warned that the
+	 * style is for data files, and keyentry trips an assertion of gnuplot
+	 * 5.4.4 in a multiplot. */
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%sNaN %s", i ? ", \\\n     " : "", entries[i]);
+		fprintf(f, "%s$legend using 1:2:3:4 %s", i ? ", \\\n     " : "", entries[i]);
 	fputs("\nset border\nset xtics\nset ytics\nset grid ytics\nunset key\n", f);
 }
 
@@ -260,7 +302,9 @@ static void data_number(FILE *f, bool ok, double v)
 
 /* One panel: the rows of @metric, one x position per design. */
 static const char *const values_legend[] = {
-	("with yerrorbars pt 7 ps 1.2 lc rgb \"#1f77b4\" title \"ours: median, bar: min..max "
+	/* Dark gray: each design has its own colour, and a blue sample read
+	 * as xarray's. */
+	("with yerrorbars pt 7 ps 1.2 lc rgb \"#404040\" title \"ours: median, bar: min..max "
 	 "(colour: design)\""),
 	"with points pt 6 ps 2.5 lw 2 lc rgb \"black\" title \"the seed's, at our geometry\"",
 	"with points pt 6 ps 2.5 lc rgb \"gray60\" title \"the seed's, at another geometry\"",
