@@ -73,6 +73,13 @@ A series from outside the repo, on every command that takes designs:
 e.g. klab try --series ~/fix --name myfix   (lab, work, selftests, torture, beside ours)
      klab lab --geometry short --git ~/linux --range v7.3-rc7..topic mainline"""
 
+MACHINES = """machines (--machine on boot, lab, work, reproduce and try):
+  uml    User-Mode Linux: the kernel built with ARCH=um (klab build --config uml) runs
+         natively as a host process, on the host's clock (wall), 1 node (1 CPU on 6.12)
+  qemu   QEMU TCG: NUMA nodes, the cgroup selftests' disks, the debug kernels; --clock
+         icount (default) or wall
+  auto   (work, reproduce, try: the default) uml for 1-node guests, qemu for NUMA"""
+
 ENVIRONMENT = """environment:
   KLAB_BASE           the base when --base is not given (what --base sets for the klab
                       runs a run starts)
@@ -81,7 +88,8 @@ ENVIRONMENT = """environment:
   KLAB_JOBS           make -j (default: the number of CPUs)
   KLAB_TORTURE_SEED   replays a torture run (by default each run draws a seed)
   KLAB_TIMEOUT_FACTOR every guest's timeout times this (default 1: a loaded host)
-  KLAB_SHRINKLAB      the shrinklab binary of the model runs (default: build/, built)"""
+  KLAB_SHRINKLAB      the shrinklab binary of the model runs (default: build/, built)
+  KLAB_UML_PERF       a directory: each UML boot's host profile (perf record) goes there"""
 
 
 def usage(out):
@@ -89,7 +97,7 @@ def usage(out):
           "commands:", file=out)
     for c in COMMANDS:
         print("  %-11s %s" % (c.name, c.summary), file=out)
-    print("\n" + BASES + "\n\n" + OUTSIDE + "\n\n" + ENVIRONMENT + "\n\nkernel/README.md has the details.",
+    print("\n" + BASES + "\n\n" + MACHINES + "\n\n" + OUTSIDE + "\n\n" + ENVIRONMENT + "\n\nkernel/README.md has the details.",
           file=out)
 
 
