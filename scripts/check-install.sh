@@ -137,7 +137,8 @@ case $("$lab" help reproduce 2>&1) in
 esac
 run "$lab" reproduce --experiment unit-cache-2026 --scale quick --no-plots --quiet \
 	>"$out/shrinklab.log"
-grep -q 'units_per_slab: .*(seed 31)' "$out/shrinklab.log" ||
+# the seed-claims table: the claim, our ratio, the seed's figure (31), verdicts
+grep -Eq 'units_per_slab: prealloc\+units=cache +[0-9]+ +31 +agrees' "$out/shrinklab.log" ||
 	fail "installed shrinklab: no seed figure beside units_per_slab ($out/shrinklab.log)"
 if [ -d "$build/docs/api/html" ]; then
 	say "the API reference is installed, with a page for every public function"
