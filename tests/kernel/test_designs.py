@@ -3,12 +3,14 @@
 is a design, except debug/ (test aids); a cover letter is in no series;
 mainline comes first, unknown names are refused, and designs build in order
 of the headers they touch. The repo's own kernel/patches/ passes the same
-rules. An outside series (--series DIR, or --git TREE --range BASE..TIP of a
+rules, and names no author: an exported patch or cover letter carries no
+From: header and no shortlog author line (the submitter adds their own). An outside series (--series DIR, or --git TREE --range BASE..TIP of a
 real git repository here) joins them with its name, refused when it would
 shadow a design; a config fragment gives it configs of its own.
 Run: python3 tests/kernel/test_designs.py (make check: Meson test kernel_designs)."""
 import argparse
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -159,6 +161,32 @@ class Outside(unittest.TestCase):
         self.assertEqual(cfg.fragments[:-1], build.config_of("lab", plain).fragments)
         self.assertEqual(build.config_of("debug", plain, bases.get("6.12")).name, "debug")
         self.assertEqual(build.config_of("debug", plain, bases.get("7.3")).name, "7.3-debug")
+
+
+class NoAuthor(unittest.TestCase):
+    def test_no_exported_file_names_an_author(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                            "kernel", "patches")
+        found = []
+        for d, _, files in os.walk(root):
+            for name in sorted(files):
+                if not name.endswith(".patch"):
+                    continue
+                path = os.path.join(d, name)
+                with open(path) as f:
+                    head = f.read().split("\n---\n", 1)[0]
+                for line in head.splitlines():
+                    if line.startswith("From: "):
+                        found.append("%s: %s" % (os.path.relpath(path, root), line))
+                        break
+                if name.startswith("0000-"):
+                    with open(path) as f:
+                        for line in f:
+                            if re.match(r"[^ ].* \(\d+\):$", line.rstrip()):
+                                found.append("%s: %s" % (os.path.relpath(path, root),
+                                                         line.rstrip()))
+        self.assertTrue(os.path.isdir(root))
+        self.assertEqual(found, [], "exported patches name an author")
 
 
 if __name__ == "__main__":
