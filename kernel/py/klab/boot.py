@@ -302,6 +302,29 @@ def parse_status(text, res):
     res.dmesg = "\n".join(dmesg)
 
 
+def pump_console(path, streams, done):
+    """Copy the console file @path to @streams as it grows, until @done is
+    set (a thread of QEMU's and UML's boots)."""
+    offset = 0
+    while True:
+        last = done.is_set()
+        try:
+            with open(path, "rb") as f:
+                f.seek(offset)
+                data = f.read()
+        except OSError:
+            data = b""
+        if data:
+            offset += len(data)
+            text = data.decode("utf-8", "replace").replace("\r", "")
+            for st in streams or ():
+                st.write(text)
+                st.flush()
+        if last:
+            return
+        done.wait(0.2)
+
+
 def _run_once(spec, initrd, accel, tmp, console_stream):
     """One QEMU run; None when KVM never reached /init."""
     console_path = os.path.join(tmp, "ttyS0")
@@ -318,31 +341,11 @@ def _run_once(spec, initrd, accel, tmp, console_stream):
     qemu_says = []
     done = threading.Event()
 
-    def pump():
-        """Copy the console file to the streams as it grows."""
-        offset = 0
-        while True:
-            last = done.is_set()
-            try:
-                with open(console_path, "rb") as f:
-                    f.seek(offset)
-                    data = f.read()
-            except OSError:
-                data = b""
-            if data:
-                offset += len(data)
-                text = data.decode("utf-8", "replace").replace("\r", "")
-                for st in console_stream or ():
-                    st.write(text)
-                    st.flush()
-            if last:
-                return
-            done.wait(0.2)
-
     def qemu_output():
         qemu_says.append(proc.stdout.read().decode("utf-8", "replace"))
 
-    th = threading.Thread(target=pump, daemon=True)
+    th = threading.Thread(target=pump_console, args=(console_path, console_stream, done),
+                          daemon=True)
     th.start()
     tq = threading.Thread(target=qemu_output, daemon=True)
     tq.start()

@@ -145,28 +145,6 @@ def _no_core():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _pump(path, streams, done):
-    """Copy the console file @path to @streams as it grows, until @done."""
-    offset = 0
-    while True:
-        last = done.is_set()
-        try:
-            with open(path, "rb") as f:
-                f.seek(offset)
-                data = f.read()
-        except OSError:
-            data = b""
-        if data:
-            offset += len(data)
-            text = data.decode("utf-8", "replace").replace("\r", "")
-            for st in streams or ():
-                st.write(text)
-                st.flush()
-        if last:
-            return
-        done.wait(0.2)
-
-
 def _kill_group(proc):
     """End UML and its host threads and processes (its own session)."""
     try:
@@ -200,7 +178,7 @@ def boot(spec, console_stream=None):
                                     stderr=subprocess.STDOUT, cwd=tmp, env=env,
                                     start_new_session=True, preexec_fn=_no_core)
         done = threading.Event()
-        th = threading.Thread(target=_pump, args=(console_path, console_stream, done),
+        th = threading.Thread(target=qboot.pump_console, args=(console_path, console_stream, done),
                               daemon=True)
         th.start()
         try:
