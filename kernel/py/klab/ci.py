@@ -3,7 +3,10 @@
 7.3; plan_file()): which designs `klab check` builds and boots
 (the short lab), which run the short workloads, and which get the selftests
 and the torture. Every design gets checkpatch and the per-patch W=1
-compile; a row of the file names a design's other stages and why; without
+compile; a row of the file names a design's other stages and why (the
+stage idreuse is klab idreuse: the base's mainline and fix-id-reuse with the
+debug delay and their kcheck_reuse boots, once whichever design names it);
+without
 a row, a design whose series touches no header under include/ (a cheap
 build) is booted with the short lab, and nothing more, unless the row `*`
 names the stages of the designs without a row."""
@@ -21,7 +24,7 @@ def plan_file(base=None):
     plan CI had before there were bases), ci-<base>.tsv another's."""
     base = base or bases.current()
     return PLAN if base.name == "6.12" else os.path.join(paths.KDIR, "ci-%s.tsv" % base.name)
-STAGES = ("boot", "work", "selftests", "torture")
+STAGES = ("boot", "work", "selftests", "torture", "idreuse")
 
 
 @dataclasses.dataclass

@@ -105,19 +105,25 @@ def table(boots, rounds):
 def main(run, args):
     if args.rounds < 1 or args.boots < 1:
         raise SystemExit("klab idreuse: --rounds and --boots must be at least 1")
-    cache = tree.Cache()
+    window(run, tree.Cache(), args.rounds, args.boots)
+
+
+def window(run, cache, rounds=6, nboots=1):
+    """Build the two kernels, boot each @nboots times (@rounds rounds a
+    boot), save the table and fail @run on the verdict's findings (klab
+    idreuse, and klab check's idreuse stage)."""
     open_, closed = kernels()
     images = build.build_all(cache, "lab", [open_, closed], run)
     kcheck = guest.compile_selftests(cache, run)["kcheck"]
     boots = []
-    for k in range(args.boots):
+    for k in range(nboots):
         for d in (open_, closed):
             r = checked_boot(run, "idreuse-%s-%d" % (d.name, k), boot.BootSpec(
-                kernel=images[d.name], prog=kcheck, args=["--rounds", str(args.rounds),
+                kernel=images[d.name], prog=kcheck, args=["--rounds", str(rounds),
                                                           "kcheck_reuse"],
-                cpus=CPUS, nodes=NODES, mem=2048, timeout=600 + 60 * args.rounds))
+                cpus=CPUS, nodes=NODES, mem=2048, timeout=600 + 60 * rounds))
             boots.append(parse(d.name, r))
-    text = table(boots, args.rounds)
+    text = table(boots, rounds)
     print(text)
     run.save("idreuse.txt", text)
     run.save("idreuse.json", json.dumps([dataclasses.asdict(b) for b in boots], indent=1))
