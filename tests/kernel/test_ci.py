@@ -62,6 +62,12 @@ class Plan(unittest.TestCase):
         self.assertEqual(p.stages["idreuse"], ["dotc"])
         self.assertNotIn("mainline", p.stages["idreuse"])
 
+    def test_uml_has_mainline_as_baseline(self):
+        self.write("dotc\tuml idreuse-uml\tx\n")
+        p = ci.plan(self.designs, path=self.file)
+        self.assertEqual(p.stages["uml"], ["mainline", "dotc"])
+        self.assertEqual(p.stages["idreuse-uml"], ["dotc"])
+
     def test_malformed(self):
         for text in ("dotc\tboot\n", "dotc\tfly\twhy\n", "dotc\tboot\tx\ndotc\tboot\ty\n"):
             self.write(text)
