@@ -47,7 +47,7 @@ import os
 import statistics
 import subprocess
 
-from . import bases, boot, model, paths, verdict
+from . import bases, boot, model, paths, record, verdict
 from .boots import checked_boot
 
 SEEDS = os.path.join(paths.REPO, "data", "seed_figures.tsv")
@@ -258,6 +258,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on=
     else:
         accel = "kvm" if boot.kvm_usable()[0] else "tcg"
     out = {d.name: [] for d in chosen}
+    host = record.host()
     run.plan_boots(boots * len(chosen))
     for rnd in range(boots):
         for d in chosen:
@@ -265,6 +266,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on=
             date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             args = ["--design", "kernel:" + d.name, "--accel", accel, "--date", date] + \
                 (["--clock", clock] if gr.prog == "kwork" else []) + gr.args[geometry]
+            load_start = record.loadavg()
             r = checked_boot(run, label, boot.BootSpec(
                 kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
                 nodes=gr.nodes, mem=gr.uml_mem if on == "uml" and gr.uml_mem else gr.mem,
@@ -281,6 +283,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on=
             doc["machine"]["accelerator"] = r.accel_words()
             doc["machine"]["clock"] = r.clock
             doc["machine"]["machine"] = on
+            record.stamp(doc, on, host, load_start)
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
