@@ -36,6 +36,7 @@ import subprocess
 
 from . import bases, boot, compare, paths, record, workmodel
 from .boots import checked_boot
+from .designs import model_design
 
 DATA = os.path.join(paths.REPO, "data", "kernel_workloads.tsv")
 NODES = 4
@@ -367,7 +368,7 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
         if d not in designs:
             designs.append(d)
     designs.sort(key=lambda d: d != compare.BASE)
-    mapping = {d: compare.model_design(d, (series_dirs or {}).get(d))[0] for d in designs}
+    mapping = {d: model_design(d, (series_dirs or {}).get(d))[0] for d in designs}
     out = {"designs": designs, "mapping": mapping, "experiments": []}
     for exp in order:
         rows = []
