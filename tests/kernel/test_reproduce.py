@@ -21,11 +21,15 @@ import unittest
 import klabtest
 from klab import registry, reproduce, verdict
 
-SHRINKLAB = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(klabtest.REPO, "build",
-                                                                     "shrinklab")
+SHRINKLAB = None  # argv[1] when run by path, else build/shrinklab of the repo
 SEEDS = verdict.load_seeds(reproduce.SEEDS)
-REGISTRY = registry.load(SHRINKLAB)
-TABLE = {t.exp: t for t in reproduce.from_registry(reproduce.TABLES, REGISTRY, SEEDS)}
+REGISTRY, TABLE = {}, {}
+
+
+def setUpModule():
+    REGISTRY.update(registry.load(SHRINKLAB or os.path.join(klabtest.REPO, "build",
+                                                            "shrinklab")))
+    TABLE.update({t.exp: t for t in reproduce.from_registry(reproduce.TABLES, REGISTRY, SEEDS)})
 
 
 def keys_of(exp, metric):
@@ -217,4 +221,6 @@ class Tables(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        SHRINKLAB = sys.argv.pop(1)
     unittest.main()
