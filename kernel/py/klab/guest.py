@@ -9,9 +9,11 @@ import subprocess
 from . import paths
 from .shell import sh
 
-# program: its sources in kernel/guest/
+# program: its sources in kernel/guest/ (an experiment script of
+# tools/shrinklab/scripts/ by its path from there, as the model builds it too)
 PROGRAMS = {
-    "klab-guest": ["klab-guest.c", "kutil.c", "kjson.c"],
+    "klab-guest": ["klab-guest.c", "world_kernel.c", "../../tools/shrinklab/scripts/kernel_lab.c",
+                   "kutil.c", "kjson.c"],
     "ktorture": ["ktorture.c", "kwlib.c", "kutil.c", "kjson.c"],
     "kwork": ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c", "kutil.c",
               "kjson.c"],

@@ -96,6 +96,14 @@ void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
 	free(s);
 }
 
+double lab_median(const double *v, size_t n)
+{
+	struct lab_stats st;
+
+	lab_stats_of(v, n, &st);
+	return st.median;
+}
+
 static bool progress_on;
 static bool progress_dirty;
 

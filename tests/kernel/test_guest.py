@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest's programs (klab.guest.PROGRAMS) compile on the host as klab
+builds them, static, -Werror: an experiment script of
+tools/shrinklab/scripts/ is compiled into the guest as into shrinklab, so a
+change to it, or to the world interface (world.h), is built for both worlds
+by make check, not first at the next boot.
+Run: python3 tests/kernel/test_guest.py (make check: Meson test kernel_guest)."""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import klabtest  # noqa: F401  (the klab package on the path)
+from klab import guest, run
+
+
+def static_libc():
+    """Can gcc link a static program here (libc.a installed)?"""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "t.c")
+        with open(src, "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        r = subprocess.run(["gcc", "-static", "-o", os.path.join(tmp, "t"), src],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return r.returncode == 0
+
+
+class Programs(unittest.TestCase):
+    def test_every_program_builds_static(self):
+        if not shutil.which("gcc"):
+            self.skipTest("no gcc")
+        if not static_libc():
+            self.skipTest("no static libc (libc6-dev's libc.a)")
+        with tempfile.TemporaryDirectory() as tmp:
+            progs = guest.compile_programs(run.Run(tmp))
+            self.assertEqual(sorted(progs), sorted(guest.PROGRAMS))
+            for name, path in progs.items():
+                self.assertTrue(os.access(path, os.X_OK), name)
+                with open(path, "rb") as f:
+                    self.assertEqual(f.read(4), b"\x7fELF", name)
+                out = subprocess.run(["file", path], stdout=subprocess.PIPE, text=True).stdout \
+                    if shutil.which("file") else "statically linked"
+                self.assertIn("statically linked", out, name)
+
+
+if __name__ == "__main__":
+    unittest.main()
