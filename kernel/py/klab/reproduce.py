@@ -47,7 +47,7 @@ import os
 import statistics
 import subprocess
 
-from . import bases, boot, model, paths, verdict
+from . import bases, boot, model, paths, record, verdict
 from .boots import checked_boot
 
 SEEDS = os.path.join(paths.REPO, "data", "seed_figures.tsv")
@@ -66,9 +66,6 @@ class Table:
     model_scale: str = "default"    # shrinklab's --scale for its run
     rename: dict = dataclasses.field(default_factory=dict)  # guest metric -> ours
     guest_exp: str = None           # the guest's experiment id, when not @exp
-    # kernel design -> the model design that does its work, where that is
-    # not the seed's design it stands for (the seed's base is older than 6.12)
-    kernel_models: dict = dataclasses.field(default_factory=dict)
     extra_designs: tuple = ()       # kernel designs beside the seed's
     every_design: bool = False      # also every other kernel design, beside the seed's
     # a design every other one is also set against (kernel and model, each
@@ -202,7 +199,6 @@ TABLES = (
            ("drop_caches_ns_repeat", ("mounts", "cgroups", "nodes", "cpus"),
             "drop_caches, the calls after it")),
           model_scale="seed", every_design=True, guest_exp="tkhai",
-          kernel_models={"mainline": "prealloc"},
           rename={"drop_caches_first_ns": "drop_caches_ns_first",
                   "drop_caches_ns": "drop_caches_ns_repeat"},
           notes=("the seed's kernels are 2018's, before and after the bitmap; here the bitmap "
@@ -217,10 +213,6 @@ TABLES = (
            ("registry_mutex_hold_ns_max", ("cgroups", "nodes", "cpus"),
             "the longest registration")),
           guest_exp="pods", extra_designs=("batched-8", "batched-32"),
-          kernel_models={"mainline": "prealloc", "nonslab-ids": "prealloc+nonslab_ids",
-                         "nokmem-noinfo": None,
-                         "batched-8": "prealloc+expand_batch=512",
-                         "batched-32": "prealloc+expand_batch=2048"},
           rename={"pods_total_ns": "pod_create_ns_total",
                   "pod_register_max_ns": "registry_mutex_hold_ns_max"},
           notes=("the seed's base is 6.6.102 (one id per expansion: the model's flat); the "
@@ -266,6 +258,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on=
     else:
         accel = "kvm" if boot.kvm_usable()[0] else "tcg"
     out = {d.name: [] for d in chosen}
+    host = record.host()
     run.plan_boots(boots * len(chosen))
     for rnd in range(boots):
         for d in chosen:
@@ -273,6 +266,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on=
             date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             args = ["--design", "kernel:" + d.name, "--accel", accel, "--date", date] + \
                 (["--clock", clock] if gr.prog == "kwork" else []) + gr.args[geometry]
+            load_start = record.loadavg()
             r = checked_boot(run, label, boot.BootSpec(
                 kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
                 nodes=gr.nodes, mem=gr.uml_mem if on == "uml" and gr.uml_mem else gr.mem,
@@ -289,6 +283,7 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on=
             doc["machine"]["accelerator"] = r.accel_words()
             doc["machine"]["clock"] = r.clock
             doc["machine"]["machine"] = on
+            record.stamp(doc, on, host, load_start)
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
@@ -475,14 +470,17 @@ def agreement(kv, mv):
 def table_designs(table, available, series_model):
     """(kernel design, the seed's model design or None, the model design that
     does the kernel's work) of every row of @table: the seed's designs, then
-    the extras that exist."""
+    the extras that exist. series_model(design, cmdline) is the design map
+    (designs.model_design's label) for a guest booted with @cmdline; a seed
+    design with no kernel (None) is its own work."""
+    cmdline = GUEST_RUNS[table.guest_run].append
     out = []
     for kd, ml in table.designs:
-        out.append((kd, ml, table.kernel_models.get(kd, ml)))
+        out.append((kd, ml, series_model(kd, cmdline) if kd else ml))
     extra = list(table.extra_designs) + (sorted(available) if table.every_design else [])
     for kd in extra:
         if kd in available and kd not in [k for k, _, _ in out]:
-            out.append((kd, None, table.kernel_models.get(kd) or series_model(kd)))
+            out.append((kd, None, series_model(kd, cmdline)))
     return out
 
 
@@ -629,7 +627,7 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
     boot.clock_name) and @machine_words (machine.words) are named in its
     heading; @model_scale, the model's --scale as run."""
     base_k, base_m = table.designs[0]
-    base_w = table.kernel_models.get(base_k, base_m)
+    base_w = next((r["model_design"] for r in rows if r["kernel_design"] == base_k), base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
              "   kernel: %s%s on %s; kernel clock %s; %d boot(s) per design, interleaved "
              "(ranges %s)"

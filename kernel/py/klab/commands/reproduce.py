@@ -79,9 +79,9 @@ def main(run, args):
             if name in available:
                 kdocs[r][name] = docs
 
-    def series_model(name):
+    def series_model(name, cmdline):
         d = available.get(name)
-        return compare.model_design(name, d.dir if d else None)[0]
+        return designs.model_design(name, d.dir if d else None, cmdline)[0]
 
     texts, all_rows, out = [], [], []
     for t in tables:
