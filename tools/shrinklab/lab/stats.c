@@ -97,6 +97,14 @@ void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
 	free(s);
 }
 
+double lab_median(const double *v, size_t n)
+{
+	struct lab_stats st;
+
+	lab_stats_of(v, n, &st);
+	return st.median;
+}
+
 /*
  * The progress line: what the run is at (the experiment, k of n, set by
  * lab_progress_experiment()), the wall time since lab_progress_enable(),

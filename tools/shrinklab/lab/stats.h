@@ -32,6 +32,8 @@ struct lab_stats {
 };
 /* Median (mean of the middle two for an even count), min, max of @v. */
 void lab_stats_of(const double *v, size_t n, struct lab_stats *out);
+/* Its median alone. */
+double lab_median(const double *v, size_t n);
 
 /*
  * Progress on stderr when it is a terminal (and @on): one line, redrawn,
