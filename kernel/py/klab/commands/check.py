@@ -12,7 +12,7 @@ import sys
 
 from .. import build, ci, designs, guest, paths, tree
 from ..run import log
-from . import checkpatch, compile_check, lab, selftests, torture, work
+from . import checkpatch, compile_check, kunit, lab, selftests, torture, work
 
 
 def arguments(p):
@@ -64,4 +64,7 @@ def main(run, args):
     if tortured:
         dbg = build.build_all(cache, "debug", tortured, run)
         torture.torture(run, tortured, dbg, progs["ktorture"], "short")
+    suites = [d for d in stage("kunit") if kunit.has_suite(d)]
+    if suites:
+        kunit.kunit(run, suites)
     log("CI plan done: %s" % "; ".join("%s %d" % (s, len(plan.stages[s])) for s in ci.STAGES))
