@@ -14,7 +14,7 @@ import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
 from kernelsrc import FILES, edit, patch_text, write_series
-from klab import designs
+from klab import build, designs
 from klab.commands import kunit
 
 
@@ -116,6 +116,18 @@ class Designs(unittest.TestCase):
         c = kunit.control("/p")
         self.assertEqual(c.name, kunit.CONTROL)
         self.assertEqual(c.patches, ("/p/debug/" + kunit.CONTROL_PATCH,))
+
+
+class Compile(unittest.TestCase):
+    def test_an_included_c_file_has_no_object_of_its_own(self):
+        with tempfile.TemporaryDirectory() as t:
+            os.makedirs(os.path.join(t, "mm", "tests"))
+            with open(os.path.join(t, "mm", "Makefile"), "w") as f:
+                f.write("obj-y := shrinker.o list_lru.o\n"
+                        "obj-$(CONFIG_LAZY_MMU_MODE_KUNIT_TEST) += tests/lazy_mmu_mode_kunit.o\n")
+            objs = ["mm/list_lru.o", "mm/shrinker.o", "mm/tests/lazy_mmu_mode_kunit.o",
+                    "mm/tests/shrinker_kunit.o"]
+            self.assertEqual(build.named_objects(t, objs), objs[:3])
 
 
 class Command(unittest.TestCase):
