@@ -336,7 +336,7 @@ static int creator(unsigned long c)
 			sample(fifo[head], fifo[(head + len / 2) % (window + 1)], &samples[slot]);
 			slot += P.creators;
 		}
-		if (c == 0 && (i / P.creators + 1) % 250 == 0)
+		if (c == 0 && (i / P.creators + 1) % 50 == 0)
 			say("density: %lu pods made", i + 1);
 	}
 	for (unsigned long k = 0; k < len; k++)

@@ -103,9 +103,8 @@ WORKLOADS = {
 }
 # The workloads of the reply to seed 000's reviewer (docs/upstream/): run
 # when named (klab work --workload density), never by default (CI, make
-# kernel-lab). Both boot a config of their own on UML (overlayfs and the
-# lock tracepoints: kernel/config/density.config), so that the reply's
-# figures all come from one set of kernels.
+# kernel-lab). density boots a config of its own on UML (overlayfs and the
+# lock tracepoints: kernel/config/density.config); tar, the machine's.
 WORKLOADS.update({
     "density": {
         "full": dict(mem=1536, timeout=7200, config={"uml": "uml-density"}, exps=[
@@ -114,7 +113,7 @@ WORKLOADS.update({
                              proc_depth=1, disk="/dev/vda"))]),
         "mid": dict(mem=1024, timeout=3600, config={"uml": "uml-density"}, exps=[
             ("density", dict(pods=2000, alive=400, creators=2, sample_every=10,
-                             layer_files=1000, layer_dirs=20, layer_bytes=4096, upper_files=8,
+                             layer_files=500, layer_dirs=20, layer_bytes=4096, upper_files=8,
                              proc_depth=1, disk="/dev/vda"))]),
         "short": dict(mem=512, timeout=900, config={"uml": "uml-density"}, exps=[
             ("density", dict(pods=120, alive=40, creators=2, sample_every=5,
@@ -122,11 +121,11 @@ WORKLOADS.update({
                              proc_depth=1, disk="/dev/vda"))]),
     },
     "tar": {
-        "full": dict(mem=1024, timeout=3600, config={"uml": "uml-density"}, exps=[
+        "full": dict(mem=1024, timeout=3600, exps=[
             ("tar", dict(cgroups=32, limit_mib=8, rounds=3, disk="/dev/vda"))]),
-        "mid": dict(mem=1024, timeout=2400, config={"uml": "uml-density"}, exps=[
-            ("tar", dict(cgroups=16, limit_mib=8, rounds=3, disk="/dev/vda"))]),
-        "short": dict(mem=512, timeout=900, config={"uml": "uml-density"}, exps=[
+        "mid": dict(mem=1024, timeout=2400, exps=[
+            ("tar", dict(cgroups=8, limit_mib=8, rounds=3, disk="/dev/vda"))]),
+        "short": dict(mem=512, timeout=900, exps=[
             ("tar", dict(cgroups=4, limit_mib=8, rounds=2, disk="/dev/vda"))]),
     },
 })
