@@ -25,6 +25,15 @@ has: a first line `klab reproduce on real kernels (BASE), YYYY-MM-DD`,
 then, after its underline, a paragraph that opens with the machine and a
 comma (`QEMU TCG, icount clock ...`). "the host's load A-B on N cores"
 anywhere in the file is copied too.
+
+What a file needs (tests/docs/check_readme_answer.py tries a committed UML
+one): the experiments xarray-2026-vm and unit-cache-2026 (`klab reproduce
+--table xarray-2026-vm --table unit-cache-2026`), each metric of ROWS with a
+row of its base and of every design ROWS names (seed-xarray,
+array-ondemand, indexed; unit-cache over mainline); at the seeds' own
+geometry (`--geometry seed`) the kernel line has no "scaled:" and the
+conditions say so; a run without the model (--no-model) leaves its cells
+"-". The prose above the table may quote only ratios the table has.
 """
 import os
 import re
@@ -104,8 +113,9 @@ def parse(text):
 
 
 def ratio(cell):
-    """'0.053 [0.0513..0.0547]: agrees' -> '0.053x [0.0513..0.0547]: agrees'"""
-    m = re.match(r'^(-?[0-9.e+-]+)( .*)?$', cell)
+    """'0.053 [0.0513..0.0547]: agrees' -> '0.053x [0.0513..0.0547]: agrees';
+    a cell without a ratio ('-' of a run without the model) as it is."""
+    m = re.match(r'^(-?[0-9][0-9.e+-]*)( .*)?$', cell)
     if not m:
         return cell
     return m.group(1) + 'x' + (m.group(2) or '')
@@ -123,12 +133,14 @@ def conditions(text, data, cited):
     shape, the machine and base in later versions, the scaling), and a
     title written above the output when the header lacks them."""
     lines = text.split('\n')
-    exp = data[ROWS[0][0]]
+    exp = experiment(data, ROWS[0][0], cited)
     head = HEAD.match(exp['head'] or '')
-    k = re.match(r'^(?P<shape>.*?); scaled: (?P<scaled>.*?); kernel clock ', exp['kernel'])
+    # At a scaled geometry (fit, short) the kernel line says how; at the
+    # seeds' own (seed) it says nothing.
+    k = re.match(r'^(?P<shape>.*?)(?:; scaled: (?P<scaled>.*?))?; kernel clock ', exp['kernel'])
     if not head or not k:
         raise SystemExit(f'readme-answer: {cited}: {ROWS[0][0]} has no geometry, boots and '
-                         'clock header or no scaled geometry in its kernel line')
+                         'clock header or no kernel line')
     shape = k.group('shape')
     title = re.match(r'^klab reproduce on real kernels \((.*)\), (\d{4}-\d\d-\d\d)$', lines[0].strip())
     on = re.match(r'^(?P<machine>[^(,]+?) \(.*\), (?P<shape>.*) on (?P<base>Linux .*)$', shape)
@@ -149,7 +161,9 @@ def conditions(text, data, cited):
         shape += f', on a host of {host.group(2)} cores at a load of {host.group(1)}'
     return [f'base {base}, with our series', f'machine {machine}, {shape}',
             f'clock {head.group("clock")}', f'{head.group("boots")} boots per design, interleaved',
-            f'geometry `{head.group("geometry")}`: {k.group("scaled")}', f'date {date}']
+            f'geometry `{head.group("geometry")}`' + (
+                f': {k.group("scaled")}' if k.group('scaled') else ": the seeds' own"),
+            f'date {date}']
 
 
 def seedcell(fig, claim):
@@ -158,15 +172,23 @@ def seedcell(fig, claim):
     return f'{fig}, {ratio(claim)}'
 
 
+def experiment(data, exp, cited):
+    """@data's experiment @exp, or SystemExit naming what the table needs."""
+    if exp not in data:
+        need = ', '.join(sorted({e for e, _, _, _ in ROWS}))
+        raise SystemExit(f'readme-answer: {cited} has no {exp} (the table needs {need}: '
+                         'klab reproduce --table of each)')
+    return data[exp]
+
+
 def table(text, cited):
     data = parse(text)
     out = ['Conditions (from `%s`): %s.' % (cited, '; '.join(conditions(text, data, cited))), '']
     out.append('| metric | design | seed | kernel: median [min..max], ratio to the base [range]: verdict | model |')
     out.append('|---|---|---|---|---|')
     for exp, metric, label, designs in ROWS:
-        try:
-            md = data[exp]['metrics'][metric]
-        except KeyError:
+        md = experiment(data, exp, cited)['metrics'].get(metric)
+        if md is None:
             raise SystemExit(f'readme-answer: {cited} has no {exp} {metric}')
         base = md['base']
         if base not in md['rows']:
@@ -181,7 +203,7 @@ def table(text, cited):
                 c = md['claims'][d]
                 seed = seedcell(r[2], c[1])
                 kernel = r[3] if r[3] == 'not measured' else f'{r[3]}, {ratio(c[2])}'
-                model = f'{r[5]}, {ratio(c[3])}'
+                model = r[5] if c[3] == '-' else f'{r[5]}, {ratio(c[3])}'
             else:
                 seed = '-'
                 kernel = r[3]

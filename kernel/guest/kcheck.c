@@ -51,7 +51,8 @@
  *            must have hit (fewer THPs than faulted, the rest fallen back to
  *            small pages). Then the same cgroup, with the failures off, must
  *            queue and split all of them (it recovers). The failures come
- *            from kernel/patches/7.3/debug/unit-fail.patch when the kernel
+ *            from kernel/patches/debug/unit-fail-7.3.patch (array-ondemand)
+ *            or unit-fail-seed-xarray-7.3.patch when the kernel
  *            has it (its parameter, which counts the failures), else from
  *            failslab restricted to the cache "shrinker_info_unit"
  *            (kernel/config/failslab.config, boot with slab_nomerge).
@@ -961,7 +962,7 @@ static const char *thpfail_skip(void)
 	if (!access(UNIT_FAIL, W_OK))
 		return NULL;
 	if (access(FAILSLAB, F_OK))
-		return "neither kernel/patches/7.3/debug/unit-fail.patch nor failslab";
+		return "neither kernel/patches/debug/unit-fail-*7.3.patch nor failslab";
 	if (access(UNIT_FAILSLAB, F_OK))
 		return "no shrinker_info_unit cache (or it is merged: boot with slab_nomerge)";
 	return NULL;

@@ -323,3 +323,11 @@ void stats_of(const double *v, size_t n, struct kstats *out)
 	out->max = n ? s[n - 1] : 0;
 	out->median = !n ? 0 : n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
+
+double median_of(const double *v, size_t n)
+{
+	struct kstats s;
+
+	stats_of(v, n, &s);
+	return s.median;
+}

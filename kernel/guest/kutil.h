@@ -63,5 +63,7 @@ struct kstats {
 	unsigned long n;
 };
 void stats_of(const double *v, size_t n, struct kstats *out);
+/* The median alone. */
+double median_of(const double *v, size_t n);
 
 #endif

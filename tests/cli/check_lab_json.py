@@ -6,13 +6,16 @@ shrinklab/2), every experiment id and every metric of the lab's table is
 present for every design, values are numbers (or null when unavailable),
 every timed row carries its raw samples (n of them, the median among them),
 every row its geometry; seed figures are judged only where comparable; and
-a PNG and its gnuplot script exist for every experiment.
+a PNG and its gnuplot script exist for every experiment; every ratio of a
+claims plot is drawn inside its panel (gnuplot's table mode), and the
+legends' sample of ours wears no design's colour.
 
 usage: check_lab_json.py SHRINKLAB OUT.json PLOTDIR
 """
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -103,8 +106,8 @@ def check_plots(plots, eid, e):
     got = 0
     for data, metric in blocks:
         want = [v for v in claims if v["metric"] == metric]
-        points = re.findall(r'^(\d+) "([^"]*)" (\S+) (\S+) (\S+) (\S+) (\d) (\d) (\d+)$',
-                            data, re.M)
+        points = re.findall(r'^(\d+) "([^"]*)" (\S+) (\S+) (\S+) (\S+) (\d) (\d) (\d+)'
+                            r' \S+ \S+ \S+ \S+$', data, re.M)
         if len(points) != len(want):
             fail("%s-claims.gp %s: %d points for %d claims" % (eid, metric, len(points),
                                                               len(want)))
@@ -122,6 +125,92 @@ def check_plots(plots, eid, e):
         fail("%s-claims.gp: %d points for %d ratio claims" % (eid, got, len(claims)))
     if not os.path.getsize(os.path.join(plots, eid + "-claims.png")):
         fail("%s-claims.png empty" % eid)
+    check_drawn(plots, eid, gp, blocks)
+
+
+# A claims panel's curves: ours, then the seed's four marks at its geometry
+# and four at another.
+CLAIMS_CURVES = 9
+
+
+def drawn_panels(plots, eid, gp):
+    """What gnuplot draws of @gp (ID-claims.gp), in table mode: per claims
+    panel, per curve, the points [(y, type)] (type i: in range, o: out of
+    range, u: undefined); the legend's panel (its points outside on purpose)
+    left out."""
+    gnuplot = shutil.which(os.environ.get("SHRINKLAB_GNUPLOT") or "gnuplot")
+    tab = os.path.join(plots, eid + "-claims.tab")
+    script = os.path.join(plots, eid + "-claims-table.gp")
+    with open(script, "w") as f:
+        f.write(re.sub(r'^set output .*$', 'set output "/dev/null"\nset table "%s"' % tab, gp,
+                       flags=re.M))
+    r = subprocess.run([gnuplot, script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, cwd=plots)
+    if r.returncode != 0 or r.stdout.strip():
+        fail("%s-claims.gp in table mode: %s" % (eid, r.stdout[-600:]))
+    with open(tab) as f:
+        text = f.read()
+    os.unlink(tab)
+    os.unlink(script)
+    panels = []
+    for m in re.finditer(r"^# Curve (\d+) of (\d+), \d+ points\n((?:# .*\n)*)((?:[^#\n].*\n)*)",
+                         text, re.M):
+        k, n, head, rows = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
+        if n != CLAIMS_CURVES or "title" in head:
+            continue            # the legend's panel
+        if k == 0:
+            panels.append([])
+        panels[-1].append([(x.split()[1], x.split()[-1]) for x in rows.splitlines()])
+    return panels
+
+
+def check_drawn(plots, eid, gp, blocks):
+    """Every ratio in a claims panel's data, ours and the seed's, at the
+    seed's geometry or another, is drawn inside the panel (a ratio of 0 at
+    the axis floor, labelled 0x: issue 33, the claims plot left out the
+    seed's ratio of 0 on its log axis while the legend listed it)."""
+    panels = drawn_panels(plots, eid, gp)
+    if len(panels) != len(blocks):
+        fail("%s-claims.gp: %d panels drawn for %d data blocks" % (eid, len(panels),
+                                                                 len(blocks)))
+    for (data, metric), curves in zip(blocks, panels):
+        rows = [x.split('" ')[1].split() for x in data.splitlines() if x and x[0] != "#"]
+        seeds = sum(r[3] != "NaN" for r in rows)
+        ours = sum(r[0] != "NaN" for r in rows)
+        drawn = [pt for c in curves[1:] for pt in c if pt[0] != "NaN"]
+        mine = [pt for pt in curves[0] if pt[0] != "NaN"]
+        if len(drawn) != seeds or len(mine) != ours:
+            fail("%s-claims %s: %d of %d seed ratios and %d of %d of ours drawn"
+                 % (eid, metric, len(drawn), seeds, len(mine), ours))
+        outside = [pt for pt in drawn + mine if pt[1] != "i"]
+        if outside:
+            fail("%s-claims %s: ratios outside the panel (not drawn): %s\n%s"
+                 % (eid, metric, outside, data))
+        if any(float(r[k]) <= 0 for r in rows for k in (0, 1, 3) if r[k] != "NaN") and \
+                not re.search(r'^set title "%s:.*\nset ytics \("0x" ' % re.escape(metric), gp,
+                              re.M):
+            fail("%s-claims %s: a ratio of 0 without the 0x tick" % (eid, metric))
+
+
+def check_legends(plots, eid):
+    """The legends' sample of our points wears no design's colour (issue 33:
+    it was xarray's blue beside the red of the prealloc designs)."""
+    with open(os.path.join(plots, eid + ".gp")) as f:
+        gp = f.read()
+    colours = {"%06x" % int(c) for c in re.findall(r'^\d+ "[^"]*" (?:\S+ ){5}(\d+)$', gp, re.M)}
+    if not colours:
+        fail("%s.gp: no design colours in its data" % eid)
+    names = [eid + ".gp"] + ([eid + "-claims.gp"] if os.path.exists(
+        os.path.join(plots, eid + "-claims.gp")) else [])
+    for name in names:
+        with open(os.path.join(plots, name)) as f:
+            sample = re.search(r'^.*\$legend using .* lc rgb "#([0-9a-f]{6})" title "ours',
+                               f.read(), re.M)
+        if not sample:
+            fail("%s: no legend sample of our points" % name)
+        if sample.group(1) in colours:
+            fail("%s: the legend's sample of ours is a design's colour (#%s)"
+                 % (name, sample.group(1)))
 
 
 def main():
@@ -175,6 +264,7 @@ def main():
             if f.read(8) != b"\x89PNG\r\n\x1a\n":
                 fail("%s.png is not a PNG" % eid)
         check_plots(plots, eid, e)
+        check_legends(plots, eid)
     # At the quick scale nothing is at a seed geometry except the CPU-only
     # unit counts and the pods, whose seed gives no geometry.
     judged = [(e["id"], v["metric"]) for e in doc["experiments"] for v in e["verdicts"]

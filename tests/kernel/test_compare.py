@@ -207,22 +207,6 @@ class Join(unittest.TestCase):
         self.assertEqual(compare.verdict("across", "lower"), "inconclusive")
         self.assertEqual(compare.verdict(None, "lower"), "not compared")
 
-    def test_mapping_file_of_a_series_wins(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            with open(os.path.join(tmp, "model"), "w") as f:
-                f.write("# root bits kept, as the series does\nindexed+units=kmalloc\n")
-            label, notes = compare.model_design("indexed", tmp)
-        self.assertEqual(label, "indexed+units=kmalloc")
-        self.assertEqual(notes, ["root bits kept, as the series does"])
-        # Without a directory: the series of that name in kernel/patches/
-        # (the one design map; compare.py's old table and its contradicting
-        # indexed row are gone).
-        with open(os.path.join(klabtest.REPO, "kernel", "patches", "history-6.12", "indexed",
-                               "model")) as f:
-            label = [x.strip() for x in f if x.strip() and not x.startswith("#")][0]
-        self.assertEqual(compare.model_design("indexed")[0], label)
-        self.assertIsNone(compare.model_design("zztest")[0])
-
 
 if __name__ == "__main__":
     unittest.main()

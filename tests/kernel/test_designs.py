@@ -189,5 +189,48 @@ class NoAuthor(unittest.TestCase):
         self.assertEqual(found, [], "exported patches name an author")
 
 
+class ModelMap(unittest.TestCase):
+    """The one design map: a series' file `model`, mainline's constant."""
+
+    def write(self, tmp, text):
+        with open(os.path.join(tmp, "model"), "w") as f:
+            f.write(text)
+
+    def test_mapping_file_of_a_series_wins(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.write(tmp, "# root bits kept, as the series does\nindexed+units=kmalloc\n")
+            label, notes = designs.model_design("indexed", tmp)
+        self.assertEqual(label, "indexed+units=kmalloc")
+        self.assertEqual(notes, ["root bits kept, as the series does"])
+        # Without a directory: the series of that name in kernel/patches/.
+        with open(os.path.join(klabtest.REPO, "kernel", "patches", "history-6.12", "indexed",
+                               "model")) as f:
+            label = [x.strip() for x in f if x.strip() and not x.startswith("#")][0]
+        self.assertEqual(designs.model_design("indexed")[0], label)
+        self.assertIsNone(designs.model_design("zztest")[0])
+        self.assertEqual(designs.model_design("mainline")[0], designs.MAINLINE_MODEL[0])
+
+    def test_a_command_line_word_picks_its_label(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.write(tmp, "# a note\nprealloc\nwhen cgroup.memory=nokmem: flat+nonslab_ids\n"
+                       "when nosmp: -\n")
+            self.assertEqual(designs.model_design("x", tmp), ("prealloc", ["a note"]))
+            self.assertEqual(designs.model_design("x", tmp, "quiet cgroup.memory=nokmem")[0],
+                             "flat+nonslab_ids")
+            label, why = designs.model_design("x", tmp, "nosmp")
+            self.assertIsNone(label)
+            self.assertIn("booted with nosmp", why[0])
+            self.write(tmp, "prealloc\nwhen cgroup.memory=nokmem\n")
+            with self.assertRaises(RuntimeError):
+                designs.model_design("x", tmp)
+
+    def test_the_repos_nokmem_labels(self):
+        nokmem = "cgroup.memory=nokmem"
+        self.assertEqual(designs.model_design("nonslab-ids", None, nokmem)[0],
+                         "prealloc+nonslab_ids")
+        self.assertEqual(designs.model_design("nonslab-ids")[0], "prealloc")
+        self.assertIsNone(designs.model_design("nokmem-noinfo", None, nokmem)[0])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's JSON: the writer (kernel/guest/kjson.c, compiled here with its
-test driver) and a saved guest document validate against
-data/shrinklab.schema.json, and a negative clock sample does not; the model
-runs at the N the guest really used (klab.model.model_args).
+test driver, completed by klab's record, klab.record) and a saved guest
+document validate against data/shrinklab.schema.json, and a negative clock
+sample does not; the model runs at the N the guest really used
+(klab.model.model_args).
 Run: python3 tests/kernel/test_guest_json.py (make check: Meson test kernel_guest_json)."""
 import json
 import os
@@ -12,7 +13,7 @@ import tempfile
 import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
-from klab import model
+from klab import model, record
 from klabtest import REPO, fixture
 from schema_check import validate
 
@@ -32,7 +33,9 @@ class GuestJson(unittest.TestCase):
             out = subprocess.run([exe, "--x", 'a"b'], check=True, stdout=subprocess.PIPE,
                                  text=True).stdout
         doc = json.loads(out)
-        validate(doc)
+        # klab adds the record (CPU model, kind, load, host) when it saves a
+        # guest's document: the guest's raw output is whole only with it.
+        validate(record.stamp(doc, "qemu", record.host(), record.loadavg()))
         self.assertEqual(doc["schema"], "shrinklab/2")
         self.assertEqual(doc["command"][1:], ["--x", 'a"b'])
         self.assertEqual([e["id"] for e in doc["experiments"]], ["units", "drop_caches"])

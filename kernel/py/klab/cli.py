@@ -9,7 +9,7 @@ import sys
 from . import bases, boot, designs, packages, paths
 from .commands import boot as boot_cmd
 from .commands import (build, check, checkpatch, compile_check, idreuse, lab, profile,
-                       reproduce, selftests, spread, torture, trial, work)
+                       reproduce, selftests, spread, thpfail, torture, trial, work)
 from .run import Run, log
 
 
@@ -41,6 +41,9 @@ COMMANDS = (
             torture.arguments, torture.main),
     Command("idreuse", "the id-reuse window: mainline strands objects, fix-id-reuse "
             "does not (kcheck_reuse, debug delay)", idreuse.arguments, idreuse.main),
+    Command("thpfail", "the THP queue's unit under failure injection: array-ondemand and "
+            "seed-xarray strand no THP, their controls do (kcheck_thpfail)",
+            thpfail.arguments, thpfail.main),
     Command("checkpatch", "checkpatch.pl --strict on every patch", checkpatch.arguments,
             checkpatch.main),
     Command("compile", "every patch's touched objects at W=1, one patch at a time "

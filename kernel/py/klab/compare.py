@@ -32,20 +32,13 @@ import json
 import os
 import statistics
 
-from . import bases, designs
+from . import bases
+from .designs import model_design
 from . import verdict as rule
 
 # The class boundaries are the verdicts' (verdict.py, as shrinklab's).
 SAME_LO, SAME_HI = rule.SAME_LO, rule.SAME_HI
 BASE = "mainline"
-
-# The design map, kernel series -> model label, is each series' file
-# `model` beside its patches (first line that is not '#': the label; lines
-# starting with '#' are notes), read here alone: model_design(). Mainline
-# has no series directory; its model is this constant.
-MAINLINE_MODEL = ("prealloc", [
-    "units from kmalloc-1k and a pointer array per cgroup and node sized by "
-    "shrinker_nr_max, every list_lru visited at offline: mainline's work"])
 
 # Said of every mapping: where the model's work is not the kernel's.
 COMMON_NOTES = [
@@ -85,40 +78,6 @@ RATIOS = [
     ("slab per cgroup after umount / before mounts", "highwater",
      "slab_bytes_per_empty_cgroup_after_umount", "slab_bytes_per_empty_cgroup_before_mounts"),
 ]
-
-
-def _model_file(series_dir):
-    """(label, notes) of the file `model` in @series_dir, or None."""
-    path = os.path.join(series_dir, "model")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        lines = [x.strip() for x in f if x.strip()]
-    label = next((x for x in lines if not x.startswith("#")), None)
-    notes = [x.lstrip("#").strip() for x in lines if x.startswith("#")]
-    return (label, notes) if label else None
-
-
-def model_design(design, series_dir=None):
-    """(model label, notes) for kernel design @design, or (None, [why]): the
-    file `model` in its series' directory @series_dir, else in another
-    series of that name in kernel/patches/ (a design is the same work on
-    every base unless its base's series says otherwise); mainline's is
-    MAINLINE_MODEL."""
-    if design == BASE and not series_dir:
-        label, notes = MAINLINE_MODEL
-        return label, list(notes)
-    dirs = [series_dir] if series_dir else []
-    dirs += [d.dir for d in designs.every_series() if d.name == design and d.dir != series_dir]
-    for d in dirs:
-        found = _model_file(d)
-        if found:
-            return found[0], list(found[1])
-    if design == BASE:
-        label, notes = MAINLINE_MODEL
-        return label, list(notes)
-    return None, ["no model design is mapped to kernel:%s (a file `model` beside its series, "
-                  "kernel/patches/README.md)" % design]
 
 
 def kernel_name(design):

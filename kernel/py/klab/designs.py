@@ -14,8 +14,16 @@ starts with "history" are history: they build when named (on their base),
 and no command takes them by default. A series is its
 *.patch files in name order, less those that change no file (a git
 format-patch cover letter, 0000-cover-letter.patch: patch(1) would call it
-garbage). A design's directory may hold a file `model` naming its model
-design (compare.model_design).
+garbage).
+
+The design map, kernel design -> the model design that does its work, is
+here alone (model_design()): each series' file `model` beside its patches,
+and for mainline, which has no directory, MAINLINE_MODEL. In the file, the
+first line that is neither a note ('#') nor a `when` line is the label;
+'#' lines are notes (what the model does differently); a line
+`when WORD: LABEL` names the label for a guest booted with WORD on its
+command line (e.g. `when cgroup.memory=nokmem: prealloc+nonslab_ids`),
+LABEL `-` when the model has no design doing that work.
 
 An outside series (every command's --series DIR, or --git TREE --range
 BASE..TIP, with --name and optionally --config-fragment) is a design like
@@ -40,7 +48,14 @@ NOT_DESIGNS = {
     "debug": "test aids applied by hand (kernel/patches/README.md), part of no series",
 }
 BASE_FILE = "base"
+MODEL_FILE = "model"
 HISTORY_PREFIX = "history"
+NO_MODEL = "-"
+
+# Mainline has no series directory: its model design and notes.
+MAINLINE_MODEL = ("prealloc", [
+    "units from kmalloc-1k and a pointer array per cgroup and node sized by "
+    "shrinker_nr_max, every list_lru visited at offline: mainline's work"])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +114,59 @@ def base_of(directory):
         raise RuntimeError("%s: one word, the base (e.g. 7.3)" % os.path.join(directory,
                                                                              BASE_FILE))
     return words[0]
+
+
+def _model_file(series_dir):
+    """(label, notes, {word: label or None}) of the file `model` in
+    @series_dir, or None (no file, or no label in it)."""
+    path = os.path.join(series_dir, MODEL_FILE)
+    if not os.path.exists(path):
+        return None
+    label, notes, when = None, [], {}
+    with open(path) as f:
+        for line in (x.strip() for x in f):
+            if not line:
+                continue
+            if line.startswith("#"):
+                notes.append(line.lstrip("#").strip())
+            elif line.startswith("when "):
+                word, sep, alt = line[len("when "):].partition(":")
+                if not sep or not word.strip() or not alt.strip():
+                    raise RuntimeError("%s: %r: `when WORD: LABEL`" % (path, line))
+                alt = alt.strip()
+                when[word.strip()] = None if alt == NO_MODEL else alt
+            elif label is None:
+                label = line
+    return (label, notes, when) if label else None
+
+
+def model_design(design, series_dir=None, cmdline=""):
+    """(model label, notes) for kernel design @design booted with kernel
+    command line @cmdline, or (None, [why]): the file `model` in its
+    series' directory @series_dir, else in another series of that name in
+    kernel/patches/ (a design is the same work on every base unless its
+    base's series says otherwise); mainline's is MAINLINE_MODEL."""
+    if design == MAINLINE.name and not series_dir:
+        return MAINLINE_MODEL[0], list(MAINLINE_MODEL[1])
+    dirs = [series_dir] if series_dir else []
+    dirs += [d.dir for d in every_series() if d.name == design and d.dir != series_dir]
+    for d in dirs:
+        found = _model_file(d)
+        if not found:
+            continue
+        label, notes, when = found
+        for word in cmdline.split():
+            if word in when:
+                if when[word] is None:
+                    return None, ["the model has no design doing the work of kernel:%s "
+                                  "booted with %s (%s)" % (design, word,
+                                                           os.path.join(d, MODEL_FILE))]
+                return when[word], list(notes)
+        return label, list(notes)
+    if design == MAINLINE.name:
+        return MAINLINE_MODEL[0], list(MAINLINE_MODEL[1])
+    return None, ["no model design is mapped to kernel:%s (a file `model` beside its series, "
+                  "kernel/patches/README.md)" % design]
 
 
 def from_dir(name, directory, fragment=None, origin=None, history=False):

@@ -9,9 +9,11 @@ import subprocess
 from . import paths
 from .shell import sh
 
-# program: its sources in kernel/guest/
+# program: its sources in kernel/guest/ (an experiment script of
+# tools/shrinklab/scripts/ by its path from there, as the model builds it too)
 PROGRAMS = {
-    "klab-guest": ["klab-guest.c", "kutil.c", "kjson.c"],
+    "klab-guest": ["klab-guest.c", "world_kernel.c", "../../tools/shrinklab/scripts/kernel_lab.c",
+                   "kutil.c", "kjson.c"],
     "ktorture": ["ktorture.c", "kwlib.c", "kutil.c", "kjson.c"],
     "kwork": ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c",
               "kw_density.c", "kw_tar.c", "kutil.c", "kjson.c"],
@@ -38,18 +40,26 @@ def source_version():
     return version, (r.stdout.strip() or None) if r.returncode == 0 else None
 
 
-def compile_programs(run):
-    """{program: path} of kernel/guest/'s programs, compiled into out/guest/."""
+def shared_programs():
+    """The programs built from a source outside kernel/guest/ (a script the
+    model compiles too)."""
+    return [n for n, srcs in PROGRAMS.items() if any(s.startswith("..") for s in srcs)]
+
+
+def compile_programs(run, only=None):
+    """{program: path} of kernel/guest/'s programs (or those named in
+    @only), compiled into out/guest/."""
     out = run.path("guest")
     os.makedirs(out, exist_ok=True)
     version, rev = source_version()
     defs = ['-DKLAB_VERSION="%s"' % version, '-DKLAB_GIT_REVISION="%s"' % (rev or "")]
+    names = [n for n in PROGRAMS if only is None or n in only]
     with run.step("compile guest programs"):
-        for name, srcs in PROGRAMS.items():
+        for name in names:
             sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror"] + defs +
-               ["-o", os.path.join(out, name)] + [os.path.join(paths.GUEST, s) for s in srcs] +
-               ["-lm"])
-    return {n: os.path.join(out, n) for n in PROGRAMS}
+               ["-o", os.path.join(out, name)] +
+               [os.path.join(paths.GUEST, s) for s in PROGRAMS[name]] + ["-lm"])
+    return {n: os.path.join(out, n) for n in names}
 
 
 def cgroup_util(src):

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The model beside the kernel: `shrinklab kernel`
 (tools/shrinklab/lab/kernel_experiments.c) runs the guest's experiments at the geometry each guest really ran, for the
-model design each kernel design maps to (compare.model_design)."""
+model design each kernel design maps to (designs.model_design)."""
 import json
 import os
 import re
 import subprocess
 
-from . import compare, paths
+from . import compare, designs, paths
 from .run import log
 from .shell import sh
 
@@ -77,7 +77,7 @@ def model_todo(docs, series_dirs, args_of, what):
     todo = []
     for doc in docs:
         d = compare.kernel_name(doc["run"]["design"])
-        label, _ = compare.model_design(d, (series_dirs or {}).get(d))
+        label, _ = designs.model_design(d, (series_dirs or {}).get(d))
         if not label:
             log("kernel:%s: no model design mapped; %s shows the kernel alone" % (d, what))
             continue

@@ -34,8 +34,9 @@ import re
 import shutil
 import subprocess
 
-from . import bases, boot, compare, paths, workmodel
+from . import bases, boot, compare, paths, record, workmodel
 from .boots import checked_boot
+from .designs import model_design
 
 DATA = os.path.join(paths.REPO, "data", "kernel_workloads.tsv")
 NODES = 4
@@ -401,6 +402,7 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
         accel = "uml"
     else:
         accel = "kvm" if boot.kvm_usable()[0] else "tcg"
+    host = record.host()
     run.plan_boots(boots * len(names) * len(chosen))
     for rnd in range(boots):
         for name in names:
@@ -410,6 +412,7 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
                     "%Y-%m-%dT%H:%M:%SZ")
                 tmp = run.path(label + ".disks")
                 os.makedirs(tmp, exist_ok=True)
+                load_start = record.loadavg()
                 try:
                     img = (images_of or {}).get(name, images)[d.name]
                     spec = boot_spec(name, geometry, img, prog, tmp, d.name, accel, date, clock,
@@ -433,6 +436,7 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
                 doc["machine"]["accelerator"] = r.accel_words()
                 doc["machine"]["clock"] = r.clock
                 doc["machine"]["machine"] = on
+                record.stamp(doc, on, host, load_start)
                 doc["run"]["boot"] = rnd
                 doc["run"]["workload"] = name
                 doc["run"]["clock"] = clock
@@ -460,7 +464,7 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
         if d not in designs:
             designs.append(d)
     designs.sort(key=lambda d: d != compare.BASE)
-    mapping = {d: compare.model_design(d, (series_dirs or {}).get(d))[0] for d in designs}
+    mapping = {d: model_design(d, (series_dirs or {}).get(d))[0] for d in designs}
     out = {"designs": designs, "mapping": mapping, "experiments": []}
     for exp in order:
         rows = []

@@ -3,7 +3,7 @@
 containers` (tools/shrinklab/lab/container_experiment.c) runs the guest's
 container workload (kernel/guest/kw_containers.c) at the geometry each
 guest really ran, for the model design each kernel design maps to
-(compare.model_design), and says which of the guest's metrics the model
+(designs.model_design), and says which of the guest's metrics the model
 does not model (page cache, kswapd), so the table never leaves a silent
 blank."""
 import os

@@ -408,7 +408,7 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 	bool plot_failed = false;
 	FILE *out;
 	uint64_t t0 = lab_now_ns();
-	size_t nr = 0;
+	size_t nr = 0, nr_selected = 0;
 	int ret;
 
 	ret = lab_seeds_load(&seeds, r->data, err, sizeof(err));
@@ -424,6 +424,8 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 	/* With an output on stdout, people read the tables on stderr. */
 	out = lab_outputs_on_stdout(&outs) ? stderr : stdout;
 	lab_progress_enable(!r->opt.quiet);
+	for (size_t i = 0; i < lab_nr_experiments; i++)
+		nr_selected += selected(r, i);
 	lab_design_label(&r->design, label, sizeof(label));
 	lab_report_header(out, r->sub, &r->opt, r->one_design ? label : NULL);
 	for (size_t i = 0; i < lab_nr_experiments && !ret; i++) {
@@ -432,6 +434,7 @@ static int run_all(const struct lab_driver_spec *spec, struct lab_request *r)
 
 		if (!selected(r, i))
 			continue;
+		lab_progress_experiment(e->id, nr + 1, nr_selected);
 		ret = run_one(r, e, run);
 		nr++;
 		if (ret) {

@@ -118,11 +118,11 @@ static void usage(FILE *out)
 	shrinklab_print_exit_codes(out);
 }
 
-static int parse_ladder(const char *s, struct lab_kernel_geometry *g, const char **why)
+static int parse_ladder(const char *s, struct kl_geometry *g, const char **why)
 {
-	char buf[128], *item[LAB_KERNEL_MAX_RUNGS];
-	unsigned int ladder[LAB_KERNEL_MAX_RUNGS];
-	int n = lab_list_split(s, ',', false, buf, sizeof(buf), item, LAB_KERNEL_MAX_RUNGS, why);
+	char buf[128], *item[KL_MAX_RUNGS];
+	unsigned int ladder[KL_MAX_RUNGS];
+	int n = lab_list_split(s, ',', false, buf, sizeof(buf), item, KL_MAX_RUNGS, why);
 
 	if (n < 0)
 		return n;
@@ -146,7 +146,7 @@ static int parse_ladder(const char *s, struct lab_kernel_geometry *g, const char
 
 /* What the command line asked. */
 struct kernel_request {
-	struct lab_kernel_geometry g;
+	struct kl_geometry g;
 	bool register_given, top_given;
 	struct model_cmd m;
 };
@@ -156,35 +156,35 @@ struct count_option {
 	int opt;
 	const char *name;
 	unsigned long min, max;
-	size_t offset; /* of an unsigned long in struct lab_kernel_geometry */
+	size_t offset; /* of an unsigned long in struct kl_geometry */
 };
 
 static const struct count_option counts[] = {
-	{ OPT_CGROUPS, "--cgroups", 1, 60000, offsetof(struct lab_kernel_geometry, cgroups) },
+	{ OPT_CGROUPS, "--cgroups", 1, 60000, offsetof(struct kl_geometry, cgroups) },
 	{ OPT_REGISTER_CGROUPS, "--register-cgroups", 1, 60000,
-	  offsetof(struct lab_kernel_geometry, register_cgroups) },
+	  offsetof(struct kl_geometry, register_cgroups) },
 	{ OPT_TOP_CGROUPS, "--top-cgroups", 1, 60000,
-	  offsetof(struct lab_kernel_geometry, top_cgroups) },
+	  offsetof(struct kl_geometry, top_cgroups) },
 	{ OPT_UNITS_CGROUPS, "--units-cgroups", 1, 60000,
-	  offsetof(struct lab_kernel_geometry, units_cgroups) },
+	  offsetof(struct kl_geometry, units_cgroups) },
 	{ OPT_CHURN_CGROUPS, "--churn-cgroups", 1, 60000,
-	  offsetof(struct lab_kernel_geometry, churn_cgroups) },
+	  offsetof(struct kl_geometry, churn_cgroups) },
 	{ OPT_REGISTER_BATCH, "--register-batch", 1, 1000000,
-	  offsetof(struct lab_kernel_geometry, register_batch) },
+	  offsetof(struct kl_geometry, register_batch) },
 	{ OPT_HIGHWATER_MOUNTS, "--highwater-mounts", 1, 10000000,
-	  offsetof(struct lab_kernel_geometry, highwater_mounts) },
+	  offsetof(struct kl_geometry, highwater_mounts) },
 	{ OPT_SAMPLES, "--samples", 1, LAB_MAX_SAMPLES,
-	  offsetof(struct lab_kernel_geometry, samples) },
+	  offsetof(struct kl_geometry, samples) },
 	{ OPT_CHURN_SAMPLES, "--churn-samples", 1, LAB_MAX_SAMPLES,
-	  offsetof(struct lab_kernel_geometry, churn_samples) },
+	  offsetof(struct kl_geometry, churn_samples) },
 	{ OPT_REGISTER_SAMPLES, "--register-samples", 1, LAB_MAX_SAMPLES,
-	  offsetof(struct lab_kernel_geometry, register_samples) },
-	{ OPT_WALK_POINTS, "--walk-points", 2, LAB_KERNEL_MAX_POINTS,
-	  offsetof(struct lab_kernel_geometry, walk_points) },
+	  offsetof(struct kl_geometry, register_samples) },
+	{ OPT_WALK_POINTS, "--walk-points", 2, KL_MAX_POINTS,
+	  offsetof(struct kl_geometry, walk_points) },
 	{ OPT_HOST_SHRINKERS, "--host-shrinkers", 0, 100000,
-	  offsetof(struct lab_kernel_geometry, host_shrinkers) },
-	{ OPT_NODES, "--nodes", 1, SHR_MAX_NUMNODES, offsetof(struct lab_kernel_geometry, nodes) },
-	{ OPT_CPUS, "--cpus", 1, 65536, offsetof(struct lab_kernel_geometry, cpus) },
+	  offsetof(struct kl_geometry, host_shrinkers) },
+	{ OPT_NODES, "--nodes", 1, SHR_MAX_NUMNODES, offsetof(struct kl_geometry, nodes) },
+	{ OPT_CPUS, "--cpus", 1, 65536, offsetof(struct kl_geometry, cpus) },
 };
 
 static int parse_value(struct kernel_request *c, int opt, const char *v)
@@ -234,7 +234,7 @@ static int parse_value(struct kernel_request *c, int opt, const char *v)
  * lower, so a later rung under it would be measured at the high water's
  * units and labelled with its own: refused (0, or -1 printed).
  */
-static int check_ladder(const struct lab_kernel_geometry *g)
+static int check_ladder(const struct kl_geometry *g)
 {
 	unsigned long hw = (g->host_shrinkers + g->highwater_mounts + 63) / 64;
 
@@ -308,7 +308,7 @@ static int run_kernel(struct kernel_request *c)
 	shrinklab_print_version(c->m.out);
 	lab_report_machine(c->m.out, "machine", lab_machine_at_start(), "at the start");
 	ret = lab_kernel_run(&st);
-	ret = model_cmd_finish(&c->m, ret, st.runs, LAB_K_NR_EXP, (unsigned int)st.g.samples);
+	ret = model_cmd_finish(&c->m, ret, st.runs, KL_NR_EXP, (unsigned int)st.g.samples);
 	lab_kernel_free(&st);
 	return ret;
 }
@@ -320,7 +320,7 @@ int shrinklab_kernel(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.m.sub = "kernel";
-	lab_kernel_geometry_full(&c.g);
+	kl_geometry_full(&c.g);
 	ret = parse(argc, argv, &c);
 	if (ret)
 		return ret > 0 ? SHRINKLAB_EXIT_OK : SHRINKLAB_EXIT_USAGE;

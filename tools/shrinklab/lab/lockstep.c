@@ -122,7 +122,8 @@ int lab_lockstep_populate(struct lab_run *run, struct lab_bench *b, size_t n,
 
 		if (!lab_bench_ok(&b[i]))
 			continue;
-		lab_progress("%s: %lu mounts", b[i].label, s->mounts);
+		lab_progress("mounting: design %zu/%zu, %lu mounts: %s", i + 1, n, s->mounts,
+			     b[i].label);
 		ret = lab_bench_mount(&b[i], s->mounts);
 		if (ret)
 			return ret;
@@ -155,7 +156,8 @@ int lab_lockstep_populate(struct lab_run *run, struct lab_bench *b, size_t n,
 				return ret;
 			continue;
 		}
-		lab_progress("%s: %lu cgroups", b[i].label, b[i].cgroups_target);
+		lab_progress("cgroups: design %zu/%zu, %lu cgroups: %s", i + 1, n,
+			     b[i].cgroups_target, b[i].label);
 		ret = lab_bench_mkcg(&b[i], b[i].cgroups_target - b[i].nr_cgs);
 		if (ret)
 			return ret;
@@ -173,7 +175,10 @@ int lab_lockstep_rounds(struct lab_bench *b, size_t n, unsigned int warmup, unsi
 
 			if (!lab_bench_ok(&b[i]))
 				continue;
-			lab_progress("%s: %s, round %u/%u", b[i].label, what, s, warmup + rounds);
+			lab_progress("%s: round %u/%u, design %zu/%zu, %zu/%zu done, %zu to do: %s",
+				     what, s + 1, warmup + rounds, i + 1, n, s * n + i,
+				     (size_t)(warmup + rounds) * n,
+				     (size_t)(warmup + rounds) * n - s * n - i, b[i].label);
 			shr_rcu_barrier();
 			ret = fn(&b[i], ctx, x);
 			if (ret)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,24 +97,72 @@ void lab_stats_of(const double *v, size_t n, struct lab_stats *out)
 	free(s);
 }
 
+double lab_median(const double *v, size_t n)
+{
+	struct lab_stats st;
+
+	lab_stats_of(v, n, &st);
+	return st.median;
+}
+
+/*
+ * The progress line: what the run is at (the experiment, k of n, set by
+ * lab_progress_experiment()), the wall time since lab_progress_enable(),
+ * then the caller's words; cut to the terminal's width so that the
+ * carriage return redraws one line. Only the main thread draws it.
+ */
 static bool progress_on;
 static bool progress_dirty;
+static uint64_t progress_t0;
+static char progress_where[96];
 
 void lab_progress_enable(bool on)
 {
 	progress_on = on && isatty(STDERR_FILENO);
+	progress_t0 = lab_now_ns();
+	progress_where[0] = '\0';
+}
+
+void lab_progress_experiment(const char *id, size_t k, size_t n)
+{
+	snprintf(progress_where, sizeof(progress_where), "%s %zu/%zu, ", id, k, n);
+}
+
+/* The terminal's width on stderr, 80 when it does not say. */
+static size_t progress_width(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) || ws.ws_col < 20)
+		return 80;
+	return ws.ws_col;
 }
 
 void lab_progress(const char *fmt, ...)
 {
+	unsigned long long s;
+	char line[512];
+	size_t len, width;
 	va_list ap;
+	int n;
 
 	if (!progress_on)
 		return;
-	fputs("\r\033[K", stderr);
+	s = (lab_now_ns() - progress_t0) / 1000000000ull;
+	if (s >= 60)
+		n = snprintf(line, sizeof(line), "%llu min %02llu s so far, %s", s / 60, s % 60,
+			     progress_where);
+	else
+		n = snprintf(line, sizeof(line), "%llu s so far, %s", s, progress_where);
+	len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line + len, sizeof(line) - len, fmt, ap);
 	va_end(ap);
+	width = progress_width();
+	if (strlen(line) >= width)
+		line[width - 1] = '\0';
+	fputs("\r\033[K", stderr);
+	fputs(line, stderr);
 	fflush(stderr);
 	progress_dirty = true;
 }

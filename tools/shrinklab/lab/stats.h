@@ -32,9 +32,19 @@ struct lab_stats {
 };
 /* Median (mean of the middle two for an even count), min, max of @v. */
 void lab_stats_of(const double *v, size_t n, struct lab_stats *out);
+/* Its median alone. */
+double lab_median(const double *v, size_t n);
 
-/* Progress on stderr when it is a terminal (and @on): one line, redrawn. */
+/*
+ * Progress on stderr when it is a terminal (and @on): one line, redrawn,
+ * "<wall time since lab_progress_enable()> so far, <experiment> k/n,
+ * <the caller's words>", cut to the terminal's width; never on stdout, so
+ * the outputs there are the same with it or without.
+ */
 void lab_progress_enable(bool on);
+/* The experiment the run is at: @id, @k of @n (1-based); the next
+ * lab_progress_enable() forgets it. */
+void lab_progress_experiment(const char *id, size_t k, size_t n);
 void lab_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Clear the line. */
 void lab_progress_done(void);

@@ -460,13 +460,18 @@ static bool seed_ratio(const struct lab_result *r, const struct lab_result *b, d
 }
 
 /* Ratio ticks "0.5x", "1x", "2x": 1-2-5 per decade over a range narrower
- * than 1000x, decades over a wider one. */
-static void ratio_ticks(FILE *f, double lo, double hi)
+ * than 1000x, decades over a wider one; "0x" at @zero_at when it is not 0
+ * (a log axis has no 0: a ratio of zero is drawn at its floor). */
+static void ratio_ticks(FILE *f, double lo, double hi, double zero_at)
 {
 	static const double steps[] = { 1, 2, 5 };
 	bool dense = hi / lo < 1000, first = true;
 
 	fputs("set ytics (", f);
+	if (zero_at > 0) {
+		fprintf(f, "\"0x\" %.9g", zero_at);
+		first = false;
+	}
 	for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
 		for (size_t k = 0; k < (dense ? 3 : 1); k++) {
 			double v = d * steps[k];
@@ -482,7 +487,8 @@ static void ratio_ticks(FILE *f, double lo, double hi)
 /* One panel per metric with a ratio claim: a point per design the seed
  * compares with the base, ours (median, per-round range) coloured by the
  * verdict, the seed's ratio as a ring, its bound as a triangle, its "same"
- * as a square at 1; the 0.8..1.25 band shaded. */
+ * as a square at 1, in gray where the seed measured at another geometry;
+ * the 0.8..1.25 band shaded. */
 static const char *const claims_legend[] = {
 	("with yerrorbars pt 7 ps 1.3 lc rgb \"#7f7f7f\" title \"ours: ratio of medians, bar: "
 	 "range of the per-round ratios\""),
@@ -490,29 +496,45 @@ static const char *const claims_legend[] = {
 	"with points pt 11 ps 2 lc rgb \"black\" title \"the seed's bound: at most\"",
 	"with points pt 9 ps 2 lc rgb \"black\" title \"the seed's bound: at least\"",
 	"with points pt 4 ps 2.6 lw 2 lc rgb \"black\" title \"the seed: the same within noise\"",
-	"with points pt 6 ps 2.6 lc rgb \"gray60\" title \"the seed's, at another geometry\"",
+	("with points pt 6 ps 2.6 lc rgb \"gray60\" title \"the seed's, at another geometry "
+	 "(gray, the same shapes)\""),
 	"with boxes fs solid 0.6 lc rgb \"#dddddd\" title \"0.8..1.25: the same within noise\"",
 	"with points pt 7 ps 1.3 lc rgb \"#2ca02c\" title \"ours, the verdict: agrees\"",
 	"with points pt 7 ps 1.3 lc rgb \"#d62728\" title \"disagrees\"",
 	"with points pt 7 ps 1.3 lc rgb \"#ff7f0e\" title \"inconclusive\"",
 	"with points pt 7 ps 1.3 lc rgb \"#7f7f7f\" title \"not compared (another geometry)\"",
+	"with points pt 7 ps 0 lc rgb \"white\" title \"0x: a ratio of zero, at the axis floor\"",
 };
 
-static void claims_panel(FILE *f, const struct lab_run *run, const struct lab_metric *m,
-			 size_t idx)
+/* The seed's marks of a claims panel: point type, size, line width, by
+ * seed_ratio()'s kind. */
+static const struct {
+	int pt;
+	double ps;
+	int lw;
+} seed_marks[] = { { 6, 2.6, 2 }, { 11, 2, 1 }, { 9, 2, 1 }, { 4, 2.6, 2 } };
+
+/* One claim of a claims panel, as measured and as drawn. */
+struct claim_point {
+	const struct lab_verdict *v;
+	bool has_q, has_s, compared;
+	struct lab_ratio q;
+	double sq;
+	int kind;
+};
+
+/* The claims of @run on @m into @p (at most @max); their count. The
+ * positive ratios widen [*lo, *hi]; *zero says whether any is 0 or below. */
+static size_t claim_points(const struct lab_run *run, const struct lab_metric *m,
+			   const struct lab_result *b, struct claim_point *p, size_t max,
+			   double *lo, double *hi, bool *zero)
 {
-	const struct lab_result *b = lab_run_base_row(run, m->name);
-	double lo = LAB_SAME_LO, hi = LAB_SAME_HI;
 	size_t x = 0;
 
-	fprintf(f, "$c%zu << EOD\n# x label ours lo hi seed kind comparable colour\n", idx);
-	for (size_t i = 0; i < run->nr_verdicts; i++) {
+	for (size_t i = 0; i < run->nr_verdicts && x < max; i++) {
 		const struct lab_verdict *v = &run->verdicts[i];
 		const struct lab_result *r = NULL;
-		struct lab_ratio q;
-		double sq = 0;
-		int kind = 0;
-		bool has_q, has_s;
+		struct claim_point *c = &p[x];
 
 		if (strcmp(v->metric, m->name) || !strcmp(v->claim, "count"))
 			continue;
@@ -520,24 +542,71 @@ static void claims_panel(FILE *f, const struct lab_run *run, const struct lab_me
 			if (!strcmp(run->rows[k].metric, m->name) &&
 			    !strcmp(run->rows[k].design, v->design))
 				r = &run->rows[k];
-		has_q = r && b && lab_ratio_of(r, b, &q) && !lab_result_under_resolution(r) &&
-			!lab_result_under_resolution(b);
-		has_s = r && seed_ratio(r, b, &sq, &kind);
-		fprintf(f, "%zu \"%s\\n%s\"", x++, v->design, lab_verdict_name(v->kind));
-		data_number(f, has_q, has_q ? q.median : 0);
-		data_number(f, has_q, has_q ? q.lo : 0);
-		data_number(f, has_q, has_q ? q.hi : 0);
-		data_number(f, has_s, sq);
-		fprintf(f, " %d %d %lu\n", kind, r && r->seed_comparable ? 1 : 0,
-			verdict_colour(v->kind));
-		if (has_q && q.lo > 0) {
-			lo = q.lo < lo ? q.lo : lo;
-			hi = q.hi > hi ? q.hi : hi;
+		memset(c, 0, sizeof(*c));
+		c->v = v;
+		c->has_q = r && b && lab_ratio_of(r, b, &c->q) && !lab_result_under_resolution(r) &&
+			   !lab_result_under_resolution(b);
+		c->has_s = r && seed_ratio(r, b, &c->sq, &c->kind);
+		/* Black only where the claim was judged at the seed's geometry
+		 * (the base's too). */
+		c->compared = r && r->seed_comparable && v->kind != LAB_V_NOT_COMPARED;
+		if (c->has_q) {
+			const double q[3] = { c->q.median, c->q.lo, c->q.hi };
+
+			for (int k = 0; k < 3; k++) {
+				*zero |= q[k] <= 0;
+				*lo = q[k] > 0 && q[k] < *lo ? q[k] : *lo;
+				*hi = q[k] > *hi ? q[k] : *hi;
+			}
 		}
-		if (has_s && sq > 0) {
-			lo = sq < lo ? sq : lo;
-			hi = sq > hi ? sq : hi;
+		if (c->has_s) {
+			*zero |= c->sq <= 0;
+			*lo = c->sq > 0 && c->sq < *lo ? c->sq : *lo;
+			*hi = c->sq > *hi ? c->sq : *hi;
 		}
+		x++;
+	}
+	return x;
+}
+
+/* @v as drawn on a log axis whose floor stands for 0. */
+static double drawn(double v, double floor_at)
+{
+	return v > 0 ? v : floor_at;
+}
+
+static void claims_panel(FILE *f, const struct lab_run *run, const struct lab_metric *m,
+			 size_t idx)
+{
+	const struct lab_result *b = lab_run_base_row(run, m->name);
+	struct claim_point p[LAB_MAX_DESIGNS];
+	double lo = LAB_SAME_LO, hi = LAB_SAME_HI, bottom, floor_at = 0;
+	bool zero = false;
+	size_t n = claim_points(run, m, b, p, LAB_MAX_DESIGNS, &lo, &hi, &zero);
+
+	/* 0x a notch below the lowest tick (lo / 2), the axis's end below it. */
+	bottom = lo / 2;
+	if (zero) {
+		floor_at = lo / 5;
+		bottom = floor_at / 1.6;
+	}
+	fprintf(f, "$c%zu << EOD\n# x label ours lo hi seed kind comparable colour, then as "
+		   "drawn (0x at the floor): ours lo hi seed\n", idx);
+	for (size_t x = 0; x < n; x++) {
+		const struct claim_point *c = &p[x];
+
+		fprintf(f, "%zu \"%s\\n%s\"", x, c->v->design, lab_verdict_name(c->v->kind));
+		data_number(f, c->has_q, c->q.median);
+		data_number(f, c->has_q, c->q.lo);
+		data_number(f, c->has_q, c->q.hi);
+		data_number(f, c->has_s, c->sq);
+		fprintf(f, " %d %d %lu", c->kind, c->compared ? 1 : 0,
+			verdict_colour(c->v->kind));
+		data_number(f, c->has_q, drawn(c->q.median, floor_at));
+		data_number(f, c->has_q, drawn(c->q.lo, floor_at));
+		data_number(f, c->has_q, drawn(c->q.hi, floor_at));
+		data_number(f, c->has_s, drawn(c->sq, floor_at));
+		fputc('\n', f);
 	}
 	fputs("EOD\n", f);
 	{
@@ -549,27 +618,22 @@ static void claims_panel(FILE *f, const struct lab_run *run, const struct lab_me
 		gp_string(f, title);
 		fputs(" noenhanced\n", f);
 	}
-	ratio_ticks(f, lo / 2, hi * 2);
+	ratio_ticks(f, lo / 2, hi * 2, floor_at);
 	fprintf(f, "set logscale y\n"
 		   "set yrange [%.9g:%.9g]\nset xrange [-0.6:%zu.6]\n"
 		   "set object 1 rect from graph 0, first %g to graph 1, first %g fc rgb "
 		   "\"#dddddd\" fs solid 0.6 noborder behind\n",
-		lo / 2, hi * 2, x ? x - 1 : 0, LAB_SAME_LO, LAB_SAME_HI);
+		bottom, hi * 2, n ? n - 1 : 0, LAB_SAME_LO, LAB_SAME_HI);
 	fputs("unset key\n", f);
-	fprintf(f, "plot $c%zu using 1:3:4:5:9:xtic(2) with yerrorbars pt 7 ps 1.3 "
-		   "lc rgb variable notitle, \\\n"
-		   "     $c%zu using 1:($7 == 0 && $8 == 1 ? $6 : NaN) with points pt 6 ps 2.6 "
-		   "lw 2 lc rgb \"black\" notitle, \\\n"
-		   "     $c%zu using 1:($7 == 1 && $8 == 1 ? $6 : NaN) with points pt 11 ps 2 "
-		   "lc rgb \"black\" notitle, \\\n"
-		   "     $c%zu using 1:($7 == 2 && $8 == 1 ? $6 : NaN) with points pt 9 ps 2 "
-		   "lc rgb \"black\" notitle, \\\n"
-		   "     $c%zu using 1:($7 == 3 && $8 == 1 ? $6 : NaN) with points pt 4 ps 2.6 "
-		   "lw 2 lc rgb \"black\" notitle, \\\n"
-		   "     $c%zu using 1:($8 == 0 ? $6 : NaN) with points pt 6 ps 2.6 "
-		   "lc rgb \"gray60\" notitle\n"
-		   "unset object 1\nset yrange [*:*]\nset format y \"%%g\"\n",
-		idx, idx, idx, idx, idx, idx);
+	fprintf(f, "plot $c%zu using 1:10:11:12:9:xtic(2) with yerrorbars pt 7 ps 1.3 "
+		   "lc rgb variable notitle", idx);
+	for (int compared = 1; compared >= 0; compared--)
+		for (int kind = 0; kind < 4; kind++)
+			fprintf(f, ", \\\n     $c%zu using 1:($7 == %d && $8 == %d ? $13 : NaN) "
+				   "with points pt %d ps %g lw %d lc rgb \"%s\" notitle", idx, kind,
+				compared, seed_marks[kind].pt, seed_marks[kind].ps,
+				seed_marks[kind].lw, compared ? "black" : "gray60");
+	fputs("\nunset object 1\nset yrange [*:*]\nset format y \"%g\"\n", f);
 }
 
 /* DIR/<id>-claims.gp and .png when the run has ratio claims: 0, 1 (none),

@@ -5,10 +5,8 @@ combined JSON, kernel beside model (kernel-lab-GEOMETRY.{txt,json})."""
 import argparse
 import datetime
 import json
-import os
-import platform
 
-from .. import boot, build, compare, designs, guest, machine, metrics, model, spread, tree
+from .. import boot, build, compare, designs, guest, machine, metrics, model, record, spread, tree
 from ..boots import checked_boot
 from ..geometry import CPUS, GEOMETRY, NODES
 from ..run import load_average, log
@@ -42,19 +40,6 @@ def clock_arg(text):
     return text
 
 
-def host_machine():
-    """The host's facts, for machine.host of each guest's document."""
-    mem = 0
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemTotal:"):
-                mem = int(line.split()[1]) * 1024
-    u = platform.uname()
-    return {"cpus": os.cpu_count(), "memory_bytes": mem, "hostname": u.node,
-            "kernel": "%s %s %s %s" % (u.system, u.release, u.version, u.machine),
-            "load": load_average()}
-
-
 def lab_boots(run, chosen, images, prog, geometry, boots, clock, on="qemu"):
     """Boot every design @boots times (interleaved) on machine @on; each
     guest's own shrinklab/2 document, with the host's facts added, in boot
@@ -63,13 +48,13 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock, on="qemu"):
     docs = []
     accel = "uml" if on == "uml" else "kvm" if boot.kvm_usable()[0] else "tcg"
     clock = machine.clock(on, clock)
-    host = host_machine()
+    host = record.host()
     run.plan_boots(boots * len(chosen))
     for rnd in range(boots):
         for d in chosen:
             label = "lab-%s-%s-%d" % (geometry, d.name, rnd)
             date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            load_start = load_average()
+            load_start, load_words = record.loadavg(), load_average()
             args = ["--design", "kernel:" + d.name, "--accel", accel, "--scale", geometry,
                     "--date", date] + g["args"]
             r = checked_boot(run, label, boot.BootSpec(
@@ -91,9 +76,9 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock, on="qemu"):
             doc["machine"]["accelerator"] = r.accel_words()
             doc["machine"]["clock"] = r.clock
             doc["machine"]["machine"] = on
-            doc["machine"]["host"] = host
+            record.stamp(doc, on, host, load_start)
             doc["run"]["boot"] = rnd
-            doc["run"]["host_load"] = {"start": load_start, "end": load_average()}
+            doc["run"]["host_load"] = {"start": load_words, "end": load_average()}
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
             docs.append(doc)
