@@ -6,50 +6,21 @@
  * finite (a non-finite value is written as null).
  */
 #include <errno.h>
-#include <math.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "json.h"
+#include "jsonw.h"
 #include "machine.h"
 #include "memcg_body.h"
 #include "scale.h"
 #include "version.h"
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-static void json_number(FILE *f, double v)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.9g", v);
-}
-
 static void json_key(FILE *f, bool first, const char *key)
 {
 	if (!first)
 		fputc(',', f);
-	json_string(f, key);
+	jsonw_string(f, key);
 	fputc(':', f);
 }
 
@@ -70,7 +41,7 @@ static void json_geometry(FILE *f, const struct lab_scale *s)
 	fputs(",\"units\":", f);
 	json_count_or_null(f, s->units);
 	fputs(",\"note\":", f);
-	json_string(f, s->note);
+	jsonw_string(f, s->note);
 	fputc('}', f);
 }
 
@@ -103,17 +74,15 @@ static void json_seed(FILE *f, const struct lab_result *r)
 	if (s->same_as_base)
 		fputs("null", f);
 	else
-		json_number(f, s->value);
+		jsonw_number(f, s->value);
 	fputs(",\"relation\":", f);
-	json_string(f, s->same_as_base ? "same" : rel);
+	jsonw_string(f, s->same_as_base ? "same" : rel);
 	fputs(",\"geometry\":", f);
 	json_seed_geometry(f, &s->geo);
 	fprintf(f, ",\"comparable\":%s,\"why\":", r->seed_comparable ? "true" : "false");
-	json_string(f, r->seed_why);
-	fputs(",\"thread\":", f);
-	json_string(f, s->thread);
-	fputs(",\"source\":", f);
-	json_string(f, s->source);
+	jsonw_string(f, r->seed_why);
+	jsonw_field(f, ",\"thread\":", s->thread);
+	jsonw_field(f, ",\"source\":", s->source);
 	fputc('}', f);
 }
 
@@ -122,17 +91,17 @@ static void json_value_or_null(FILE *f, bool null, double v)
 	if (null)
 		fputs("null", f);
 	else
-		json_number(f, v);
+		jsonw_number(f, v);
 }
 
 static void json_result(FILE *f, const struct lab_result *r)
 {
 	fputs("{\"design\":", f);
-	json_string(f, r->design);
+	jsonw_string(f, r->design);
 	fputs(",\"metric\":", f);
-	json_string(f, r->metric);
+	jsonw_string(f, r->metric);
 	fputs(",\"unit\":", f);
-	json_string(f, r->unit);
+	jsonw_string(f, r->unit);
 	fprintf(f, ",\"unavailable\":%s,\"timed\":%s,\"value\":", r->unavailable ? "true" : "false",
 		r->timed ? "true" : "false");
 	json_value_or_null(f, r->unavailable, r->value);
@@ -144,7 +113,7 @@ static void json_result(FILE *f, const struct lab_result *r)
 	for (size_t i = 0; !r->unavailable && i < r->n; i++) {
 		if (i)
 			fputc(',', f);
-		json_number(f, r->raw[i]);
+		jsonw_number(f, r->raw[i]);
 	}
 	fputs("],\"resolution\":", f);
 	json_value_or_null(f, r->unavailable || !r->timed, r->resolution);
@@ -178,16 +147,16 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 	char rel[2] = { v->relation, 0 };
 
 	fputs("{\"metric\":", f);
-	json_string(f, v->metric);
+	jsonw_string(f, v->metric);
 	fputs(",\"design\":", f);
-	json_string(f, v->design);
+	jsonw_string(f, v->design);
 	fputs(",\"base\":", f);
 	if (v->base[0])
-		json_string(f, v->base);
+		jsonw_string(f, v->base);
 	else
 		fputs("null", f);
 	fputs(",\"claim\":", f);
-	json_string(f, v->claim);
+	jsonw_string(f, v->claim);
 	fputs(",\"ours\":", f);
 	json_value_or_null(f, !v->has_ours, v->ours);
 	fputs(",\"ours_lo\":", f);
@@ -197,17 +166,17 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 	fprintf(f, ",\"rounds\":%zu,\"seed\":", v->has_ours ? v->rounds : 0);
 	json_value_or_null(f, !v->has_seed, v->seed);
 	fputs(",\"relation\":", f);
-	json_string(f, rel);
+	jsonw_string(f, rel);
 	fputs(",\"verdict\":", f);
-	json_string(f, verdict_id(v->kind));
+	jsonw_string(f, verdict_id(v->kind));
 	fputs(",\"size_verdict\":", f);
-	json_string(f, size_id(v->size));
+	jsonw_string(f, size_id(v->size));
 	fputs(",\"ours_over_seed_lo\":", f);
 	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_lo);
 	fputs(",\"ours_over_seed_hi\":", f);
 	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_hi);
 	fputs(",\"why\":", f);
-	json_string(f, v->text);
+	jsonw_string(f, v->text);
 	fputc('}', f);
 }
 
@@ -222,17 +191,17 @@ static void json_memcg_body(FILE *f, const struct lab_scale *s)
 	}
 	fprintf(f, "{\"bytes\":%lu,\"nodes\":%d,\"cpus\":%u,\"series\":", c->bytes, c->nodes,
 		c->cpus);
-	json_string(f, c->series);
+	jsonw_string(f, c->series);
 	fputs(",\"measured\":", f);
-	json_string(f, c->what);
+	jsonw_string(f, c->what);
 	fputs(",\"base\":", f);
-	json_string(f, c->base);
+	jsonw_string(f, c->base);
 	fputs(",\"machine\":", f);
-	json_string(f, c->machine);
+	jsonw_string(f, c->machine);
 	fputs(",\"date\":", f);
-	json_string(f, c->date);
+	jsonw_string(f, c->date);
 	fputs(",\"file\":", f);
-	json_string(f, c->file);
+	jsonw_string(f, c->file);
 	fputc('}', f);
 }
 
@@ -255,18 +224,18 @@ static void json_machine(FILE *f)
 		host[0] = '\0';
 	fprintf(f, "{\"cpus\":%ld,\"memory_bytes\":%llu,\"mem_available_bytes\":%llu,\"kernel\":",
 		now.cpus, lab_mem_total(), lab_mem_available());
-	json_string(f, now.kernel);
+	jsonw_string(f, now.kernel);
 	fputs(",\"cpu_model\":", f);
-	json_string(f, now.cpu_model);
+	jsonw_string(f, now.cpu_model);
 	fputs(",\"kind\":", f);
-	json_string(f, now.kind);
+	jsonw_string(f, now.kind);
 	fputs(",\"load_start\":", f);
 	json_load(f, start);
 	fputs(",\"load_end\":", f);
 	json_load(f, &now);
 	if (host[0]) {
 		fputs(",\"hostname\":", f);
-		json_string(f, host);
+		jsonw_string(f, host);
 	}
 	fputc('}', f);
 }
@@ -275,33 +244,14 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		   const struct lab_json_context *ctx)
 {
 	const struct lab_options *opt = ctx->opt;
-	char date[32];
-	time_t now = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fputs("{\"schema\":\"shrinklab/2\",\"tool\":{\"name\":\"shrinklab\",\"version\":", f);
-	json_string(f, shrinklab_version());
-	fputs(",\"git_revision\":", f);
-	if (shrinklab_git_revision()[0])
-		json_string(f, shrinklab_git_revision());
-	else
-		fputs("null", f);
-	fputs("},\"date\":", f);
-	json_string(f, date);
-	fputs(",\"command\":[", f);
-	for (int i = 0; i < ctx->argc; i++) {
-		if (i)
-			fputc(',', f);
-		json_string(f, ctx->argv[i]);
-	}
-	fputs("],\"machine\":", f);
+	jsonw_head(f, "shrinklab", shrinklab_version(), shrinklab_git_revision(), NULL, ctx->argc,
+		   ctx->argv);
 	json_machine(f);
 	fputs(",\"run\":{\"subcommand\":", f);
-	json_string(f, ctx->subcommand);
+	jsonw_string(f, ctx->subcommand);
 	fputs(",\"scale\":", f);
-	json_string(f, lab_options_custom(opt) ? "custom" : opt->scale_name);
+	jsonw_string(f, lab_options_custom(opt) ? "custom" : opt->scale_name);
 	fputs(",\"factor\":", f);
 	json_value_or_null(f, opt->scale_kind == LAB_SCALE_DEFAULT, opt->factor);
 	fprintf(f, ",\"samples\":%u,\"mem_budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
@@ -311,20 +261,20 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		const struct lab_run *run = &runs[k];
 
 		fputs(k ? ",\n{\"id\":" : "\n{\"id\":", f);
-		json_string(f, run->exp->id);
+		jsonw_string(f, run->exp->id);
 		fputs(",\"thread\":", f);
 		if (run->exp->thread)
-			json_string(f, run->exp->thread);
+			jsonw_string(f, run->exp->thread);
 		else
 			fputs("null", f);
 		fputs(",\"seed_title\":", f);
-		json_string(f, run->exp->title);
+		jsonw_string(f, run->exp->title);
 		fputs(",\"seed_geometry\":", f);
 		json_geometry(f, &run->exp->seed_scale);
 		fputs(",\"geometry\":", f);
 		json_geometry(f, &run->scale);
 		fputs(",\"scale\":", f);
-		json_string(f, run->scale_desc);
+		jsonw_string(f, run->scale_desc);
 		fputs(",\"memcg_body\":", f);
 		json_memcg_body(f, &run->scale);
 		fprintf(f, ",\"elapsed_ns\":%llu,\"hosts\":[", (unsigned long long)run->elapsed_ns);
@@ -335,12 +285,12 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 				continue;
 			fputs(first ? "\n {\"design\":" : ",\n {\"design\":", f);
 			first = 0;
-			json_string(f, h->label);
+			jsonw_string(f, h->label);
 			fprintf(f, ",\"available\":%s,\"why\":", h->available ? "true" : "false");
 			if (h->available)
 				fputs("null", f);
 			else
-				json_string(f, h->why ? h->why : "");
+				jsonw_string(f, h->why ? h->why : "");
 			fputs(",\"geometry\":", f);
 			if (h->available)
 				json_geometry(f, &h->geo);
