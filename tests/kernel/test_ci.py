@@ -56,6 +56,18 @@ class Plan(unittest.TestCase):
         self.assertEqual(p.stages["selftests"], ["mainline", "dotc"])
         self.assertEqual(p.stages["boot"], [])     # no row boots: no baseline needed
 
+    def test_idreuse_is_a_stage_without_a_baseline(self):
+        self.write("dotc\tidreuse\tthe window's reproducer\n")
+        p = ci.plan(self.designs, path=self.file)
+        self.assertEqual(p.stages["idreuse"], ["dotc"])
+        self.assertNotIn("mainline", p.stages["idreuse"])
+
+    def test_uml_has_mainline_as_baseline(self):
+        self.write("dotc\tuml idreuse-uml\tx\n")
+        p = ci.plan(self.designs, path=self.file)
+        self.assertEqual(p.stages["uml"], ["mainline", "dotc"])
+        self.assertEqual(p.stages["idreuse-uml"], ["dotc"])
+
     def test_malformed(self):
         for text in ("dotc\tboot\n", "dotc\tfly\twhy\n", "dotc\tboot\tx\ndotc\tboot\ty\n"):
             self.write(text)

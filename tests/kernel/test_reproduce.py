@@ -9,16 +9,27 @@ the seed file's geometry syntax; the boundaries (inconclusive across 0.8
 and 1.25, bounds, counts); a kernel figure over boots (median of the boots'
 medians, paired over two or more boots, unpaired over one boot's samples);
 the shrinklab run options of a model label; every seed figure of the
-tables' experiments has a row in its table.
-Run: python3 tests/kernel/test_reproduce.py (make check: Meson test kernel_reproduce)."""
+tables' experiments has a row in its table, whose title and metrics are
+shrinklab's registry's (`shrinklab experiments --json`).
+Run: python3 tests/kernel/test_reproduce.py [SHRINKLAB] (default: build/shrinklab
+of the repo; make check: Meson test kernel_reproduce)."""
 import math
+import os
+import sys
 import unittest
 
 import klabtest
-from klab import reproduce, verdict
+from klab import registry, reproduce, verdict
 
+SHRINKLAB = None  # argv[1] when run by path, else build/shrinklab of the repo
 SEEDS = verdict.load_seeds(reproduce.SEEDS)
-TABLE = {t.exp: t for t in reproduce.TABLES}
+REGISTRY, TABLE = {}, {}
+
+
+def setUpModule():
+    REGISTRY.update(registry.load(SHRINKLAB or os.path.join(klabtest.REPO, "build",
+                                                            "shrinklab")))
+    TABLE.update({t.exp: t for t in reproduce.from_registry(reproduce.TABLES, REGISTRY, SEEDS)})
 
 
 def keys_of(exp, metric):
@@ -170,8 +181,33 @@ class Tables(unittest.TestCase):
             self.assertIn(metric, [m for m, _, _ in t.metrics], (exp, metric))
             self.assertIn(design, [m for _, m in t.designs], (exp, design))
 
+    def test_titles_and_metrics_are_the_registrys(self):
+        for t in TABLE.values():
+            e = REGISTRY[t.exp]
+            self.assertEqual(t.title, e["title"])
+            own = [m for m, _, _ in t.metrics if registry.metric(REGISTRY, t.exp, m)]
+            self.assertEqual(own, [m["name"] for m in e["metrics"]
+                                   if any(x == t.exp and y == m["name"] for x, _, y in SEEDS)])
+            for m, keys, words in t.metrics:
+                r = registry.metric(REGISTRY, t.exp, m)
+                if r:
+                    self.assertEqual((keys, words), (tuple(r["geometry"]), r["what"]), m)
+        self.assertEqual([m for m, _, _ in TABLE["xarray-2026-vm"].metrics][-1],
+                         "drop_caches_ns")  # the kernel's own row, last
+
+    def test_a_registry_without_the_seeds_metric_is_refused(self):
+        reg = {k: dict(v) for k, v in REGISTRY.items()}
+        reg["bitmap-2018"]["metrics"] = reg["bitmap-2018"]["metrics"][:1]
+        with self.assertRaisesRegex(ValueError, "drop_caches_ns_repeat"):
+            reproduce.from_registry(reproduce.TABLES, reg, SEEDS)
+        del reg["bitmap-2018"]
+        with self.assertRaisesRegex(ValueError, "bitmap-2018 is not in"):
+            reproduce.from_registry(reproduce.TABLES, reg, SEEDS)
+        with self.assertRaises(ValueError):
+            registry.parse('{"schema": "shrinklab/2", "experiments": []}')
+
     def test_every_table_names_the_kernels_clock(self):
-        for t in reproduce.TABLES:
+        for t in TABLE.values():
             text = reproduce.table_text(t, [], "words", 2, SEEDS, "icount shift=3")
             self.assertIn("; kernel clock icount shift=3;", text.splitlines()[2], t.exp)
 
@@ -185,4 +221,6 @@ class Tables(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        SHRINKLAB = sys.argv.pop(1)
     unittest.main()

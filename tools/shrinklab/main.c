@@ -42,6 +42,8 @@ static const struct subcommand subcommands[] = {
 	  shrinklab_kernel },
 	{ "containers", "the kernel lab's container workload, in the model, at the guest's geometry",
 	  shrinklab_containers },
+	{ "experiments", "the experiments (ids, titles, designs, metrics), as text or JSON",
+	  shrinklab_experiments },
 };
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
@@ -50,7 +52,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: shrinklab [--version] [--help] <subcommand> [options]\n"
 		     "       shrinklab help <subcommand>\n\nsubcommands:\n");
 	for (size_t i = 0; i < NR_SUBCOMMANDS; i++)
-		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+		fprintf(out, "  %-11s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(out, "\n'shrinklab <subcommand> --help' (or 'shrinklab help <subcommand>')\n"
 		     "describes each one; man shrinklab has the details.\n");
 	shrinklab_print_exit_codes(out);

@@ -3,7 +3,11 @@
 7.3; plan_file()): which designs `klab check` builds and boots
 (the short lab), which run the short workloads, and which get the selftests
 and the torture. Every design gets checkpatch and the per-patch W=1
-compile; a row of the file names a design's other stages and why; without
+compile; a row of the file names a design's other stages and why (uml: the
+design built with the uml config and booted with the short lab on UML;
+idreuse and idreuse-uml: klab idreuse on QEMU or on UML, the base's mainline
+and fix-id-reuse with the debug delay and their kcheck_reuse boots, once
+whichever design names it); without
 a row, a design whose series touches no header under include/ (a cheap
 build) is booted with the short lab, and nothing more, unless the row `*`
 names the stages of the designs without a row."""
@@ -21,7 +25,7 @@ def plan_file(base=None):
     plan CI had before there were bases), ci-<base>.tsv another's."""
     base = base or bases.current()
     return PLAN if base.name == "6.12" else os.path.join(paths.KDIR, "ci-%s.tsv" % base.name)
-STAGES = ("boot", "work", "selftests", "torture")
+STAGES = ("boot", "work", "selftests", "torture", "uml", "idreuse", "idreuse-uml")
 
 
 @dataclasses.dataclass
@@ -76,7 +80,7 @@ def plan(chosen, everything=False, path=None):
             p.stages[s].append(d.name)
         p.why[d.name] = why
     # The lab's and the selftests' baseline is mainline's boot in the same run.
-    for s in ("boot", "work", "selftests"):
+    for s in ("boot", "work", "selftests", "uml"):
         if p.stages[s] and "mainline" not in p.stages[s]:
             p.stages[s].insert(0, "mainline")
     return p
@@ -85,7 +89,7 @@ def plan(chosen, everything=False, path=None):
 def words(p):
     lines = ["CI plan (klab check):"]
     for s in STAGES:
-        lines.append("  %-9s %s" % (s, ", ".join(p.stages[s]) or "-"))
+        lines.append("  %-11s %s" % (s, ", ".join(p.stages[s]) or "-"))
     for d, why in p.why.items():
         lines.append("  %s: %s" % (d, why))
     return "\n".join(lines)

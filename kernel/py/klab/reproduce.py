@@ -52,17 +52,22 @@ from .boots import checked_boot
 
 SEEDS = os.path.join(paths.REPO, "data", "seed_figures.tsv")
 
-PER_CGROUP = ("units", "nodes", "cpus")
-WHOLE_HOST = PER_CGROUP + ("cgroups",)
+# The geometry keys a whole-host figure depends on (shrinklab's LAB_G_WHOLE_HOST).
+WHOLE_HOST = ("units", "cgroups", "nodes", "cpus")
 
 
 @dataclasses.dataclass
 class Table:
     exp: str                 # shrinklab's experiment id (and data/seed_figures.tsv's)
-    title: str
     guest_run: str           # the GuestRun that measures it
     designs: tuple           # (kernel design, model design), the seed's base first
-    metrics: tuple           # (metric, geometry keys it depends on, words), in order
+    # rows the kernel measures that the experiment's registry entry lacks:
+    # (metric, geometry keys it depends on, words)
+    kernel_metrics: tuple = ()
+    # from the registry (from_registry): the title, and (metric, geometry
+    # keys, words) in order, the kernel's own rows last
+    title: str = ""
+    metrics: tuple = ()
     model_scale: str = "default"    # shrinklab's --scale for its run
     rename: dict = dataclasses.field(default_factory=dict)  # guest metric -> ours
     guest_exp: str = None           # the guest's experiment id, when not @exp
@@ -151,53 +156,30 @@ GUEST_RUNS = {
               "shrinker bookkeeping is a few % of a pod, see the nonslab-ids cover)"),
 }
 
-# The seed's designs in the model's names, and the kernel design that does
-# that work (the seed's xarray is kseed1's series; ours is `xarray`).
+# Each seed table: shrinklab's experiment (its id; its title and metrics come
+# from the registry, registry.py), the kernel design that stands for each of
+# the seed's designs (in the model's names, the seed's base first), and what
+# only the kernel run has. The seed's xarray is kseed1's series; ours is
+# `xarray`.
 TABLES = (
-    Table("xarray-2026-vm", "xarray-2026, VM table: 20000 mounts, 2000 cgroups, 1 node, 4 CPUs",
-          "vm",
+    Table("xarray-2026-vm", "vm",
           (("unit-cache", "prealloc+units=cache"), ("seed-xarray", "xarray"),
            ("array-ondemand", "array-ondemand"), ("mainline", "prealloc")),
-          (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
-           ("walk_ns_empty_cgroup", PER_CGROUP, "shrink_slab_memcg(), empty cgroup"),
-           ("walk_ns_cgroup_tmpfs_100", PER_CGROUP,
-            "same, tmpfs files on 100 sb (the seed's mounts: no shrinker called)"),
-           ("walk_ns_cgroup_objects_100", PER_CGROUP,
-            "same, cgroup with objects on 100 sb"),
-           ("mkdir_rmdir_ns_per_cgroup", PER_CGROUP, "mkdir/rmdir the cgroups"),
-           ("register_ns_per_mount_cgroups_alive", WHOLE_HOST,
-            "4000 more mounts with them alive, per mount"),
-           ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches, the cgroups alive")),
+          kernel_metrics=(("drop_caches_ns", WHOLE_HOST,
+                           "echo 2 > drop_caches, the cgroups alive"),),
           guest_exp="seed000-vm", extra_designs=("xarray", "indexed"), versus="array-ondemand"),
-    Table("unit-cache-2026", "unit-cache-2026: 8000 mounts, 1 node, 4 CPUs", "vm",
+    Table("unit-cache-2026", "vm",
           (("mainline", "prealloc"), ("unit-cache", "prealloc+units=cache")),
-          (("slab_bytes_per_empty_cgroup", PER_CGROUP, "slab per empty cgroup"),
-           ("units_per_slab", ("cpus",), "units per order-2 slab")),
           guest_exp="seed003-units"),
-    Table("xarray-2026-host", "xarray-2026, host table (scaled: the seed's 50000 mounts, 20000 "
-          "cgroups, 4 nodes, 48 CPUs)", "host",
+    Table("xarray-2026-host", "host",
           (("unit-cache", "prealloc+units=cache"), ("array-ondemand", "array-ondemand"),
            ("seed-xarray", "xarray"), ("mainline", "prealloc")),
-          (("slab_bytes_per_empty_cgroup", PER_CGROUP, "unreclaimable slab per empty cgroup"),
-           ("container_bytes_per_empty_cgroup", PER_CGROUP,
-            "of it, the per-cgroup container"),
-           ("register_640_mounts_ns_cgroups_alive", WHOLE_HOST,
-            "640 mounts crossing 10 unit boundaries, cgroups alive"),
-           ("register_640_mounts_ns_no_cgroups", PER_CGROUP, "the same 640 mounts, no cgroups"),
-           ("drop_caches_ns", WHOLE_HOST, "echo 2 > drop_caches"),
-           ("walk_ns_per_cgroup_node", PER_CGROUP,
-            "of it, shrink_slab_memcg() per cgroup and node")),
           guest_exp="seed000-host", versus="array-ondemand",
           notes=("scaled: the seed's host does not fit a guest (48 CPUs; 20000 cgroups of "
                  "783 units per node are 64 GB on the base); the model's run is at its own "
                  "default scale (50000 mounts, 2000 cgroups, 48 CPUs); neither is at the "
                  "seed's geometry, so no claim is compared (as shrinklab reproduce says)",)),
-    Table("bitmap-2018", "bitmap-2018: 4001 memcgs, each with its own tmpfs and a file",
-          "bitmap", (("nobitmap", "nobitmap"), ("mainline", "flat")),
-          (("drop_caches_ns_first", ("mounts", "cgroups", "nodes", "cpus"),
-            "drop_caches, first call"),
-           ("drop_caches_ns_repeat", ("mounts", "cgroups", "nodes", "cpus"),
-            "drop_caches, the calls after it")),
+    Table("bitmap-2018", "bitmap", (("nobitmap", "nobitmap"), ("mainline", "flat")),
           model_scale="seed", every_design=True, guest_exp="tkhai",
           rename={"drop_caches_first_ns": "drop_caches_ns_first",
                   "drop_caches_ns": "drop_caches_ns_repeat"},
@@ -205,13 +187,9 @@ TABLES = (
                  "is 6.12 (mainline; the model's flat stands for 2018's bitmap) and the "
                  "kernel before it is the nobitmap series (every memcg-aware shrinker called "
                  "for every memcg on 6.12)",)),
-    Table("nonslab-2026-pods", "nonslab-2026: pods of a cgroup and 4 mounts under "
-          "cgroup.memory=nokmem",
-          "pods", (("mainline", "flat"), ("nonslab-ids", "flat+nonslab_ids"),
-                   ("nokmem-noinfo", "flat+nonslab_ids"), (None, "prealloc")),
-          (("pod_create_ns_total", ("cgroups", "nodes", "cpus"), "every pod, one after another"),
-           ("registry_mutex_hold_ns_max", ("cgroups", "nodes", "cpus"),
-            "the longest registration")),
+    Table("nonslab-2026-pods", "pods",
+          (("mainline", "flat"), ("nonslab-ids", "flat+nonslab_ids"),
+           ("nokmem-noinfo", "flat+nonslab_ids"), (None, "prealloc")),
           guest_exp="pods", extra_designs=("batched-8", "batched-32"),
           rename={"pods_total_ns": "pod_create_ns_total",
                   "pod_register_max_ns": "registry_mutex_hold_ns_max"},
@@ -227,6 +205,29 @@ TABLES = (
                  "model has no design that does its work (the model's nonslab_ids root still "
                  "takes every id), so its model cells are empty")),
 )
+
+
+def from_registry(tables, reg, seeds):
+    """@tables with their titles and metrics from the registry @reg
+    (registry.load): each experiment's metrics the seeds give a figure
+    for, in the registry's order, with the geometry keys and words it
+    gives them, then the table's kernel_metrics. ValueError names an
+    experiment or a seed figure's metric the registry lacks."""
+    out = []
+    for t in tables:
+        e = reg.get(t.exp)
+        if e is None:
+            raise ValueError("experiment %s is not in shrinklab's registry" % t.exp)
+        claimed = {m for x, _, m in seeds if x == t.exp}
+        metrics = tuple((m["name"], tuple(m["geometry"]), m["what"]) for m in e["metrics"]
+                        if m["name"] in claimed)
+        missing = claimed - {m for m, _, _ in metrics}
+        if missing:
+            raise ValueError("%s: seed figures of %s, which shrinklab's registry does not "
+                             "list" % (t.exp, ", ".join(sorted(missing))))
+        out.append(dataclasses.replace(t, title=e["title"], metrics=metrics + t.kernel_metrics))
+    return tuple(out)
+
 
 def tables_of(run_name):
     return [t for t in TABLES if t.guest_run == run_name]

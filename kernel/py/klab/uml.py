@@ -22,7 +22,9 @@ What the machine is, for the tables (klab's docs/design/KERNEL-LAB.md,
 "User-Mode Linux"): the kernel's own code runs natively (no emulation),
 on the host's clock (wall: the host's load moves it; no icount); one node
 (no NUMA); one CPU on 6.12 (UML SMP exists from 7.x on the x86-64 subarch:
-ncpus=N on the command line); its memory is a file on the host's /dev/shm
+ncpus=N and seccomp=on on the command line: SMP needs the SECCOMP
+userspace, where a guest's system call is a signal in the guest process,
+not a ptrace stop); its memory is a file on the host's /dev/shm
 of mem= bytes, touched pages only; its timer is a host timer (HZ=100,
 signals); disks are ubd (/dev/ubda, ...), host files.
 
@@ -105,7 +107,11 @@ def command(spec, root):
     words = ["mem=%dM" % spec.mem, "rootfstype=hostfs", "hostfs=" + root, "rw",
              "init=/init", "con=null", "con0=null,fd:1", "panic=0", "log_buf_len=16M"]
     if smp_of(spec.kernel):
-        words.append("ncpus=%d" % spec.cpus)
+        # 7.3's UML runs more than one CPU only with the SECCOMP userspace
+        # (arch/um/os-Linux/start_up.c: "SMP is not supported with PTRACE
+        # userspace"): every boot of an SMP kernel uses it, whatever its
+        # CPUs, so that all of a base's UML figures have one syscall path
+        words += ["ncpus=%d" % spec.cpus, "seccomp=on"]
     if spec.panic_on_oops:
         words.append("oops=panic")
     for i, disk in enumerate(spec.disks):

@@ -9,12 +9,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "design_label.h"
+#include "experiments.h"
 #include "json.h"
 #include "jsonw.h"
 #include "machine.h"
 #include "memcg_body.h"
 #include "scale.h"
 #include "version.h"
+
+/* @s, or null when it is NULL or empty. */
+static void json_string_or_null(FILE *f, const char *s)
+{
+	if (s && s[0])
+		jsonw_string(f, s);
+	else
+		fputs("null", f);
+}
 
 static void json_key(FILE *f, bool first, const char *key)
 {
@@ -151,10 +162,7 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 	fputs(",\"design\":", f);
 	jsonw_string(f, v->design);
 	fputs(",\"base\":", f);
-	if (v->base[0])
-		jsonw_string(f, v->base);
-	else
-		fputs("null", f);
+	json_string_or_null(f, v->base);
 	fputs(",\"claim\":", f);
 	jsonw_string(f, v->claim);
 	fputs(",\"ours\":", f);
@@ -263,10 +271,7 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		fputs(k ? ",\n{\"id\":" : "\n{\"id\":", f);
 		jsonw_string(f, run->exp->id);
 		fputs(",\"thread\":", f);
-		if (run->exp->thread)
-			jsonw_string(f, run->exp->thread);
-		else
-			fputs("null", f);
+		json_string_or_null(f, run->exp->thread);
 		fputs(",\"seed_title\":", f);
 		jsonw_string(f, run->exp->title);
 		fputs(",\"seed_geometry\":", f);
@@ -314,5 +319,71 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 	errno = 0;
 	if (fflush(f) || ferror(f))
 		return -(errno ? errno : EIO); /* EFBIG, ENOSPC, EPIPE... */
+	return 0;
+}
+
+/* One experiment of the registry: what it is and measures, not a run. */
+static void json_registry_entry(FILE *f, const struct lab_experiment *e)
+{
+	char label[LAB_LABEL_LEN];
+
+	fputs("{\"id\":", f);
+	jsonw_string(f, e->id);
+	fputs(",\"thread\":", f);
+	json_string_or_null(f, e->thread);
+	fputs(",\"title\":", f);
+	jsonw_string(f, e->title);
+	fputs(",\"seed_geometry\":", f);
+	json_geometry(f, &e->seed_scale);
+	fprintf(f, ",\"default_geometry\":{\"mounts\":%lu,\"cgroups\":%lu,"
+		   "\"mounts_per_cgroup\":%u},\"designs\":[",
+		e->default_mounts, e->default_cgroups, e->mounts_per_cgroup);
+	for (size_t i = 0; i < e->nr_designs; i++) {
+		lab_design_label(&e->designs[i], label, sizeof(label));
+		if (i)
+			fputc(',', f);
+		jsonw_string(f, label);
+	}
+	fputs("],\"metrics\":[", f);
+	for (size_t i = 0; i < e->nr_metrics; i++) {
+		const struct lab_metric *m = &e->metrics[i];
+		bool first = true;
+
+		fputs(i ? ",\n {\"name\":" : "\n {\"name\":", f);
+		jsonw_string(f, m->name);
+		fputs(",\"unit\":", f);
+		jsonw_string(f, m->unit);
+		fputs(",\"geometry\":[", f);
+		for (int k = 0; k < LAB_NR_GEO; k++) {
+			if (!(m->geo & LAB_G(k)))
+				continue;
+			if (!first)
+				fputc(',', f);
+			jsonw_string(f, lab_geo_name((enum lab_geo_key)k));
+			first = false;
+		}
+		fputs("],\"what\":", f);
+		jsonw_string(f, m->what);
+		fputs(",\"better\":", f);
+		jsonw_string(f, lab_metric_higher_better(m->name) ? "higher" : "lower");
+		fputc('}', f);
+	}
+	fputs("]}", f);
+}
+
+int lab_json_write_registry(FILE *f)
+{
+	fputs("{\"schema\":\"shrinklab-experiments/1\",\"tool\":{\"name\":\"shrinklab\","
+	      "\"version\":", f);
+	jsonw_string(f, shrinklab_version());
+	fputs("},\"experiments\":[", f);
+	for (size_t i = 0; i < lab_nr_experiments; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		json_registry_entry(f, &lab_experiments[i]);
+	}
+	fputs("]}\n", f);
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO);
 	return 0;
 }

@@ -4,15 +4,16 @@
 (kernel/ci.tsv, klab/ci.py): checkpatch --strict and the per-patch W=1
 compile of every series, a short lab run of the designs it boots, the
 short workloads of its work designs, the selftests and kcheck of its
-selftests designs against mainline's baseline, and the torture of its
-torture designs' debug kernels. --all: every stage
+selftests designs against mainline's baseline, the torture of its
+torture designs' debug kernels, the short lab on UML of its uml designs,
+and klab idreuse (QEMU or UML) when a design's row names it. --all: every stage
 on every design."""
 import subprocess
 import sys
 
 from .. import build, ci, designs, guest, paths, tree
 from ..run import log
-from . import checkpatch, compile_check, lab, selftests, torture, work
+from . import checkpatch, compile_check, idreuse, lab, selftests, torture, work
 
 
 def arguments(p):
@@ -64,4 +65,12 @@ def main(run, args):
     if tortured:
         dbg = build.build_all(cache, "debug", tortured, run)
         torture.torture(run, tortured, dbg, progs["ktorture"], "short")
+    on_uml = stage("uml")
+    if on_uml:
+        images = build.build_all(cache, "uml", on_uml, run)
+        lab.lab(run, on_uml, images, progs["klab-guest"], "short", 1, args.clock, "uml")
+    if plan.stages["idreuse"]:
+        idreuse.window(run, cache)
+    if plan.stages["idreuse-uml"]:
+        idreuse.window(run, cache, machine="uml")
     log("CI plan done: %s" % "; ".join("%s %d" % (s, len(plan.stages[s])) for s in ci.STAGES))

@@ -18,22 +18,32 @@ import dataclasses
 import json
 import os
 import re
+import time
 
 from .. import bases, boot, build, designs, guest, paths, tree
 from ..boots import checked_boot
 from ..geometry import CPUS, NODES
 
 MAINLINE_DELAY = "stale-bit-delay-mainline.patch"
+DELAY_MS = 1500     # what kcheck_reuse writes to stale_bit_delay_ms (kcheck.c)
 FIX_DELAY = "stale-bit-delay.patch"
 FIX = "fix-id-reuse"
 ROUND_RE = re.compile(r"reuse: round (\d+): (\d+) objects left after reclaim")
 SLEPT_RE = re.compile(r"shrinker: .* stale bit \d+ node \d+ memcg \d+, waiting \d+ ms")
 
 
+# --machine: the config the two kernels are built with and the nodes a boot has.
+MACHINES = {"qemu": ("lab", NODES), "uml": ("uml", 1)}
+
+
 def arguments(p):
     p.add_argument("--rounds", type=int, default=6,
                    help="kcheck_reuse rounds per boot (default 6)")
     p.add_argument("--boots", type=int, default=1, help="boots per kernel (default 1)")
+    p.add_argument("--machine", choices=sorted(MACHINES), default="qemu",
+                   help="qemu (default: TCG, %d vCPUs, %d fake nodes, the lab config) or uml "
+                        "(User-Mode Linux, the uml config: 1 node, %d CPUs where the base's "
+                        "UML has SMP)" % (CPUS, NODES, CPUS))
 
 
 def kernels(patches_dir=None):
@@ -88,9 +98,20 @@ def verdict(boots, open_name, closed_name):
     return bad
 
 
-def table(boots, rounds):
-    lines = ["id-reuse window (kcheck_reuse, %d rounds, stale-bit delay 1500 ms; base %s)"
-             % (rounds, bases.current().words()),
+def document(boots, rounds, machine):
+    """The run's JSON: what it ran on, when, and every boot."""
+    return {"base": bases.current().words(), "machine": machine,
+            "cpus": CPUS, "nodes": MACHINES[machine][1], "clock": "wall",
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "rounds": rounds, "stale_bit_delay_ms": DELAY_MS,
+            "boots": [dataclasses.asdict(b) for b in boots]}
+
+
+def table(boots, rounds, machine="qemu"):
+    lines = ["id-reuse window (kcheck_reuse, %d rounds, stale-bit delay %d ms; base %s; "
+             "machine %s, %d CPUs, %d node(s); wall clock; %s)" % (
+                 rounds, DELAY_MS, bases.current().words(), machine, CPUS, MACHINES[machine][1],
+                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())),
              "  %-22s %-4s %-7s %-9s %-8s %s" % ("kernel", "boot", "TAP", "stranded",
                                                   "slept", "objects left per round")]
     for i, b in enumerate(boots):
@@ -105,21 +126,30 @@ def table(boots, rounds):
 def main(run, args):
     if args.rounds < 1 or args.boots < 1:
         raise SystemExit("klab idreuse: --rounds and --boots must be at least 1")
-    cache = tree.Cache()
+    window(run, tree.Cache(), args.rounds, args.boots, args.machine)
+
+
+def window(run, cache, rounds=6, nboots=1, machine="qemu"):
+    """Build the two kernels for @machine, boot each @nboots times
+    (@rounds rounds a boot), save the table and fail @run on the verdict's
+    findings (klab idreuse, and klab check's idreuse stage)."""
+    config, nodes = MACHINES[machine]
     open_, closed = kernels()
-    images = build.build_all(cache, "lab", [open_, closed], run)
+    images = build.build_all(cache, config, [open_, closed], run)
     kcheck = guest.compile_selftests(cache, run)["kcheck"]
     boots = []
-    for k in range(args.boots):
+    for k in range(nboots):
         for d in (open_, closed):
             r = checked_boot(run, "idreuse-%s-%d" % (d.name, k), boot.BootSpec(
-                kernel=images[d.name], prog=kcheck, args=["--rounds", str(args.rounds),
+                kernel=images[d.name], prog=kcheck, args=["--rounds", str(rounds),
                                                           "kcheck_reuse"],
-                cpus=CPUS, nodes=NODES, mem=2048, timeout=600 + 60 * args.rounds))
+                cpus=CPUS, nodes=nodes, mem=2048, timeout=600 + 60 * rounds,
+                machine=machine))
             boots.append(parse(d.name, r))
-    text = table(boots, args.rounds)
+    text = table(boots, rounds, machine)
     print(text)
-    run.save("idreuse.txt", text)
-    run.save("idreuse.json", json.dumps([dataclasses.asdict(b) for b in boots], indent=1))
+    name = "idreuse" if machine == "qemu" else "idreuse-" + machine
+    run.save(name + ".txt", text)
+    run.save(name + ".json", json.dumps(document(boots, rounds, machine), indent=1))
     for msg in verdict(boots, open_.name, closed.name):
         run.fail("idreuse: " + msg)

@@ -4,7 +4,7 @@ the kernel's and the model's, with the verdicts of both (reproduce.py)."""
 import datetime
 import json
 
-from .. import boot, build, compare, designs, guest, machine, reproduce, tree
+from .. import boot, build, designs, guest, machine, model, registry, reproduce, tree
 from ..run import log
 from .lab import add_clock_argument
 
@@ -42,10 +42,12 @@ def arguments(p):
 def main(run, args):
     if args.boots < 1:
         raise SystemExit("klab reproduce: --boots must be at least 1")
-    tables = [t for t in reproduce.TABLES if not args.table or t.exp in args.table]
     available = {d.name: d for d in designs.select(args.designs, designs.in_repo(
         history=bool(args.designs)))}
     seeds = reproduce.verdict.load_seeds(reproduce.SEEDS)
+    tables = reproduce.from_registry(
+        [t for t in reproduce.TABLES if not args.table or t.exp in args.table],
+        registry.load(model.shrinklab_path(run)), seeds)
     runs = []
     for t in tables:
         if t.guest_run not in runs:
