@@ -13,6 +13,7 @@ from it).
 import dataclasses
 import hashlib
 import os
+import re
 import shutil
 
 from . import bases, paths
@@ -210,6 +211,34 @@ def touched_objects(patches):
     return sorted(f[:-2] + ".o" for f in designs.patched_files(patches) if f.endswith(".c"))
 
 
+def named_objects(tree, objs):
+    """The objects of @objs that a Makefile or Kbuild of @tree names, in
+    the object's directory or an ancestor's (by its path from there): a .c
+    file that another includes (a KUnit suite included at the end of the
+    file it tests, mm/tests/shrinker_kunit.c) has no object of its own and
+    is compiled with its includer."""
+    keep = []
+    for obj in objs:
+        d, rel = os.path.dirname(obj), os.path.basename(obj)
+        while True:
+            if any(re.search(r"(^|[\s=])%s(\s|$)" % re.escape(rel), _read(os.path.join(tree, d, mk)),
+                             re.M) for mk in ("Makefile", "Kbuild")):
+                keep.append(obj)
+                break
+            if not d:
+                break
+            d, rel = os.path.dirname(d), os.path.basename(d) + "/" + rel
+    return keep
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def warnings_of(output):
     return [line for line in output.split("\n") if "warning:" in line or "error:" in line]
 
@@ -235,7 +264,7 @@ def compile_series(cache, design, run):
                                     design.fragment)
             tree = cache.switch(cfg.name, prefix, run)
             configure(tree, cfg, run)
-            objs = touched_objects(prefix.patches)
+            objs = named_objects(tree, touched_objects(prefix.patches))
             if not objs:
                 continue
             r = make(tree, *objs, extra=["W=1"], check=False)

@@ -25,7 +25,9 @@ def plan_file(base=None):
     plan CI had before there were bases), ci-<base>.tsv another's."""
     base = base or bases.current()
     return PLAN if base.name == "6.12" else os.path.join(paths.KDIR, "ci-%s.tsv" % base.name)
-STAGES = ("boot", "work", "selftests", "torture", "uml", "idreuse", "idreuse-uml")
+# kunit: the KUnit suite (klab kunit), on the designs whose series carry it,
+# beside its control (mainline with the suite).
+STAGES = ("boot", "work", "selftests", "torture", "uml", "idreuse", "idreuse-uml", "kunit")
 
 
 @dataclasses.dataclass

@@ -8,8 +8,8 @@ import sys
 
 from . import bases, boot, designs, packages, paths
 from .commands import boot as boot_cmd
-from .commands import (build, check, checkpatch, compile_check, idreuse, lab, profile,
-                       reproduce, selftests, spread, thpfail, torture, trial, work)
+from .commands import (build, check, checkpatch, compile_check, idreuse, kunit, lab,
+                       profile, reproduce, selftests, spread, thpfail, torture, trial, work)
 from .run import Run, log
 
 
@@ -44,6 +44,9 @@ COMMANDS = (
     Command("thpfail", "the THP queue's unit under failure injection: array-ondemand and "
             "seed-xarray strand no THP, their controls do (kcheck_thpfail)",
             thpfail.arguments, thpfail.main),
+    Command("kunit", "the KUnit suite of the shrinker bookkeeping (kunit.py run on UML) "
+            "in the series that carry it, beside mainline's control", kunit.arguments,
+            kunit.main),
     Command("checkpatch", "checkpatch.pl --strict on every patch", checkpatch.arguments,
             checkpatch.main),
     Command("compile", "every patch's touched objects at W=1, one patch at a time "

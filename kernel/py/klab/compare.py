@@ -25,7 +25,8 @@ scales one to the other. Per experiment and metric:
 
 Derived ratios within a design (drop_caches with N cgroups over none,
 registration with cgroups over without, churn at the top rung over 0
-mounts, slab after unmount over before mounts) are rows of their own: the
+mounts, slab after unmount over before mounts: the "ratio" rows of
+data/kernel_metrics.tsv, metrics.ratios()) are rows of their own: the
 issue's targets are stated on them.
 """
 import json
@@ -34,6 +35,7 @@ import statistics
 
 from . import bases
 from .designs import model_design
+from .metrics import ratios as derived_ratios
 from . import verdict as rule
 
 # The class boundaries are the verdicts' (verdict.py, as shrinklab's).
@@ -59,25 +61,6 @@ COMMON_NOTES = [
     "usable): absolute times differ by the emulation, ratios within a side do not",
 ]
 
-# Derived ratios within one design: (name, experiment, numerator, denominator).
-RATIOS = [
-    ("drop_caches N cgroups / none (top rung)", "drop_caches", "drop_caches_ns",
-     "drop_caches_ns_no_cgroups"),
-    ("drop_caches N cgroups / none (0 mounts)", "drop_caches", "drop_caches_ns_no_mounts",
-     "drop_caches_ns_no_cgroups_no_mounts"),
-    ("register with N cgroups / without", "register", "register_*_mounts_ns_cgroups_alive",
-     "register_*_mounts_ns_no_cgroups"),
-    ("rmdir+release top rung / 0 mounts", "churn", "rmdir_release_ns_per_cgroup",
-     "rmdir_release_ns_per_cgroup_no_mounts"),
-    ("rmdir top rung / 0 mounts", "churn", "rmdir_ns_per_cgroup",
-     "rmdir_ns_per_cgroup_no_mounts"),
-    ("release top rung / 0 mounts", "churn", "release_ns_per_cgroup",
-     "release_ns_per_cgroup_no_mounts"),
-    ("mkdir top rung / 0 mounts", "churn", "mkdir_ns_per_cgroup",
-     "mkdir_ns_per_cgroup_no_mounts"),
-    ("slab per cgroup after umount / before mounts", "highwater",
-     "slab_bytes_per_empty_cgroup_after_umount", "slab_bytes_per_empty_cgroup_before_mounts"),
-]
 
 
 def kernel_name(design):
@@ -270,6 +253,7 @@ def join(kernel_docs, model_docs, series_dirs=None):
     kernel and model figures, and per metric the designs against the base.
     @series_dirs: {design: its series' directory}, for their `model` files."""
     kcells, kunits, korder = _rows_by(kernel_docs)
+    ratios = derived_ratios()
     mcells, _, _ = _rows_by(model_docs)
     designs = []
     for doc in kernel_docs:
@@ -286,17 +270,19 @@ def join(kernel_docs, model_docs, series_dirs=None):
            "experiments": []}
     for exp in korder:
         metrics = []
-        names = list(korder[exp]) + [r[0] for r in RATIOS if r[1] == exp]
+        names = list(korder[exp]) + [r.name for r in ratios if r.experiment == exp]
         for m in names:
-            ratio = next((r for r in RATIOS if r[0] == m), None)
+            ratio = next((r for r in ratios if r.name == m), None)
             unit = "ratio" if ratio else kunits[(exp, m)]
             row = {"metric": m, "unit": unit, "derived": bool(ratio), "designs": {}}
             kc, mc = {}, {}
             for d in designs:
                 label = mapping[d]["model"]
                 if ratio:
-                    k = _derived(kcells, exp, "kernel:" + d, ratio[2], ratio[3])
-                    md = _derived(mcells, exp, label, ratio[2], ratio[3]) if label else None
+                    k = _derived(kcells, exp, "kernel:" + d, ratio.numerator,
+                                 ratio.denominator)
+                    md = _derived(mcells, exp, label, ratio.numerator,
+                                  ratio.denominator) if label else None
                 else:
                     rows = kcells.get((exp, m, "kernel:" + d))
                     k = Cell(rows, unit) if rows else None

@@ -23,9 +23,27 @@ class Metric:
     what: str
 
 
+@dataclasses.dataclass(frozen=True)
+class Ratio:
+    """A ratio within one design of two rows of one experiment."""
+    experiment: str
+    numerator: str     # a metric, '*' standing for a number
+    denominator: str
+    name: str          # its name in the tables
+
+
 def load(path=DATA):
     """(caches, metrics) of the data file."""
-    caches, metrics = [], []
+    return _load(path)[:2]
+
+
+def ratios(path=DATA):
+    """The data file's derived ratios, in order."""
+    return _load(path)[2]
+
+
+def _load(path):
+    caches, metrics, ratios_ = [], [], []
     with open(path) as f:
         for i, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -37,9 +55,11 @@ def load(path=DATA):
             elif cols[0] == "metric" and len(cols) == 7 and cols[4] in ("timed", "reading",
                                                                          "fit"):
                 metrics.append(Metric(*cols[1:]))
+            elif cols[0] == "ratio" and len(cols) == 5 and all(cols[1:]):
+                ratios_.append(Ratio(*cols[1:]))
             else:
-                raise ValueError("%s:%d: not a cache or metric row: %r" % (path, i, line))
-    return caches, metrics
+                raise ValueError("%s:%d: not a cache, metric or ratio row: %r" % (path, i, line))
+    return caches, metrics, ratios_
 
 
 def options(doc):

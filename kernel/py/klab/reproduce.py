@@ -2,11 +2,11 @@
 """klab reproduce: every seed table a guest can run, each seed figure beside
 the kernel's figure of the same design and the model's, with a verdict per
 seed claim for the kernel and for the model, judged alike (verdict.py
-follows tools/shrinklab/verdict.c).
+follows tools/shrinklab/lab/verdict.c).
 
-The tables are shrinklab reproduce's experiments (tools/shrinklab/
-experiments.c), with the same ids and metric names; an id names the thread
-(docs/THREADS.md) and its table:
+The tables are shrinklab reproduce's experiments, with the same ids, and
+the titles and metrics of shrinklab's registry (registry.py,
+from_registry()); an id names the thread (docs/THREADS.md) and its table:
 
   xarray-2026-vm    the xarray thread's VM table (base: unit-cache, then
                     the thread's xarray and old array on demand): kseeds

@@ -13,7 +13,7 @@ import sys
 
 from .. import build, ci, designs, guest, paths, tree
 from ..run import log
-from . import checkpatch, compile_check, idreuse, lab, selftests, torture, work
+from . import checkpatch, compile_check, idreuse, kunit, lab, selftests, torture, work
 
 
 def arguments(p):
@@ -73,4 +73,7 @@ def main(run, args):
         idreuse.window(run, cache)
     if plan.stages["idreuse-uml"]:
         idreuse.window(run, cache, machine="uml")
+    suites = [d for d in stage("kunit") if kunit.has_suite(d)]
+    if suites:
+        kunit.kunit(run, suites)
     log("CI plan done: %s" % "; ".join("%s %d" % (s, len(plan.stages[s])) for s in ci.STAGES))
