@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON output of the guest lab (see kjson.h), schema shrinklab/2. Strings
- * are escaped per RFC 8259; a non-finite number is written as null. This
- * file is the only place that knows the schema: a schema change is a
- * change here (and tests/kernel/test_guest_json.py validates what it writes).
+ * JSON output of the guest lab (see kjson.h), schema shrinklab/2. The
+ * document's head, strings (escaped per RFC 8259) and numbers (null when
+ * not finite) are written as shrinklab writes them
+ * (tools/shrinklab/scripts/jsonw.h); the rest of the schema is here, so a
+ * schema change is a change here too (tests/kernel/test_guest_json.py
+ * validates what it writes).
  *
  * The tool's version and git revision are those of the source tree the host
  * compiled the guest from (-DKLAB_VERSION, -DKLAB_GIT_REVISION).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 
+#include "../../tools/shrinklab/scripts/jsonw.h"
 #include "kjson.h"
-
-#define KJSON_SCHEMA "shrinklab/2"
 
 #ifndef KLAB_VERSION
 #define KLAB_VERSION "unknown"
@@ -88,30 +87,6 @@ static uint64_t elapsed_of(const char *exp)
 	return 0;
 }
 
-static void str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-static void num(FILE *f, double v)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.9g", v);
-}
-
 static void geometry(FILE *f, const struct kscale *s)
 {
 	fprintf(f, "{\"mounts\":%lu,\"host_shrinkers\":%lu,\"cgroups\":%lu,\"nodes\":%d,"
@@ -122,29 +97,26 @@ static void geometry(FILE *f, const struct kscale *s)
 	else
 		fprintf(f, "%ld", s->units);
 	fputs(",\"note\":", f);
-	str(f, s->note);
+	jsonw_string(f, s->note);
 	fputc('}', f);
 }
 
 static void row(FILE *f, const struct krow *r, const char *design)
 {
-	fputs("{\"design\":", f);
-	str(f, design);
-	fputs(",\"metric\":", f);
-	str(f, r->metric);
-	fputs(",\"unit\":", f);
-	str(f, r->unit);
+	jsonw_field(f, "{\"design\":", design);
+	jsonw_field(f, ",\"metric\":", r->metric);
+	jsonw_field(f, ",\"unit\":", r->unit);
 	fprintf(f, ",\"unavailable\":false,\"timed\":%s,\"value\":", r->timed ? "true" : "false");
-	num(f, r->value);
+	jsonw_number(f, r->value);
 	fputs(",\"min\":", f);
-	num(f, r->min);
+	jsonw_number(f, r->min);
 	fputs(",\"max\":", f);
-	num(f, r->max);
+	jsonw_number(f, r->max);
 	fprintf(f, ",\"n\":%zu,\"samples\":[", r->n);
 	for (size_t i = 0; i < r->n; i++) {
 		if (i)
 			fputc(',', f);
-		num(f, r->raw[i]);
+		jsonw_number(f, r->raw[i]);
 	}
 	fputs("],\"geometry\":", f);
 	geometry(f, &r->scale);
@@ -163,43 +135,22 @@ static void machine(FILE *f, const struct kguest *g)
 	fprintf(f, "{\"cpus\":%u,\"memory_bytes\":%llu,\"mem_available_bytes\":%llu,"
 		"\"nodes\":%d,\"kernel\":", g->cpus, (unsigned long long)g->mem_kb * 1024,
 		(unsigned long long)g->mem_available_kb * 1024, g->nodes);
-	str(f, kernel);
+	jsonw_string(f, kernel);
 	fputs(",\"guest\":true,\"accelerator\":", f);
-	str(f, g->accel);
+	jsonw_string(f, g->accel);
 	fprintf(f, ",\"boot_shrinkers\":%ld}", g->boot_shrinkers);
 }
 
 /* The header: tool, date, command, machine, run. */
 static void header(FILE *f, const struct kguest *g)
 {
-	char date[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fputs("{\"schema\":\"" KJSON_SCHEMA "\",\"tool\":{\"name\":\"klab-guest\",\"version\":", f);
-	str(f, KLAB_VERSION);
-	fputs(",\"git_revision\":", f);
-	if (KLAB_GIT_REVISION[0])
-		str(f, KLAB_GIT_REVISION);
-	else
-		fputs("null", f);
-	fputs("},\"date\":", f);
-	str(f, g->date ? g->date : date);
-	fputs(",\"command\":[", f);
-	for (int i = 0; i < g->argc; i++) {
-		if (i)
-			fputc(',', f);
-		str(f, g->argv[i]);
-	}
-	fputs("],\"machine\":", f);
+	jsonw_head(f, "klab-guest", KLAB_VERSION, KLAB_GIT_REVISION, g->date, g->argc, g->argv);
 	machine(f, g);
 	fputs(",\"run\":{\"subcommand\":\"klab-guest\",\"scale\":", f);
-	str(f, g->scale);
+	jsonw_string(f, g->scale);
 	fprintf(f, ",\"factor\":null,\"samples\":%u,\"elapsed_ns\":%llu,\"design\":", g->samples,
 		(unsigned long long)g->elapsed_ns);
-	str(f, g->design);
+	jsonw_string(f, g->design);
 	fputs("},\"experiments\":[", f);
 }
 
@@ -212,16 +163,16 @@ static void experiment(FILE *f, size_t first, const struct kguest *g)
 		if (!strcmp(rows[k].exp, exp))
 			last = k;
 	fputs("\n{\"id\":", f);
-	str(f, exp);
+	jsonw_string(f, exp);
 	fputs(",\"seed_title\":\"\",\"seed_geometry\":", f);
 	geometry(f, &rows[last].scale);
 	fputs(",\"geometry\":", f);
 	geometry(f, &rows[last].scale);
 	fputs(",\"scale\":", f);
-	str(f, g->describe);
+	jsonw_string(f, g->describe);
 	fprintf(f, ",\"elapsed_ns\":%llu,\"hosts\":[{\"design\":",
 		(unsigned long long)elapsed_of(exp));
-	str(f, g->design);
+	jsonw_string(f, g->design);
 	fputs(",\"available\":true,\"why\":null,\"geometry\":", f);
 	geometry(f, &rows[last].scale);
 	fputs("}],\"results\":[", f);

@@ -23,6 +23,9 @@
  *               change): mount/umount churn, bogo ops (kw_reviewers.c)
  *   pods        seed 001's pod creation: a cgroup plus its mounts, pod
  *               after pod (boot with cgroup.memory=nokmem) (kw_pods.c)
+ *   density     a container host's pod churn: overlay, tmpfs and procfs per
+ *               pod, created and torn down (kw_density.c)
+ *   tar         Kairui Song's multi-cgroup tar of small files (kw_tar.c)
  *
  * Every experiment is bounded by counts. Times are the guest's
  * CLOCK_MONOTONIC; under QEMU's -icount it counts guest instructions, so
@@ -42,6 +45,7 @@ long kw_boot_shrinkers = -1;
 
 static struct kw_exp *const exps[] = {
 	&kw_exp_containers, &kw_exp_tkhai, &kw_exp_qizheng, &kw_exp_ramfs, &kw_exp_pods,
+	&kw_exp_density, &kw_exp_tar,
 };
 #define NR_EXPS (sizeof(exps) / sizeof(exps[0]))
 

@@ -44,6 +44,7 @@ size_t kw_ul_list(struct kw_exp *e, const char *name, unsigned long *out, size_t
 
 /* The experiments. */
 extern struct kw_exp kw_exp_containers, kw_exp_tkhai, kw_exp_qizheng, kw_exp_ramfs, kw_exp_pods;
+extern struct kw_exp kw_exp_density, kw_exp_tar;
 
 /* The memcg farm that tkhai and qizheng share: @n memcgs below
  * KW_CG/farm, each with a tmpfs of its own (KW_MNT/farm/<i>) holding

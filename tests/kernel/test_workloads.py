@@ -32,6 +32,7 @@ import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
 from klab import boot, run, workloads, workmodel
+from klab import guest as guest_programs
 from klabtest import REPO, fixture
 from schema_check import validate
 
@@ -86,8 +87,7 @@ class Parameters(unittest.TestCase):
         if not cc:
             self.skipTest("no C compiler")
         guest = os.path.join(REPO, "kernel", "guest")
-        srcs = ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c",
-                "kutil.c", "kjson.c"]
+        srcs = guest_programs.PROGRAMS["kwork"]
         with tempfile.TemporaryDirectory() as tmp:
             exe = os.path.join(tmp, "kwork")
             subprocess.run([cc, "-O1", "-Wall", "-Wextra", "-Werror", "-o", exe] +

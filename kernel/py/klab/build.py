@@ -28,10 +28,12 @@ CONFIG_FRAGMENTS = {
     "lab": ["lab.config"],
     "debug": ["lab.config", "debug.config"],
     "uml": ["uml.config"],
+    # the density workload's: overlayfs and the lock tracepoints (density.config)
+    "uml-density": ["uml.config", "density.config"],
 }
 # The configs that are not x86's: their ARCH; their make target and image
 # (under build/) and the kept image's name.
-CONFIG_ARCH = {"uml": "um"}
+CONFIG_ARCH = {"uml": "um", "uml-density": "um"}
 IMAGE = {None: ("bzImage", "arch/x86/boot/bzImage", "bzImage"),
          "um": ("linux", "linux", "linux")}
 
@@ -42,7 +44,7 @@ UML_SMP_BASES = {"7.3"}
 
 def fragments(config, base):
     names = list(CONFIG_FRAGMENTS[config])
-    if config == "uml" and base.name in UML_SMP_BASES:
+    if CONFIG_ARCH.get(config) == "um" and base.name in UML_SMP_BASES:
         names.append("uml-smp.config")
     return tuple(os.path.join(paths.CONFIGS, f)
                  for f in names[:1] + list(base.extra_fragments) + names[1:])

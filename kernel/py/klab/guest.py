@@ -15,8 +15,8 @@ PROGRAMS = {
     "klab-guest": ["klab-guest.c", "world_kernel.c", "../../tools/shrinklab/scripts/kernel_lab.c",
                    "kutil.c", "kjson.c"],
     "ktorture": ["ktorture.c", "kwlib.c", "kutil.c", "kjson.c"],
-    "kwork": ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c", "kutil.c",
-              "kjson.c"],
+    "kwork": ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c",
+              "kw_density.c", "kw_tar.c", "kutil.c", "kjson.c"],
     "smoke": ["smoke.c"],
     "kseeds": ["kseeds.c", "kutil.c", "kjson.c"],
 }

@@ -102,7 +102,87 @@ WORKLOADS = {
                           bg_cgroups=400, bg_mounts=0))]),
     },
 }
+# The workloads of the reply to seed 000's reviewer (docs/upstream/): run
+# when named (klab work --workload density), never by default (CI, make
+# kernel-lab). density boots a config of its own on UML (overlayfs and the
+# lock tracepoints: kernel/config/density.config); tar, the machine's.
+WORKLOADS.update({
+    "density": {
+        "full": dict(mem=1536, timeout=7200, config={"uml": "uml-density"}, exps=[
+            ("density", dict(pods=4000, alive=500, creators=2, sample_every=10,
+                             layer_files=1000, layer_dirs=20, layer_bytes=4096, upper_files=8,
+                             proc_depth=1, disk="/dev/vda"))]),
+        "mid": dict(mem=1024, timeout=3600, config={"uml": "uml-density"}, exps=[
+            ("density", dict(pods=2000, alive=400, creators=2, sample_every=10,
+                             layer_files=500, layer_dirs=20, layer_bytes=4096, upper_files=8,
+                             proc_depth=1, disk="/dev/vda"))]),
+        "short": dict(mem=512, timeout=900, config={"uml": "uml-density"}, exps=[
+            ("density", dict(pods=120, alive=40, creators=2, sample_every=5,
+                             layer_files=200, layer_dirs=10, layer_bytes=4096, upper_files=4,
+                             proc_depth=1, disk="/dev/vda"))]),
+    },
+    "tar": {
+        "full": dict(mem=1024, timeout=3600, exps=[
+            ("tar", dict(cgroups=32, limit_mib=8, rounds=3, disk="/dev/vda"))]),
+        "mid": dict(mem=1024, timeout=2400, exps=[
+            ("tar", dict(cgroups=8, limit_mib=8, rounds=3, disk="/dev/vda"))]),
+        "short": dict(mem=512, timeout=900, exps=[
+            ("tar", dict(cgroups=4, limit_mib=8, rounds=2, disk="/dev/vda"))]),
+    },
+})
 ORDER = ["containers", "reviewers", "pods"]
+NAMED = ["density", "tar"]
+CHOICES = ORDER + NAMED
+# The archive the tar workload extracts: TAR_FILES files of TAR_BYTES bytes
+# (the last of every 16 TAR_BYTES * 4), in TAR_DIRS directories.
+TAR_FILES, TAR_DIRS, TAR_BYTES = 2000, 40, 1024
+TAR_GUEST = "/klab/small.tar"
+
+
+def config_of(name, on):
+    """The build config of workload @name's images on machine @on
+    (machine.CONFIG's unless the workload names its own)."""
+    from . import machine
+    own = WORKLOADS[name][GEOMETRIES[0]].get("config", {})
+    if on not in own and own:
+        raise SystemExit("klab work: workload %s boots only on %s (its config: %s)" % (
+            name, ", ".join(sorted(own)), ", ".join(sorted(own.values()))))
+    return own.get(on, machine.config(on))
+
+
+def small_tar(path):
+    """The tar workload's archive of small files (deterministic content)."""
+    import io
+    import tarfile
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        for i in range(TAR_FILES):
+            n = TAR_BYTES * (4 if i % 16 == 15 else 1)
+            data = (("%d " % i) * n).encode()[:n]
+            info = tarfile.TarInfo("src/d%d/f%d.c" % (i % TAR_DIRS, i))
+            info.size, info.mtime, info.mode = len(data), 1700000000, 0o644
+            t.addfile(info, io.BytesIO(data))
+
+
+def ext4_disk(path, mib, inodes):
+    """An empty ext4 of @mib MiB with @inodes inodes at @path."""
+    with open(path, "wb") as f:
+        f.truncate(mib << 20)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-N", str(inodes), "-m", "0", "-O", "^has_journal",
+                    "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard", path],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def symbol(image, name):
+    """@name's address in the System.map kept beside @image (hex text), or
+    "0" when there is none."""
+    for m in (image + ".System.map", os.path.join(os.path.dirname(image), "System.map")):
+        if os.path.exists(m):
+            with open(m) as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) == 3 and parts[2] == name:
+                        return "0x" + parts[0].lstrip("0")
+    return "0"
 GEOMETRIES = ["full", "mid", "short"]
 
 
@@ -283,7 +363,21 @@ def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAU
             disks.append(disk)
         elif exp == "ramfs":
             files += stress_ng_files()
-    exps = g["exps"]
+        elif exp == "density":
+            disk = os.path.join(tmp, "image.img")
+            ext4_disk(disk, 64, 8192)
+            disks.append(disk)
+        elif exp == "tar":
+            disk = os.path.join(tmp, "tar.img")
+            arch = os.path.join(tmp, "small.tar")
+            small_tar(arch)
+            n = int(params["cgroups"]) * int(params["rounds"])
+            # a 4 KiB block per file and directory, 12 MiB per extraction
+            ext4_disk(disk, 64 + 12 * n, n * (TAR_FILES + TAR_DIRS + 8) + 1024)
+            disks.append(disk)
+            files.append((arch, TAR_GUEST))
+    exps = [(e, dict(p, shrinker_mutex=symbol(image, "shrinker_mutex")) if e == "density" and
+             "shrinker_mutex" not in p else p) for e, p in g["exps"]]
     if on == "uml":
         # kwork's containers default to QEMU's first disk: name it, so that
         # uml.py gives the guest UML's name of it (/dev/ubda).
@@ -298,10 +392,11 @@ def boot_spec(name, geometry, image, prog, tmp, design, accel, date, clock=DEFAU
 
 
 def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_CLOCK,
-               on="qemu"):
+               on="qemu", images_of=None):
     """Every workload @names on every design, @boots rounds interleaved,
     the guests on @clock on machine @on; the guests' documents in boot
-    order."""
+    order. @images_of: {workload: {design: image}} for the workloads whose
+    config is not the machine's (config_of), beside @images."""
     docs = []
     if on == "uml":
         accel = "uml"
@@ -319,8 +414,9 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
                 os.makedirs(tmp, exist_ok=True)
                 load_start = record.loadavg()
                 try:
-                    spec = boot_spec(name, geometry, images[d.name], prog, tmp, d.name, accel,
-                                     date, clock, on)
+                    img = (images_of or {}).get(name, images)[d.name]
+                    spec = boot_spec(name, geometry, img, prog, tmp, d.name, accel, date, clock,
+                                     on)
                     r = checked_boot(run, label, spec)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)

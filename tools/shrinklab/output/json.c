@@ -6,61 +6,32 @@
  * finite (a non-finite value is written as null).
  */
 #include <errno.h>
-#include <math.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "design_label.h"
 #include "experiments.h"
 #include "json.h"
+#include "jsonw.h"
 #include "machine.h"
 #include "memcg_body.h"
 #include "scale.h"
 #include "version.h"
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 /* @s, or null when it is NULL or empty. */
 static void json_string_or_null(FILE *f, const char *s)
 {
 	if (s && s[0])
-		json_string(f, s);
+		jsonw_string(f, s);
 	else
 		fputs("null", f);
-}
-
-static void json_number(FILE *f, double v)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.9g", v);
 }
 
 static void json_key(FILE *f, bool first, const char *key)
 {
 	if (!first)
 		fputc(',', f);
-	json_string(f, key);
+	jsonw_string(f, key);
 	fputc(':', f);
 }
 
@@ -81,7 +52,7 @@ static void json_geometry(FILE *f, const struct lab_scale *s)
 	fputs(",\"units\":", f);
 	json_count_or_null(f, s->units);
 	fputs(",\"note\":", f);
-	json_string(f, s->note);
+	jsonw_string(f, s->note);
 	fputc('}', f);
 }
 
@@ -114,17 +85,15 @@ static void json_seed(FILE *f, const struct lab_result *r)
 	if (s->same_as_base)
 		fputs("null", f);
 	else
-		json_number(f, s->value);
+		jsonw_number(f, s->value);
 	fputs(",\"relation\":", f);
-	json_string(f, s->same_as_base ? "same" : rel);
+	jsonw_string(f, s->same_as_base ? "same" : rel);
 	fputs(",\"geometry\":", f);
 	json_seed_geometry(f, &s->geo);
 	fprintf(f, ",\"comparable\":%s,\"why\":", r->seed_comparable ? "true" : "false");
-	json_string(f, r->seed_why);
-	fputs(",\"thread\":", f);
-	json_string(f, s->thread);
-	fputs(",\"source\":", f);
-	json_string(f, s->source);
+	jsonw_string(f, r->seed_why);
+	jsonw_field(f, ",\"thread\":", s->thread);
+	jsonw_field(f, ",\"source\":", s->source);
 	fputc('}', f);
 }
 
@@ -133,17 +102,17 @@ static void json_value_or_null(FILE *f, bool null, double v)
 	if (null)
 		fputs("null", f);
 	else
-		json_number(f, v);
+		jsonw_number(f, v);
 }
 
 static void json_result(FILE *f, const struct lab_result *r)
 {
 	fputs("{\"design\":", f);
-	json_string(f, r->design);
+	jsonw_string(f, r->design);
 	fputs(",\"metric\":", f);
-	json_string(f, r->metric);
+	jsonw_string(f, r->metric);
 	fputs(",\"unit\":", f);
-	json_string(f, r->unit);
+	jsonw_string(f, r->unit);
 	fprintf(f, ",\"unavailable\":%s,\"timed\":%s,\"value\":", r->unavailable ? "true" : "false",
 		r->timed ? "true" : "false");
 	json_value_or_null(f, r->unavailable, r->value);
@@ -155,7 +124,7 @@ static void json_result(FILE *f, const struct lab_result *r)
 	for (size_t i = 0; !r->unavailable && i < r->n; i++) {
 		if (i)
 			fputc(',', f);
-		json_number(f, r->raw[i]);
+		jsonw_number(f, r->raw[i]);
 	}
 	fputs("],\"resolution\":", f);
 	json_value_or_null(f, r->unavailable || !r->timed, r->resolution);
@@ -189,13 +158,13 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 	char rel[2] = { v->relation, 0 };
 
 	fputs("{\"metric\":", f);
-	json_string(f, v->metric);
+	jsonw_string(f, v->metric);
 	fputs(",\"design\":", f);
-	json_string(f, v->design);
+	jsonw_string(f, v->design);
 	fputs(",\"base\":", f);
 	json_string_or_null(f, v->base);
 	fputs(",\"claim\":", f);
-	json_string(f, v->claim);
+	jsonw_string(f, v->claim);
 	fputs(",\"ours\":", f);
 	json_value_or_null(f, !v->has_ours, v->ours);
 	fputs(",\"ours_lo\":", f);
@@ -205,17 +174,17 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 	fprintf(f, ",\"rounds\":%zu,\"seed\":", v->has_ours ? v->rounds : 0);
 	json_value_or_null(f, !v->has_seed, v->seed);
 	fputs(",\"relation\":", f);
-	json_string(f, rel);
+	jsonw_string(f, rel);
 	fputs(",\"verdict\":", f);
-	json_string(f, verdict_id(v->kind));
+	jsonw_string(f, verdict_id(v->kind));
 	fputs(",\"size_verdict\":", f);
-	json_string(f, size_id(v->size));
+	jsonw_string(f, size_id(v->size));
 	fputs(",\"ours_over_seed_lo\":", f);
 	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_lo);
 	fputs(",\"ours_over_seed_hi\":", f);
 	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_hi);
 	fputs(",\"why\":", f);
-	json_string(f, v->text);
+	jsonw_string(f, v->text);
 	fputc('}', f);
 }
 
@@ -230,17 +199,17 @@ static void json_memcg_body(FILE *f, const struct lab_scale *s)
 	}
 	fprintf(f, "{\"bytes\":%lu,\"nodes\":%d,\"cpus\":%u,\"series\":", c->bytes, c->nodes,
 		c->cpus);
-	json_string(f, c->series);
+	jsonw_string(f, c->series);
 	fputs(",\"measured\":", f);
-	json_string(f, c->what);
+	jsonw_string(f, c->what);
 	fputs(",\"base\":", f);
-	json_string(f, c->base);
+	jsonw_string(f, c->base);
 	fputs(",\"machine\":", f);
-	json_string(f, c->machine);
+	jsonw_string(f, c->machine);
 	fputs(",\"date\":", f);
-	json_string(f, c->date);
+	jsonw_string(f, c->date);
 	fputs(",\"file\":", f);
-	json_string(f, c->file);
+	jsonw_string(f, c->file);
 	fputc('}', f);
 }
 
@@ -263,18 +232,18 @@ static void json_machine(FILE *f)
 		host[0] = '\0';
 	fprintf(f, "{\"cpus\":%ld,\"memory_bytes\":%llu,\"mem_available_bytes\":%llu,\"kernel\":",
 		now.cpus, lab_mem_total(), lab_mem_available());
-	json_string(f, now.kernel);
+	jsonw_string(f, now.kernel);
 	fputs(",\"cpu_model\":", f);
-	json_string(f, now.cpu_model);
+	jsonw_string(f, now.cpu_model);
 	fputs(",\"kind\":", f);
-	json_string(f, now.kind);
+	jsonw_string(f, now.kind);
 	fputs(",\"load_start\":", f);
 	json_load(f, start);
 	fputs(",\"load_end\":", f);
 	json_load(f, &now);
 	if (host[0]) {
 		fputs(",\"hostname\":", f);
-		json_string(f, host);
+		jsonw_string(f, host);
 	}
 	fputc('}', f);
 }
@@ -283,33 +252,14 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		   const struct lab_json_context *ctx)
 {
 	const struct lab_options *opt = ctx->opt;
-	char date[32];
-	time_t now = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fputs("{\"schema\":\"shrinklab/2\",\"tool\":{\"name\":\"shrinklab\",\"version\":", f);
-	json_string(f, shrinklab_version());
-	fputs(",\"git_revision\":", f);
-	if (shrinklab_git_revision()[0])
-		json_string(f, shrinklab_git_revision());
-	else
-		fputs("null", f);
-	fputs("},\"date\":", f);
-	json_string(f, date);
-	fputs(",\"command\":[", f);
-	for (int i = 0; i < ctx->argc; i++) {
-		if (i)
-			fputc(',', f);
-		json_string(f, ctx->argv[i]);
-	}
-	fputs("],\"machine\":", f);
+	jsonw_head(f, "shrinklab", shrinklab_version(), shrinklab_git_revision(), NULL, ctx->argc,
+		   ctx->argv);
 	json_machine(f);
 	fputs(",\"run\":{\"subcommand\":", f);
-	json_string(f, ctx->subcommand);
+	jsonw_string(f, ctx->subcommand);
 	fputs(",\"scale\":", f);
-	json_string(f, lab_options_custom(opt) ? "custom" : opt->scale_name);
+	jsonw_string(f, lab_options_custom(opt) ? "custom" : opt->scale_name);
 	fputs(",\"factor\":", f);
 	json_value_or_null(f, opt->scale_kind == LAB_SCALE_DEFAULT, opt->factor);
 	fprintf(f, ",\"samples\":%u,\"mem_budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
@@ -319,17 +269,17 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		const struct lab_run *run = &runs[k];
 
 		fputs(k ? ",\n{\"id\":" : "\n{\"id\":", f);
-		json_string(f, run->exp->id);
+		jsonw_string(f, run->exp->id);
 		fputs(",\"thread\":", f);
 		json_string_or_null(f, run->exp->thread);
 		fputs(",\"seed_title\":", f);
-		json_string(f, run->exp->title);
+		jsonw_string(f, run->exp->title);
 		fputs(",\"seed_geometry\":", f);
 		json_geometry(f, &run->exp->seed_scale);
 		fputs(",\"geometry\":", f);
 		json_geometry(f, &run->scale);
 		fputs(",\"scale\":", f);
-		json_string(f, run->scale_desc);
+		jsonw_string(f, run->scale_desc);
 		fputs(",\"memcg_body\":", f);
 		json_memcg_body(f, &run->scale);
 		fprintf(f, ",\"elapsed_ns\":%llu,\"hosts\":[", (unsigned long long)run->elapsed_ns);
@@ -340,12 +290,12 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 				continue;
 			fputs(first ? "\n {\"design\":" : ",\n {\"design\":", f);
 			first = 0;
-			json_string(f, h->label);
+			jsonw_string(f, h->label);
 			fprintf(f, ",\"available\":%s,\"why\":", h->available ? "true" : "false");
 			if (h->available)
 				fputs("null", f);
 			else
-				json_string(f, h->why ? h->why : "");
+				jsonw_string(f, h->why ? h->why : "");
 			fputs(",\"geometry\":", f);
 			if (h->available)
 				json_geometry(f, &h->geo);
@@ -378,11 +328,11 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e)
 	char label[LAB_LABEL_LEN];
 
 	fputs("{\"id\":", f);
-	json_string(f, e->id);
+	jsonw_string(f, e->id);
 	fputs(",\"thread\":", f);
 	json_string_or_null(f, e->thread);
 	fputs(",\"title\":", f);
-	json_string(f, e->title);
+	jsonw_string(f, e->title);
 	fputs(",\"seed_geometry\":", f);
 	json_geometry(f, &e->seed_scale);
 	fprintf(f, ",\"default_geometry\":{\"mounts\":%lu,\"cgroups\":%lu,"
@@ -392,7 +342,7 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e)
 		lab_design_label(&e->designs[i], label, sizeof(label));
 		if (i)
 			fputc(',', f);
-		json_string(f, label);
+		jsonw_string(f, label);
 	}
 	fputs("],\"metrics\":[", f);
 	for (size_t i = 0; i < e->nr_metrics; i++) {
@@ -400,22 +350,22 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e)
 		bool first = true;
 
 		fputs(i ? ",\n {\"name\":" : "\n {\"name\":", f);
-		json_string(f, m->name);
+		jsonw_string(f, m->name);
 		fputs(",\"unit\":", f);
-		json_string(f, m->unit);
+		jsonw_string(f, m->unit);
 		fputs(",\"geometry\":[", f);
 		for (int k = 0; k < LAB_NR_GEO; k++) {
 			if (!(m->geo & LAB_G(k)))
 				continue;
 			if (!first)
 				fputc(',', f);
-			json_string(f, lab_geo_name((enum lab_geo_key)k));
+			jsonw_string(f, lab_geo_name((enum lab_geo_key)k));
 			first = false;
 		}
 		fputs("],\"what\":", f);
-		json_string(f, m->what);
+		jsonw_string(f, m->what);
 		fputs(",\"better\":", f);
-		json_string(f, lab_metric_higher_better(m->name) ? "higher" : "lower");
+		jsonw_string(f, lab_metric_higher_better(m->name) ? "higher" : "lower");
 		fputc('}', f);
 	}
 	fputs("]}", f);
@@ -425,7 +375,7 @@ int lab_json_write_registry(FILE *f)
 {
 	fputs("{\"schema\":\"shrinklab-experiments/1\",\"tool\":{\"name\":\"shrinklab\","
 	      "\"version\":", f);
-	json_string(f, shrinklab_version());
+	jsonw_string(f, shrinklab_version());
 	fputs("},\"experiments\":[", f);
 	for (size_t i = 0; i < lab_nr_experiments; i++) {
 		fputs(i ? ",\n" : "\n", f);

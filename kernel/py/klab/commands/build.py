@@ -6,9 +6,12 @@ from .. import build, designs, tree
 
 def arguments(p):
     designs.add_arguments(p)
-    p.add_argument("--config", choices=["lab", "debug", "uml", "all"], default="all",
+    p.add_argument("--config", choices=["lab", "debug", "uml", "uml-density", "all"],
+                   default="all",
                    help="which configs: lab and debug (QEMU's bzImage), uml (User-Mode "
-                   "Linux's linux, kernel/config/uml.config); default all = lab and debug")
+                   "Linux's linux, kernel/config/uml.config), uml-density (uml with "
+                   "overlayfs and the lock tracepoints: the density workload's); default "
+                   "all = lab and debug")
 
 
 def main(run, args):

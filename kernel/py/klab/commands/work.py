@@ -25,8 +25,9 @@ def arguments(p):
                    "an hour of a shared 2-core machine) or short (CI's)")
     p.add_argument("--boots", type=int, default=3,
                    help="boots per design and workload, interleaved (default 3)")
-    p.add_argument("--workload", action="append", choices=workloads.ORDER,
-                   help="a workload (repeat; default: all)")
+    p.add_argument("--workload", action="append", choices=workloads.CHOICES,
+                   help="a workload (repeat; default: %s; %s only when named)" % (
+                       ", ".join(workloads.ORDER), ", ".join(workloads.NAMED)))
     p.add_argument("--from", dest="from_dirs", action="append", metavar="DIR",
                    help="no boots: the tables of the guests' documents saved in DIR "
                    "(repeat; the designs named keep theirs alone)")
@@ -54,12 +55,13 @@ def tables(run, docs, geometry, boots, dirs=None, saved=()):
 
 
 def work(run, chosen, images, prog, geometry, boots, names=None, clock=workloads.DEFAULT_CLOCK,
-         on="qemu"):
-    """The workloads' boots (guests on @clock, machine @on) and tables; the
+         on="qemu", images_of=None):
+    """The workloads' boots (guests on @clock, machine @on; @images_of, the
+    images of the workloads with a config of their own) and tables; the
     comparison (None without documents)."""
     names = names or workloads.ORDER
     docs = workloads.work_boots(run, chosen, images, prog, geometry, boots, names,
-                                machine.clock(on, clock), on)
+                                machine.clock(on, clock), on, images_of)
     if not docs:
         return None
     return tables(run, docs, geometry, boots, {d.name: d.dir for d in chosen if d.dir})
@@ -86,26 +88,32 @@ def saved_docs(dirs, names=None, keep=None):
     geos = sorted(set(doc["run"].get("scale", "?") for doc in docs))
     if len(geos) != 1:
         raise ValueError("documents of several geometries: %s" % ", ".join(geos))
-    order = {w: i for i, w in enumerate(workloads.ORDER)}
+    order = {w: i for i, w in enumerate(workloads.CHOICES)}
     docs.sort(key=lambda doc: (doc["run"].get("boot", 0), order.get(doc["run"].get("workload"),
                                                                       99)))
     return docs, geos[0]
 
 
-def snapshot(run, chosen, images):
+def snapshot(run, chosen, images, config=None):
     """Copies of @images in the run's directory, with each design's series
     hash: another run that rebuilds a design (its series changed on main)
     renames a new image over the kept one, and a run's later boots must
-    boot what its first did."""
+    boot what its first did. With @config (the build config's name), the
+    copies' names carry it (a run may boot the images of two configs);
+    each copy has its .config and System.map beside it."""
     out = {}
     os.makedirs(run.path("images"), exist_ok=True)
     for d in chosen:
-        out[d.name] = run.path(os.path.join("images", d.name + "." +
+        name = d.name + ("." + config if config else "")
+        out[d.name] = run.path(os.path.join("images", name + "." +
                                             os.path.basename(images[d.name])))
         shutil.copyfile(images[d.name], out[d.name])
         shutil.copymode(images[d.name], out[d.name])
         if os.path.exists(images[d.name] + ".config"):
             shutil.copyfile(images[d.name] + ".config", out[d.name] + ".config")
+        smap = build.system_map(images[d.name])
+        if os.path.exists(smap):
+            shutil.copyfile(smap, out[d.name] + ".System.map")
         log("%s: series %s (image copied to %s)" % (d.name, d.series_hash(), out[d.name]))
     return out
 
@@ -126,7 +134,12 @@ def main(run, args):
         return
     chosen = designs.from_args(args)
     on = machine.choose(args.machine, 1)
-    images = snapshot(run, chosen, build.build_all(tree.Cache(), machine.config(on), chosen,
-                                                   run))
+    names = args.workload or workloads.ORDER
+    configs = {w: workloads.config_of(w, on) for w in names}
+    built = {}
+    for c in sorted(set(configs.values())):
+        built[c] = snapshot(run, chosen, build.build_all(tree.Cache(), c, chosen, run), c)
+    images = built.get(machine.config(on)) or next(iter(built.values()))
     prog = guest.compile_programs(run)["kwork"]
-    work(run, chosen, images, prog, args.geometry, args.boots, args.workload, args.clock, on)
+    work(run, chosen, images, prog, args.geometry, args.boots, names, args.clock, on,
+         {w: built[c] for w, c in configs.items()})
