@@ -68,6 +68,9 @@ def metric_line(md, line):
     m = re.match(r'^\s+claims over (\S+):', line)
     if m:
         md['base'] = m.group(1)
+        # Files since the size verdict came in carry a column of it after
+        # each direction verdict (kernel size, then the model's).
+        md['sized'] = 'kernel size' in line
         return
     if line.startswith('     kernel design') or line.startswith('         '):
         return  # the header, a claim's note
@@ -119,6 +122,19 @@ def ratio(cell):
     if not m:
         return cell
     return m.group(1) + 'x' + (m.group(2) or '')
+
+
+def sized(cell, md, claim, col):
+    """A claim's ratio cell with its size verdict ('; size: agrees'), when
+    the file has that column and the claim a verdict in it."""
+    if not md.get('sized') or len(claim) <= col:
+        return cell
+    verdict = claim[col]
+    if verdict.endswith(' -'):  # a verdict as wide as its column meets the next
+        verdict = verdict[:-2]
+    if verdict == '-':
+        return cell
+    return f'{cell}; size: {verdict}'
 
 
 HEAD = re.compile(r"^klab reproduce, geometry (?P<geometry>\S+), (?P<boots>\d+) boot\(s\) per design"
@@ -202,8 +218,9 @@ def table(text, cited):
             if d in md['claims']:
                 c = md['claims'][d]
                 seed = seedcell(r[2], c[1])
-                kernel = r[3] if r[3] == 'not measured' else f'{r[3]}, {ratio(c[2])}'
-                model = r[5] if c[3] == '-' else f'{r[5]}, {ratio(c[3])}'
+                kernel = r[3] if r[3] == 'not measured' else f'{r[3]}, {sized(ratio(c[2]), md, c, 3)}'
+                mcol = 4 if md.get('sized') else 3
+                model = r[5] if c[mcol] == '-' else f'{r[5]}, {sized(ratio(c[mcol]), md, c, mcol + 1)}'
             else:
                 seed = '-'
                 kernel = r[3]
