@@ -175,10 +175,15 @@ class NoAuthor(unittest.TestCase):
                 path = os.path.join(d, name)
                 with open(path) as f:
                     head = f.read().split("\n---\n", 1)[0]
-                for line in head.splitlines():
+                lines = head.splitlines()
+                for line in lines:
                     if line.startswith("From: "):
                         found.append("%s: %s" % (os.path.relpath(path, root), line))
                         break
+                # The folded rest of a removed From: header: the mbox line is
+                # followed by a header field, never by a continuation line.
+                if len(lines) > 1 and lines[0].startswith("From ") and lines[1][:1] in (" ", "\t"):
+                    found.append("%s: %s" % (os.path.relpath(path, root), lines[1]))
                 if name.startswith("0000-"):
                     with open(path) as f:
                         for line in f:
