@@ -51,8 +51,7 @@ static void json_geometry(FILE *f, const struct lab_scale *s)
 	json_count_or_null(f, s->shrinker_nr_max);
 	fputs(",\"units\":", f);
 	json_count_or_null(f, s->units);
-	fputs(",\"note\":", f);
-	jsonw_string(f, s->note);
+	jsonw_field(f, ",\"note\":", s->note);
 	fputc('}', f);
 }
 
@@ -86,8 +85,7 @@ static void json_seed(FILE *f, const struct lab_result *r)
 		fputs("null", f);
 	else
 		jsonw_number(f, s->value);
-	fputs(",\"relation\":", f);
-	jsonw_string(f, s->same_as_base ? "same" : rel);
+	jsonw_field(f, ",\"relation\":", s->same_as_base ? "same" : rel);
 	fputs(",\"geometry\":", f);
 	json_seed_geometry(f, &s->geo);
 	fprintf(f, ",\"comparable\":%s,\"why\":", r->seed_comparable ? "true" : "false");
@@ -107,12 +105,9 @@ static void json_value_or_null(FILE *f, bool null, double v)
 
 static void json_result(FILE *f, const struct lab_result *r)
 {
-	fputs("{\"design\":", f);
-	jsonw_string(f, r->design);
-	fputs(",\"metric\":", f);
-	jsonw_string(f, r->metric);
-	fputs(",\"unit\":", f);
-	jsonw_string(f, r->unit);
+	jsonw_field(f, "{\"design\":", r->design);
+	jsonw_field(f, ",\"metric\":", r->metric);
+	jsonw_field(f, ",\"unit\":", r->unit);
 	fprintf(f, ",\"unavailable\":%s,\"timed\":%s,\"value\":", r->unavailable ? "true" : "false",
 		r->timed ? "true" : "false");
 	json_value_or_null(f, r->unavailable, r->value);
@@ -157,14 +152,11 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 {
 	char rel[2] = { v->relation, 0 };
 
-	fputs("{\"metric\":", f);
-	jsonw_string(f, v->metric);
-	fputs(",\"design\":", f);
-	jsonw_string(f, v->design);
+	jsonw_field(f, "{\"metric\":", v->metric);
+	jsonw_field(f, ",\"design\":", v->design);
 	fputs(",\"base\":", f);
 	json_string_or_null(f, v->base);
-	fputs(",\"claim\":", f);
-	jsonw_string(f, v->claim);
+	jsonw_field(f, ",\"claim\":", v->claim);
 	fputs(",\"ours\":", f);
 	json_value_or_null(f, !v->has_ours, v->ours);
 	fputs(",\"ours_lo\":", f);
@@ -173,18 +165,14 @@ static void json_verdict(FILE *f, const struct lab_verdict *v)
 	json_value_or_null(f, !v->has_ours, v->hi);
 	fprintf(f, ",\"rounds\":%zu,\"seed\":", v->has_ours ? v->rounds : 0);
 	json_value_or_null(f, !v->has_seed, v->seed);
-	fputs(",\"relation\":", f);
-	jsonw_string(f, rel);
-	fputs(",\"verdict\":", f);
-	jsonw_string(f, verdict_id(v->kind));
-	fputs(",\"size_verdict\":", f);
-	jsonw_string(f, size_id(v->size));
+	jsonw_field(f, ",\"relation\":", rel);
+	jsonw_field(f, ",\"verdict\":", verdict_id(v->kind));
+	jsonw_field(f, ",\"size_verdict\":", size_id(v->size));
 	fputs(",\"ours_over_seed_lo\":", f);
 	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_lo);
 	fputs(",\"ours_over_seed_hi\":", f);
 	json_value_or_null(f, v->size == LAB_SIZE_NOT_JUDGED, v->size_hi);
-	fputs(",\"why\":", f);
-	jsonw_string(f, v->text);
+	jsonw_field(f, ",\"why\":", v->text);
 	fputc('}', f);
 }
 
@@ -200,16 +188,11 @@ static void json_memcg_body(FILE *f, const struct lab_scale *s)
 	fprintf(f, "{\"bytes\":%lu,\"nodes\":%d,\"cpus\":%u,\"series\":", c->bytes, c->nodes,
 		c->cpus);
 	jsonw_string(f, c->series);
-	fputs(",\"measured\":", f);
-	jsonw_string(f, c->what);
-	fputs(",\"base\":", f);
-	jsonw_string(f, c->base);
-	fputs(",\"machine\":", f);
-	jsonw_string(f, c->machine);
-	fputs(",\"date\":", f);
-	jsonw_string(f, c->date);
-	fputs(",\"file\":", f);
-	jsonw_string(f, c->file);
+	jsonw_field(f, ",\"measured\":", c->what);
+	jsonw_field(f, ",\"base\":", c->base);
+	jsonw_field(f, ",\"machine\":", c->machine);
+	jsonw_field(f, ",\"date\":", c->date);
+	jsonw_field(f, ",\"file\":", c->file);
 	fputc('}', f);
 }
 
@@ -233,17 +216,14 @@ static void json_machine(FILE *f)
 	fprintf(f, "{\"cpus\":%ld,\"memory_bytes\":%llu,\"mem_available_bytes\":%llu,\"kernel\":",
 		now.cpus, lab_mem_total(), lab_mem_available());
 	jsonw_string(f, now.kernel);
-	fputs(",\"cpu_model\":", f);
-	jsonw_string(f, now.cpu_model);
-	fputs(",\"kind\":", f);
-	jsonw_string(f, now.kind);
+	jsonw_field(f, ",\"cpu_model\":", now.cpu_model);
+	jsonw_field(f, ",\"kind\":", now.kind);
 	fputs(",\"load_start\":", f);
 	json_load(f, start);
 	fputs(",\"load_end\":", f);
 	json_load(f, &now);
 	if (host[0]) {
-		fputs(",\"hostname\":", f);
-		jsonw_string(f, host);
+		jsonw_field(f, ",\"hostname\":", host);
 	}
 	fputc('}', f);
 }
@@ -256,10 +236,8 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 	jsonw_head(f, "shrinklab", shrinklab_version(), shrinklab_git_revision(), NULL, ctx->argc,
 		   ctx->argv);
 	json_machine(f);
-	fputs(",\"run\":{\"subcommand\":", f);
-	jsonw_string(f, ctx->subcommand);
-	fputs(",\"scale\":", f);
-	jsonw_string(f, lab_options_custom(opt) ? "custom" : opt->scale_name);
+	jsonw_field(f, ",\"run\":{\"subcommand\":", ctx->subcommand);
+	jsonw_field(f, ",\"scale\":", lab_options_custom(opt) ? "custom" : opt->scale_name);
 	fputs(",\"factor\":", f);
 	json_value_or_null(f, opt->scale_kind == LAB_SCALE_DEFAULT, opt->factor);
 	fprintf(f, ",\"samples\":%u,\"mem_budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
@@ -272,14 +250,12 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 		jsonw_string(f, run->exp->id);
 		fputs(",\"thread\":", f);
 		json_string_or_null(f, run->exp->thread);
-		fputs(",\"seed_title\":", f);
-		jsonw_string(f, run->exp->title);
+		jsonw_field(f, ",\"seed_title\":", run->exp->title);
 		fputs(",\"seed_geometry\":", f);
 		json_geometry(f, &run->exp->seed_scale);
 		fputs(",\"geometry\":", f);
 		json_geometry(f, &run->scale);
-		fputs(",\"scale\":", f);
-		jsonw_string(f, run->scale_desc);
+		jsonw_field(f, ",\"scale\":", run->scale_desc);
 		fputs(",\"memcg_body\":", f);
 		json_memcg_body(f, &run->scale);
 		fprintf(f, ",\"elapsed_ns\":%llu,\"hosts\":[", (unsigned long long)run->elapsed_ns);
@@ -327,12 +303,10 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e)
 {
 	char label[LAB_LABEL_LEN];
 
-	fputs("{\"id\":", f);
-	jsonw_string(f, e->id);
+	jsonw_field(f, "{\"id\":", e->id);
 	fputs(",\"thread\":", f);
 	json_string_or_null(f, e->thread);
-	fputs(",\"title\":", f);
-	jsonw_string(f, e->title);
+	jsonw_field(f, ",\"title\":", e->title);
 	fputs(",\"seed_geometry\":", f);
 	json_geometry(f, &e->seed_scale);
 	fprintf(f, ",\"default_geometry\":{\"mounts\":%lu,\"cgroups\":%lu,"
@@ -351,8 +325,7 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e)
 
 		fputs(i ? ",\n {\"name\":" : "\n {\"name\":", f);
 		jsonw_string(f, m->name);
-		fputs(",\"unit\":", f);
-		jsonw_string(f, m->unit);
+		jsonw_field(f, ",\"unit\":", m->unit);
 		fputs(",\"geometry\":[", f);
 		for (int k = 0; k < LAB_NR_GEO; k++) {
 			if (!(m->geo & LAB_G(k)))
@@ -362,10 +335,8 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e)
 			jsonw_string(f, lab_geo_name((enum lab_geo_key)k));
 			first = false;
 		}
-		fputs("],\"what\":", f);
-		jsonw_string(f, m->what);
-		fputs(",\"better\":", f);
-		jsonw_string(f, lab_metric_higher_better(m->name) ? "higher" : "lower");
+		jsonw_field(f, "],\"what\":", m->what);
+		jsonw_field(f, ",\"better\":", lab_metric_higher_better(m->name) ? "higher" : "lower");
 		fputc('}', f);
 	}
 	fputs("]}", f);
