@@ -470,6 +470,21 @@ int kw_swap_on(const char *dev)
 	return err;
 }
 
+long long kw_swap_total_kib(void)
+{
+	char line[128];
+	long long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SwapTotal: %lld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
