@@ -143,7 +143,7 @@ static void run_tkhai(struct kw_exp *e)
 	if (!v)
 		die("out of memory");
 	KW_PHASE("tkhai", kw_farm_build(n, files, &setup));
-	shr = kw_count_shrinkers();
+	shr = debugfs_shrinkers();
 	kw_scale(&sc, n, n, "%lu memcgs below one parent, each with its own tmpfs holding %lu "
 		 "file(s), made from inside the memcg; %ld shrinkers registered; echo %lu > "
 		 "drop_caches %lu times in a row", n, files, shr, what, calls);
@@ -346,7 +346,7 @@ static void run_qizheng(struct kw_exp *e)
 	steal = scan + rounds;
 	psi = steal + rounds;
 	total = (double)(writes * mib);
-	shr = kw_count_shrinkers();
+	shr = debugfs_shrinkers();
 	for (unsigned long i = 0; i < rounds; i++) {
 		struct qz_round r;
 		uint64_t t0 = now_ns();

@@ -553,21 +553,6 @@ void kw_sleep_ms(unsigned int ms)
 		;
 }
 
-long kw_count_shrinkers(void)
-{
-	DIR *d = opendir("/sys/kernel/debug/shrinker");
-	struct dirent *e;
-	long n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 bool kw_nokmem(void)
 {
 	static int cached = -1;

@@ -120,9 +120,6 @@ void kw_scale(struct kscale *sc, unsigned long mounts, unsigned long cgroups, co
 /* Sub-second sleeps. */
 void kw_sleep_ms(unsigned int ms);
 
-/* Entries of /sys/kernel/debug/shrinker (registered shrinkers); -1 when
- * debugfs is not there. */
-long kw_count_shrinkers(void);
 /* True when the kernel runs with cgroup.memory=nokmem. */
 bool kw_nokmem(void);
 
