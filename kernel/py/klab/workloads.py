@@ -650,10 +650,11 @@ def summary_words(docs, geometry, boots):
     dates = sorted(str(d.get("date") or d["run"].get("date", "")) for d in docs)
     secs = boot_seconds(docs)
     return ("kernel workloads, geometry %s; %s boot(s) per design and workload, interleaved; "
-            "machine %s; booted %s to %s; "
+            "machine %s; booted %s to %s; %s; "
             "clock: %s (the guest's CLOCK_MONOTONIC); accelerator %s; guest wall per boot: %s"
             % (geometry, boots, ", ".join(machines), dates[0] if dates else "?",
-               dates[-1] if dates else "?", "; ".join(clocks(docs)), "; ".join(accel), ", ".join(
+               dates[-1] if dates else "?", record.load_words(docs), "; ".join(clocks(docs)),
+               "; ".join(accel), ", ".join(
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
                 if all(x is not None for x in v))))
 
