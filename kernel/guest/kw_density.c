@@ -783,7 +783,7 @@ static void run_density(struct kw_exp *e)
 	samples = (struct sample_rec *)(recs + P.pods);
 	KW_PHASE(EXP, image_make());
 	kw_cg_make(DEN_CG, true);
-	shr = kw_count_shrinkers();
+	shr = debugfs_shrinkers();
 	kw_scale(&SC, P.alive * NR_SB, P.alive * 2, "%lu pods made by %lu processes, %lu alive "
 		 "at once (the rest torn down as they go), each a memcg with a container memcg "
 		 "and %d superblocks: overlay root (a shared ext4 image of %lu files of %lu B), "

@@ -90,7 +90,7 @@ static void run_pods(struct kw_exp *e)
 		die("out of memory");
 	KW_PHASE("pods", bg_setup(bgc, bgm));
 	kw_cg_make(POD_CG, true);
-	shr0 = kw_count_shrinkers();
+	shr0 = debugfs_shrinkers();
 	say("pods: %lu pods of %lu cgroups and %zu mounts, %ld shrinkers registered", pods, per,
 	    nk, shr0);
 	t_all = now_ns();

@@ -470,6 +470,21 @@ int kw_swap_on(const char *dev)
 	return err;
 }
 
+long long kw_swap_total_kib(void)
+{
+	char line[128];
+	long long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SwapTotal: %lld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -536,21 +551,6 @@ void kw_sleep_ms(unsigned int ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-long kw_count_shrinkers(void)
-{
-	DIR *d = opendir("/sys/kernel/debug/shrinker");
-	struct dirent *e;
-	long n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 bool kw_nokmem(void)

@@ -102,6 +102,9 @@ void kw_objs_read(struct kw_objs *o);
 /* Write a swap header on @dev and swapon it; 0 or -errno. */
 int kw_swap_on(const char *dev);
 
+/* The guest's swap in KiB (/proc/meminfo SwapTotal), -1 if unreadable. */
+long long kw_swap_total_kib(void);
+
 /* Statistics of any number of samples. */
 void kw_stats(const double *v, size_t n, struct kstats *out);
 
@@ -117,9 +120,6 @@ void kw_scale(struct kscale *sc, unsigned long mounts, unsigned long cgroups, co
 /* Sub-second sleeps. */
 void kw_sleep_ms(unsigned int ms);
 
-/* Entries of /sys/kernel/debug/shrinker (registered shrinkers); -1 when
- * debugfs is not there. */
-long kw_count_shrinkers(void);
 /* True when the kernel runs with cgroup.memory=nokmem. */
 bool kw_nokmem(void);
 

@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 	g.nodes = online_nodes();
 	g.mem_kb = (unsigned long)meminfo_kb("MemTotal");
 	g.samples = 1;
-	kw_boot_shrinkers = kw_count_shrinkers();
+	kw_boot_shrinkers = debugfs_shrinkers();
 	g.boot_shrinkers = kw_boot_shrinkers;
 	cg_enable_memory(CG_ROOT);
 	kw_cg_make(KW_CG, true);

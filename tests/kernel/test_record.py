@@ -9,7 +9,9 @@ among them, under machine.host):
     guest's document with the record, which then does (fake boots that
     answer the raw output);
   - loadavg() reads the three averages, None when unreadable; the host's
-    kind follows shrinklab's words.
+    kind follows shrinklab's words;
+  - load_words() gives the range of the 1-minute load over documents'
+    starts and ends, and says so when none recorded one.
 Run: python3 tests/kernel/test_record.py (make check: Meson test kernel_record)."""
 import copy
 import json
@@ -130,6 +132,14 @@ class Facts(unittest.TestCase):
             f.flush()
             self.assertEqual(record.loadavg(f.name), [0.5, 1.25, 2.0])
         self.assertIsNone(record.loadavg("/nonexistent/loadavg"))
+
+    def test_load_words_spans_every_boot(self):
+        docs = [{"machine": {"load_start": [3.5, 1, 1], "load_end": [12.25, 1, 1]}},
+                {"machine": {"load_start": [2.0, 9, 9], "load_end": None}},
+                {"machine": {}}]
+        self.assertEqual(record.load_words(docs), "host load 2.0-12.2 (1-minute average at "
+                         "each boot's start and end)")
+        self.assertEqual(record.load_words([{"machine": {}}]), "host load not recorded")
 
     def test_host(self):
         h = record.host()

@@ -33,6 +33,19 @@ def loadavg(path="/proc/loadavg"):
         return None
 
 
+def load_words(docs):
+    """The host's load over @docs' boots, for a table's heading: the range
+    of the 1-minute load average at their starts and ends (stamp()), or
+    "host load not recorded" when no document has one."""
+    loads = [load[0] for d in docs for load in (d.get("machine", {}).get("load_start"),
+                                                  d.get("machine", {}).get("load_end"))
+             if load]
+    if not loads:
+        return "host load not recorded"
+    return "host load %.1f-%.1f (1-minute average at each boot's start and end)" % (
+        min(loads), max(loads))
+
+
 def _first(path, key=None):
     """The first line of @path (with @key: the value of the first
     "key: value" line starting with @key), or ""."""

@@ -74,19 +74,19 @@ WORKLOADS = {
         "full": dict(mem=3072, timeout=7200, exps=[
             ("ramfs", dict(ops=2000, runs=3)),
             ("tkhai", dict(memcgs=4000, files=1, calls=5, what=3)),
-            ("qizheng", dict(memcgs=4000, writes=96, mib=1, writers=16, limit_mib=64, rounds=3,
+            ("qizheng", dict(memcgs=4000, writes=96, mib=1, writers=16, headroom_mib=64, rounds=3,
                              swap="/dev/vda"))]),
         "short": dict(mem=1024, timeout=1200, exps=[
             ("ramfs", dict(ops=100, runs=3)),
             ("tkhai", dict(memcgs=200, files=1, calls=5, what=3)),
-            ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, limit_mib=32, rounds=2,
+            ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, headroom_mib=32, rounds=2,
                              swap="/dev/vda"))]),
         # Qi Zheng's first: the farm of memcgs is one (Tkhai's test grows it
         # to 1000 after), and his writers' reclaim over 1000 memcgs took
         # more than 9 min of a boot on the loaded machine.
         "mid": dict(mem=1024, timeout=3600, exps=[
             ("ramfs", dict(ops=200, runs=3)),
-            ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, limit_mib=32, rounds=2,
+            ("qizheng", dict(memcgs=200, writes=48, mib=1, writers=8, headroom_mib=32, rounds=2,
                              swap="/dev/vda")),
             ("tkhai", dict(memcgs=1000, files=1, calls=5, what=3))]),
     },
@@ -650,10 +650,11 @@ def summary_words(docs, geometry, boots):
     dates = sorted(str(d.get("date") or d["run"].get("date", "")) for d in docs)
     secs = boot_seconds(docs)
     return ("kernel workloads, geometry %s; %s boot(s) per design and workload, interleaved; "
-            "machine %s; booted %s to %s; "
+            "machine %s; booted %s to %s; %s; "
             "clock: %s (the guest's CLOCK_MONOTONIC); accelerator %s; guest wall per boot: %s"
             % (geometry, boots, ", ".join(machines), dates[0] if dates else "?",
-               dates[-1] if dates else "?", "; ".join(clocks(docs)), "; ".join(accel), ", ".join(
+               dates[-1] if dates else "?", record.load_words(docs), "; ".join(clocks(docs)),
+               "; ".join(accel), ", ".join(
                 "%s %.0f-%.0f s" % (w, min(v), max(v)) for w, v in secs.items()
                 if all(x is not None for x in v))))
 

@@ -4,7 +4,7 @@ the kernel's and the model's, with the verdicts of both (reproduce.py)."""
 import datetime
 import json
 
-from .. import boot, build, designs, guest, machine, model, registry, reproduce, tree
+from .. import boot, build, designs, guest, machine, model, record, registry, reproduce, tree
 from ..run import log
 from .lab import add_clock_argument
 
@@ -112,10 +112,12 @@ def main(run, args):
     clocks = sorted({doc["machine"].get("clock", "?") for v in kdocs.values()
                      for docs in v.values() for doc in docs})
     text = ("klab reproduce, geometry %s, %d boot(s) per design, %s; machines: %s; the "
-            "kernel's clock: %s\n" % (
+            "kernel's clock: %s; %s\n" % (
                 args.geometry, args.boots,
                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                ", ".join("%s %s" % (r, on[r]) for r in runs), "; ".join(clocks) or args.clock))
+                ", ".join("%s %s" % (r, on[r]) for r in runs), "; ".join(clocks) or args.clock,
+                record.load_words([doc for v in kdocs.values() for docs in v.values()
+                                   for doc in docs])))
     if args.no_model:
         text += "(--no-model: no model runs; the model's cells are empty)\n"
     if any(c.startswith("icount") for c in clocks):
