@@ -52,7 +52,8 @@ def test_version():
     for args in (["--version"], ["run", "--version"], ["compare", "--version"],
                  ["reproduce", "--version"],
                  ["sweep", "--version"], ["slabinfo", "--version"], ["kernel", "--version"],
-                 ["containers", "--version"], ["experiments", "--version"]):
+                 ["containers", "--version"], ["experiments", "--version"],
+                 ["judge", "--version"]):
         r = run(args)
         if r.returncode or not re.match(r"^shrinklab \d+\.\d+\.\d+( \(git \S+\))?\n$",
                                         r.stdout):
@@ -63,7 +64,7 @@ def test_version():
 def test_help():
     top = run(["--help"])
     for sub in ("run", "compare", "reproduce", "sweep", "slabinfo", "kernel", "containers",
-                "experiments"):
+                "experiments", "judge"):
         a, b = run(["help", sub]), run([sub, "--help"])
         if a.returncode or b.returncode or a.stdout != b.stdout or a.stdout == top.stdout \
                 or "Exit status" not in a.stdout:

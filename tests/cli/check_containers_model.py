@@ -9,7 +9,8 @@ the guest's metric file, data/kernel_workloads.tsv:
 - for every design and every background level (_no_mounts, _m<M>, the last
   one bare), every containers metric of the file is there with the file's
   unit and kind (timed or reading), except those klab work says the model
-  leaves out (kernel/py/klab/workmodel.py: page cache, pages, the balloon),
+  leaves out (data/kernel_workloads.tsv's leaves_out rows: page cache, pages,
+  the balloon),
   and no other row; timed rows carry --samples samples;
 - the rows measure what they say: each container made the dentries and
   inodes its mounts hold (ext4: dirs + 1 + files + missing names, proc:
@@ -32,7 +33,7 @@ from schema_check import validate
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(REPO, "kernel", "py"))
-from klab import workloads, workmodel  # noqa: E402
+from klab import workloads  # noqa: E402
 
 DESIGNS = ["prealloc", "xarray+units=kmalloc"]
 GEO = {"--containers": 2, "--files": 40, "--dirs": 3, "--negative": 30, "--tmpfs-files": 4,
@@ -75,7 +76,7 @@ def wanted(phases):
             continue
         for sfx in LEVELS:
             name = m.name.replace("{level}", sfx)
-            left = workmodel.not_modelled("containers", name)
+            left = workloads.not_modelled("containers", name)
             if left and left[0] == "absent":
                 continue
             out[name] = (m.unit, m.kind == "timed")

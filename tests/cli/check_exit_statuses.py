@@ -163,6 +163,15 @@ def main():
          ["reproduce", "--data", comments] + QUICK, "no figures")
     case(2, "a --data file that cannot be read or holds no figures",
          ["reproduce", "--data", long_field] + QUICK, "no field longer")
+    not_json = os.path.join(WORK, "judge-not-json.json")
+    no_guests = os.path.join(WORK, "judge-no-guests.json")
+    with open(not_json, "w") as f:
+        f.write('{"kernel": [')
+    with open(no_guests, "w") as f:
+        f.write('{"model": []}')
+    for doc, why in (("/nonexistent/judge.json", "No such file"), (not_json, "a value expected"),
+                     (no_guests, '"kernel"')):
+        case(2, "a judge document that cannot be read or is not one", ["judge", "lab", doc], why)
     if starts_under_as_limit(EXE):
         case(2, "an address-space limit too low for the run",
              ["run", "--design", "xarray", "--experiment", "xarray-2026-vm", "--scale",

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-"""klab.compare, kernel beside model: the join pairs every guest metric with
-the model's, takes model/kernel from the two medians, judges which design is
-better on the spread (paired only within one model run), derives the
-ratios within a design, prints every experiment, and a series' `model` file
-wins over the mapping table.
-Run: python3 tests/kernel/test_compare.py (make check: Meson test kernel_compare)."""
+"""klab.compare, kernel beside model, judged by shrinklab judge lab: the
+join pairs every guest metric with the model's, takes model/kernel from the
+two medians, judges which design is better on the spread (paired only
+within one model run), derives the ratios within a design, prints every
+experiment, and a series' `model` file names each design's model; a
+document shrinklab cannot read is refused with exit 2 and its reason.
+Run: python3 tests/kernel/test_compare.py [SHRINKLAB] (default: build/shrinklab
+of the repo; make check: Meson test kernel_compare)."""
 import copy
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -15,6 +19,17 @@ import klabtest  # noqa: F401  (the klab package on the path)
 from klab import compare
 from klabtest import fixture
 from schema_check import validate
+
+SHRINKLAB = None  # argv[1] when run by path, else build/shrinklab of the repo
+
+
+def exe():
+    return SHRINKLAB or os.path.join(klabtest.REPO, "build", "shrinklab")
+
+
+def judged(kernel, model, words="", clock=""):
+    """shrinklab judge lab over @kernel and @model: (comparison, text)."""
+    return compare.judge(exe(), compare.judge_input(kernel, model, None, words, clock))
 
 
 def two_designs():
@@ -49,7 +64,7 @@ def two_designs():
 class Join(unittest.TestCase):
     def setUp(self):
         self.kernel, self.model = two_designs()
-        self.cmp = compare.join(self.kernel, self.model)
+        self.cmp = judged(self.kernel, self.model)[0]
 
     def metric(self, exp, name):
         e = next(e for e in self.cmp["experiments"] if e["id"] == exp)
@@ -99,14 +114,14 @@ class Join(unittest.TestCase):
         self.assertLessEqual(k["value"], k["max"])
 
     def test_tables_print_every_experiment(self):
-        text = compare.tables(self.cmp, "geometry words")
+        text = judged(self.kernel, self.model, "geometry words")[1]
         for e in ("units", "drop_caches", "churn", "highwater", "register"):
             self.assertIn("== %s: kernel beside model" % e, text)
         self.assertIn("kernel:xarray = xarray+units=kmalloc", text)
         self.assertIn("which design is better", text)
 
     def test_every_table_names_the_kernels_clock(self):
-        text = compare.tables(self.cmp, "geometry words", "icount shift=3")
+        text = judged(self.kernel, self.model, "geometry words", "icount shift=3")[1]
         heads = [x for x in text.splitlines()
                  if x.startswith("== ") or x.startswith("   which design is better")]
         self.assertGreater(len(heads), 5)
@@ -120,7 +135,7 @@ class Join(unittest.TestCase):
         for doc, keep in zip(apart, ("prealloc", "xarray+units=kmalloc")):
             for e in doc["experiments"]:
                 e["results"] = [r for r in e["results"] if r["design"] == keep]
-        cmp = compare.join(self.kernel, apart)
+        cmp = judged(self.kernel, apart)[0]
         e = next(e for e in cmp["experiments"] if e["id"] == "drop_caches")
         v = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")["versus_base"][0]
         self.assertFalse(v["model"]["paired"])
@@ -153,7 +168,7 @@ class Join(unittest.TestCase):
                     r["min"] *= f
                     r["max"] *= f
             boots.append(k)
-        cmp = compare.join(boots, [])
+        cmp, text = judged(boots, [])
         e = next(e for e in cmp["experiments"] if e["id"] == "drop_caches")
         c = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")["designs"]["mainline"]
         first = next(r for e in k0["experiments"] for r in e["results"]
@@ -161,10 +176,10 @@ class Join(unittest.TestCase):
         self.assertAlmostEqual(c["kernel"]["value"], first["value"])
         self.assertAlmostEqual(c["kernel"]["boot_spread"], 0.1)
         self.assertEqual(c["kernel"]["boots"], 3)
-        self.assertIn("boots +-", compare.tables(cmp))
-        self.assertIn("10.0%", compare.tables(cmp))
+        self.assertIn("boots +-", text)
+        self.assertIn("10.0%", text)
         self.assertIsNone(compare.boot_spread([5.0]))
-        self.assertNotIn("boots +-", compare.tables(self.cmp))
+        self.assertNotIn("boots +-", judged(self.kernel, self.model)[1])
 
     def test_verdicts_over_boots_use_the_boots_medians(self):
         """Three boots each: xarray at half of mainline's drop_caches_ns, and
@@ -183,15 +198,15 @@ class Join(unittest.TestCase):
                 out.append(k)
             return out
         kernel = boots_of(self.kernel[0], False) + boots_of(self.kernel[1], True)
-        cmp = compare.join(kernel, self.model)
+        cmp = judged(kernel, self.model)[0]
         e = next(e for e in cmp["experiments"] if e["id"] == "drop_caches")
         m = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")
         v = m["versus_base"][0]
         self.assertEqual(v["kernel"]["cls"], "lower")
         self.assertGreater(m["designs"]["xarray"]["kernel"]["max"],
                            m["designs"]["xarray"]["kernel"]["verdict_max"] * 5)
-        one = compare.join(boots_of(self.kernel[0], False)[:1] +
-                           boots_of(self.kernel[1], True)[1:2], self.model)
+        one = judged(boots_of(self.kernel[0], False)[:1] +
+                     boots_of(self.kernel[1], True)[1:2], self.model)[0]
         e = next(e for e in one["experiments"] if e["id"] == "drop_caches")
         m = next(m for m in e["metrics"] if m["metric"] == "drop_caches_ns")
         self.assertEqual(m["versus_base"][0]["kernel"]["cls"], "across")
@@ -202,11 +217,28 @@ class Join(unittest.TestCase):
         self.assertEqual(compare.classify(R(1, 0.8, 1.25)), "same")
         self.assertEqual(compare.classify(R(2, 1.26, 3)), "higher")
         self.assertEqual(compare.classify(R(1, 0.7, 1.1)), "across")
-        self.assertEqual(compare.verdict("lower", "lower"), "agree")
-        self.assertEqual(compare.verdict("lower", "same"), "disagree")
-        self.assertEqual(compare.verdict("across", "lower"), "inconclusive")
-        self.assertEqual(compare.verdict(None, "lower"), "not compared")
+
+    def test_a_bad_document_is_refused_with_its_reason(self):
+        """Not JSON, JSON without the guests' documents, a result without its
+        metric: exit 2 and one line saying what is wrong."""
+        for doc, why in (("{\"kernel\": [", "a value expected at byte 12"),
+                         ("[]", "no \"kernel\" array"),
+                         (json.dumps({"kernel": [{"run": {"design": "kernel:mainline"},
+                                                  "experiments": [{"id": "units", "results": [
+                                                      {"design": "kernel:mainline"}]}]}],
+                                      "model": []}), "a result's metric")):
+            with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+                f.write(doc)
+                f.flush()
+                r = subprocess.run([exe(), "judge", "lab", f.name], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+            self.assertEqual(r.returncode, 2, doc)
+            self.assertIn(why, r.stderr)
+            self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+            self.assertEqual(r.stdout, "")
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        SHRINKLAB = sys.argv.pop(1)
     unittest.main()

@@ -85,8 +85,27 @@ class File(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".tsv") as f:
             f.write("metric\tunits\tx\tB\tsometimes\t-\twhat\n")
             f.flush()
-            with self.assertRaisesRegex(ValueError, "not a cache, metric or ratio row"):
+            with self.assertRaisesRegex(ValueError, "not a cache, metric, ratio or moves row"):
                 metrics.load(f.name)
+
+    def test_moves_name_metrics_of_the_file(self):
+        """Each "moves" row's prefix and whole row start metrics of the file."""
+        _, rows = metrics.load()
+        self.assertGreaterEqual(len(metrics.moves()), 2)
+        for m in metrics.moves():
+            for prefix in (m.prefix, m.whole):
+                self.assertTrue(any(r.name.startswith(prefix) for r in rows), prefix)
+
+    def test_caches_are_read_by_the_files_cache_row(self):
+        """A document's caches, from the data file's {cache} metric at the
+        first rung of its own ladder (not a name written in klab)."""
+        doc = {"command": ["klab-guest", "--ladder", "3,9"], "experiments": [
+            {"id": "units", "results": [
+                {"design": "d", "metric": "kmalloc_1k_objs_per_empty_cgroup_3u"},
+                {"design": "d", "metric": "kmalloc_1k_objs_per_empty_cgroup_9u"},
+                {"design": "d", "metric": "radix_tree_node_objs_per_empty_cgroup_3u"},
+                {"design": "e", "metric": "other_objs_per_empty_cgroup_3u"}]}]}
+        self.assertEqual(metrics.doc_caches(doc, "d"), ["kmalloc_1k", "radix_tree_node"])
 
 
 if __name__ == "__main__":

@@ -194,7 +194,7 @@ def model_doc(kernel, label, factor, drop=("ct_file_bytes", "reclaim_file_freed_
 class ModelBeside(unittest.TestCase):
     """klab work: the model's figure beside each kernel figure of the
     containers table, model/kernel, and what the model does not model named
-    instead of a blank (workmodel.not_modelled)."""
+    instead of a blank (workloads.not_modelled)."""
 
     def setUp(self):
         self.kernel = fixture("work-short-mainline.json")

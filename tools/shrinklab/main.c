@@ -44,6 +44,8 @@ static const struct subcommand subcommands[] = {
 	  shrinklab_containers },
 	{ "experiments", "the experiments (ids, titles, designs, metrics), as text or JSON",
 	  shrinklab_experiments },
+	{ "judge", "the kernel lab's tables, kernel beside model, from both worlds' documents",
+	  shrinklab_judge },
 };
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 

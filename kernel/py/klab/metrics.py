@@ -24,6 +24,16 @@ class Metric:
 
 
 @dataclasses.dataclass(frozen=True)
+class Moves:
+    """Rows that move against each other over boots for a known cause: a
+    metric starting with @prefix, whose whole work is the row @whole with
+    the same suffix."""
+    prefix: str
+    whole: str
+    why: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Ratio:
     """A ratio within one design of two rows of one experiment."""
     experiment: str
@@ -42,8 +52,13 @@ def ratios(path=DATA):
     return _load(path)[2]
 
 
+def moves(path=DATA):
+    """The data file's rows that move against each other for a known cause."""
+    return _load(path)[3]
+
+
 def _load(path):
-    caches, metrics, ratios_ = [], [], []
+    caches, metrics, ratios_, moves_ = [], [], [], []
     with open(path) as f:
         for i, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -57,9 +72,12 @@ def _load(path):
                 metrics.append(Metric(*cols[1:]))
             elif cols[0] == "ratio" and len(cols) == 5 and all(cols[1:]):
                 ratios_.append(Ratio(*cols[1:]))
+            elif cols[0] == "moves" and len(cols) == 4 and all(cols[1:]):
+                moves_.append(Moves(*cols[1:]))
             else:
-                raise ValueError("%s:%d: not a cache, metric or ratio row: %r" % (path, i, line))
-    return caches, metrics, ratios_
+                raise ValueError("%s:%d: not a cache, metric, ratio or moves row: %r"
+                                 % (path, i, line))
+    return caches, metrics, ratios_, moves_
 
 
 def options(doc):
@@ -68,14 +86,19 @@ def options(doc):
     return {a[2:]: b for a, b in zip(cmd, cmd[1:]) if a.startswith("--")}
 
 
-def doc_caches(doc, design):
-    """The caches @design's rows count, in order (from the first rung)."""
+def doc_caches(doc, design, path=DATA):
+    """The caches @design's rows count, in order: the rows of the data
+    file's {cache} metric at the first rung of the document's ladder."""
+    m = next(m for m in load(path)[1] if "{cache}" in m.name)
+    rung = "%su" % options(doc)["ladder"].split(",")[0]
+    pattern = re.compile(re.escape(m.name).replace(re.escape("{cache}"), "(.+)").replace(
+        re.escape("{rung}"), re.escape(rung)))
     out = []
     for e in doc["experiments"]:
         for r in e["results"]:
-            m = re.fullmatch(r"(.+)_objs_per_empty_cgroup_1u", r["metric"])
-            if m and r["design"] == design and e["id"] == "units":
-                out.append(m.group(1))
+            g = pattern.fullmatch(r["metric"])
+            if g and r["design"] == design and e["id"] == m.experiment:
+                out.append(g.group(1))
     return out
 
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reading what the guests wrote: dmesg splats and selftest results. (The
-lab's JSON and its tables, kernel beside model: compare.py.)"""
+lab's JSON and its tables, kernel beside model: compare.py and shrinklab
+judge lab.)"""
 import re
 
 # A line of the guest's dmesg that means the kernel found a bug. The OOM

@@ -14,33 +14,21 @@ different clocks or host loads.
 """
 import statistics
 
+from . import metrics
 from .compare import fmt, kernel_name
 
 TARGET = 0.10
 
-# Rows whose spread over boots has a known cause other than the clock,
-# printed under a run's table when one is outside the target while the
-# row that holds the whole of its work is within it. (metric prefix, that
-# row's prefix, why.)
-KNOWN = (
-    ("rmdir_ns_per_cgroup", "rmdir_release_ns_per_cgroup",
-     "rmdir and release split one piece of work, the cgroups' "
-     "offline (list_lru reparenting, run from a worker after rmdir returns): how much of "
-     "it lands before the last rmdir returns depends on when the worker gets to run, "
-     "so the two rows move against each other (sample by sample their sum holds); "
-     "rmdir_release_ns_per_cgroup, the sum, is the figure to compare"),
-    ("release_ns_per_cgroup", "rmdir_release_ns_per_cgroup", "see rmdir_ns_per_cgroup"),
-)
-
 
 def known_cause(metric, spreads):
-    """Why @metric moves over boots other than by the clock (KNOWN), when
-    the row of its whole work is among @spreads and within the target."""
-    for prefix, whole, why in KNOWN:
-        if metric.startswith(prefix):
-            name = whole + metric[len(prefix):]
+    """Why @metric moves over boots other than by the clock (the "moves"
+    rows of data/kernel_metrics.tsv), when the row of its whole work is
+    among @spreads and within the target."""
+    for m in metrics.moves():
+        if metric.startswith(m.prefix):
+            name = m.whole + metric[len(m.prefix):]
             if any(s.metric == name and s.within() for s in spreads):
-                return why
+                return m.why
     return None
 
 

@@ -34,7 +34,7 @@ import re
 import shutil
 import subprocess
 
-from . import bases, boot, compare, paths, record, workmodel
+from . import bases, boot, compare, paths, record
 from .boots import checked_boot
 from .designs import model_design
 
@@ -207,20 +207,68 @@ class Metric:
                                                        "(_no_mounts|_m[0-9]+|)") + "$")
 
 
+@dataclasses.dataclass(frozen=True)
+class LeftOut:
+    """What the model leaves out of the metrics @metric names (without
+    their level; a trailing '*' any rest) of @experiment: @kind absent (no
+    figure) or part (the slab part only); @what, said why in @why."""
+    experiment: str
+    metric: str
+    kind: str
+    what: str
+    why: str
+
+
+# A metric's {level} suffix (the containers experiment's background level).
+LEVEL_RE = re.compile(r"(_no_mounts|_m[0-9]+)$")
+_loaded = {}
+
+
 def load_metrics(path=DATA):
-    out = []
+    return _load(path)[0]
+
+
+def not_modelled(experiment, metric, path=DATA):
+    """(kind, what, why) of what the model leaves out of @metric of
+    @experiment (the data file's "leaves_out" rows), or None: it models
+    all of it, or the experiment is not one the model runs."""
+    base = LEVEL_RE.sub("", metric)
+    for m in _load(path)[1]:
+        if m.experiment == experiment and (base == m.metric or m.metric.endswith("*") and
+                                           base.startswith(m.metric[:-1])):
+            return m.kind, m.what, m.why
+    return None
+
+
+def _load(path):
+    """(metrics, leaves_out) of the data file, read once per process."""
+    if path in _loaded:
+        return _loaded[path]
+    metrics, left, why = [], [], {}
     with open(path) as f:
         for i, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if not line or line.startswith("#"):
                 continue
             cols = line.split("\t")
-            if cols[0] != "metric" or len(cols) != 7 or cols[4] not in ("timed", "reading") \
+            if cols[0] == "why" and len(cols) == 3 and all(cols[1:]):
+                why[cols[1]] = cols[2]
+            elif cols[0] == "leaves_out" and len(cols) == 5 and all(cols[1:]) and \
+                    cols[3] in ("absent", "part"):
+                left.append(cols[1:])
+            elif cols[0] != "metric" or len(cols) != 7 or cols[4] not in ("timed", "reading") \
                     or cols[5] not in ("lower", "higher", "-") or cols[3] not in \
                     ("ns", "B", "count"):
-                raise ValueError("%s:%d: not a metric row: %r" % (path, i, line))
-            out.append(Metric(*cols[1:]))
-    return out
+                raise ValueError("%s:%d: not a metric, leaves_out or why row: %r"
+                                 % (path, i, line))
+            else:
+                metrics.append(Metric(*cols[1:]))
+    for x in left:
+        if x[3] not in why:
+            raise ValueError("%s: leaves_out %s names %r, which no why row says" %
+                             (path, x[1], x[3]))
+    _loaded[path] = metrics, [LeftOut(*x, why[x[3]]) for x in left]
+    return _loaded[path]
 
 
 def find_metric(metrics, experiment, name):
@@ -500,7 +548,7 @@ def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
                 best = [d for x, d in have if x == v]
             row = {"metric": name, "unit": unit, "better": better, "best": best,
                    "designs": per}
-            left_out = workmodel.not_modelled(exp, name) if exp in modelled else None
+            left_out = not_modelled(exp, name) if exp in modelled else None
             if left_out:
                 row["model_leaves_out"] = {"kind": left_out[0], "what": left_out[1],
                                            "why": left_out[2]}

@@ -3,9 +3,10 @@
 containers` (tools/shrinklab/lab/container_experiment.c) runs the guest's
 container workload (kernel/guest/kw_containers.c) at the geometry each
 guest really ran, for the model design each kernel design maps to
-(designs.model_design), and says which of the guest's metrics the model
-does not model (page cache, kswapd), so the table never leaves a silent
-blank."""
+(designs.model_design). Which of the guest's metrics the model does not
+model (page cache, kswapd) is data: data/kernel_workloads.tsv's
+"leaves_out" rows (workloads.not_modelled), so the table never leaves a
+silent blank."""
 import os
 import re
 import statistics
@@ -27,49 +28,6 @@ CONTAINER_OPTIONS = {
 
 # The guest's say() line with what its procfs walk visited (level 0).
 PROC_WALK_RE = re.compile(r"containers: procfs walk: (\d+) entries")
-
-# What the model leaves out of a metric of the containers table, by the
-# metric's name without its level suffix: (key, words). "absent": the model
-# has no figure; "part": it has one for the slab part only.
-PAGE_CACHE = ("page cache", "the model has no page cache: it covers the slab part (dentries "
-              "and inodes charged to the container); the kernel's figure includes page cache")
-PAGES = ("pages", "pages scanned and stolen from the LRU: the model has no page LRU")
-KSWAPD = ("kswapd", "global reclaim under an anonymous balloon (kswapd, direct reclaim, PSI, "
-          "page allocator): the model has no kswapd, anonymous memory or page allocator "
-          "pressure")
-WRITER = ("writer's page cache", "the kernel's writer writes page cache with each file, "
-          "which takes it over its high; the model's writer charges only its dentries and "
-          "inodes, so it crosses its high later, or not at all at a small margin")
-OFFLINE = ("offline", "the kernel's rmdir returns before the cgroup goes offline (its "
-           "list_lrus are reparented by a worker, inside teardown_release_ns); the model's "
-           "rmdir takes it offline before it returns: compare rmdir + release")
-NOT_MODELLED = {
-    "teardown_rmdir_ns": ("part",) + OFFLINE,
-    "teardown_release_ns": ("part",) + OFFLINE,
-    "high_ns_per_file": ("part",) + WRITER,
-    "high_cpu_ns_per_file": ("part",) + WRITER,
-    "high_events": ("part",) + WRITER,
-    "high_slab_bytes": ("part",) + WRITER,
-    "ct_file_bytes": ("absent",) + PAGE_CACHE,
-    "reclaim_file_freed_bytes": ("absent",) + PAGE_CACHE,
-    "ct_memory_bytes": ("part",) + PAGE_CACHE,
-    "reclaim_freed_bytes": ("part",) + PAGE_CACHE,
-    "high_pgscan_per_file": ("absent",) + PAGES,
-    "high_pgsteal_per_file": ("absent",) + PAGES,
-}
-LEVEL_RE = re.compile(r"(_no_mounts|_m[0-9]+)$")
-
-
-def not_modelled(experiment, metric):
-    """(kind, key, words) of what the model leaves out of @metric, or None
-    (it models all of it, or the experiment is not one the model runs)."""
-    if experiment != "containers":
-        return None
-    base = LEVEL_RE.sub("", metric)
-    if base.startswith("balloon_"):
-        return ("absent",) + KSWAPD
-    return NOT_MODELLED.get(base)
-
 
 def guest_params(doc):
     """{key: value} of the containers experiment on @doc's command line."""

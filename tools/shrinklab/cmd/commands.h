@@ -15,5 +15,6 @@ int shrinklab_slabinfo(int argc, char **argv);
 int shrinklab_kernel(int argc, char **argv);
 int shrinklab_containers(int argc, char **argv);
 int shrinklab_experiments(int argc, char **argv);
+int shrinklab_judge(int argc, char **argv);
 
 #endif /* SHRINKLAB_COMMANDS_H */

@@ -97,15 +97,7 @@ def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK, on="qem
     for m in models:
         for problem in metrics.check(m):
             run.fail("model run: its rows depart from data/kernel_metrics.tsv: %s" % problem)
-    cmp = compare.join(docs, models, dirs)
-    clocks = sorted(set(d["machine"]["clock"] for d in docs))
-    words = ("kernel lab on %s, geometry %s: %s; %d boot(s) per design; accelerator %s\n"
-             "kernel clock: %s; model clock: the host's monotonic clock, native") % (
-        machine.words(on), geometry, docs[0]["experiments"][0]["scale"], boots,
-        "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))), "; ".join(clocks))
-    text = compare.tables(cmp, words, " / ".join(boot.clock_name(c) for c in clocks))
-    if boots >= 2:
-        text += spread.text(spread.rows(docs), "kernel clock: %s" % "; ".join(clocks))
+    cmp, text, clocks = judged(model.shrinklab_path(run), docs, models, dirs, geometry, boots, on)
     path = run.path("kernel-lab-%s.json" % geometry)
     with open(path, "w") as f:
         json.dump(compare.combined(docs, models, cmp, {
@@ -115,6 +107,22 @@ def lab(run, chosen, images, prog, geometry, boots, clock=DEFAULT_CLOCK, on="qem
     print(text)
     log("JSON: %s" % path)
     return cmp
+
+
+def judged(exe, docs, models, dirs, geometry, boots, on):
+    """shrinklab judge lab (@exe) over the guests' documents @docs and the
+    model's @models: (the comparison, the text, the kernel's clocks); the
+    spread table follows with two boots or more."""
+    clocks = sorted(set(d["machine"]["clock"] for d in docs))
+    words = ("kernel lab on %s, geometry %s: %s; %d boot(s) per design; accelerator %s\n"
+             "kernel clock: %s; model clock: the host's monotonic clock, native") % (
+        machine.words(on), geometry, docs[0]["experiments"][0]["scale"], boots,
+        "; ".join(sorted(set(d["machine"]["accelerator"] for d in docs))), "; ".join(clocks))
+    cmp, text = compare.judge(exe, compare.judge_input(
+        docs, models, dirs, words, " / ".join(boot.clock_name(c) for c in clocks)))
+    if boots >= 2:
+        text += spread.text(spread.rows(docs), "kernel clock: %s" % "; ".join(clocks))
+    return cmp, text, clocks
 
 
 def main(run, args):
