@@ -4,7 +4,9 @@ is a design, except debug/ (test aids); a cover letter is in no series;
 mainline comes first, unknown names are refused, and designs build in order
 of the headers they touch. The repo's own kernel/patches/ passes the same
 rules, and names no author: an exported patch or cover letter carries no
-From: header and no shortlog author line (the submitter adds their own). An outside series (--series DIR, or --git TREE --range BASE..TIP of a
+From: header and no shortlog author line (the submitter adds their own),
+no Signed-off-by (the submitter's) and no placeholder address (.invalid,
+localhost, example domains) anywhere, nor does a <design>.cover. An outside series (--series DIR, or --git TREE --range BASE..TIP of a
 real git repository here) joins them with its name, refused when it would
 shadow a design; a config fragment gives it configs of its own.
 Run: python3 tests/kernel/test_designs.py (make check: Meson test kernel_designs)."""
@@ -163,6 +165,15 @@ class Outside(unittest.TestCase):
         self.assertEqual(build.config_of("debug", plain, bases.get("7.3")).name, "7.3-debug")
 
 
+PLACEHOLDER_ADDRESS = re.compile(r"@[\w.-]*(\.invalid|localhost|example\.(org|com|net))\b")
+
+
+def not_theirs(line):
+    """Is @line a sign-off (the sender's to give) or does it name a
+    placeholder address?"""
+    return line.startswith("Signed-off-by:") or bool(PLACEHOLDER_ADDRESS.search(line))
+
+
 class NoAuthor(unittest.TestCase):
     def test_no_exported_file_names_an_author(self):
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -192,6 +203,32 @@ class NoAuthor(unittest.TestCase):
                                                          line.rstrip()))
         self.assertTrue(os.path.isdir(root))
         self.assertEqual(found, [], "exported patches name an author")
+
+    def test_no_signoff_and_no_placeholder_identity(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                            "kernel", "patches")
+        found = []
+        for d, _, files in os.walk(root):
+            for name in sorted(files):
+                if not name.endswith((".patch", ".cover")):
+                    continue
+                path = os.path.join(d, name)
+                with open(path, errors="replace") as f:
+                    for line in f:
+                        if not_theirs(line):
+                            found.append("%s: %s" % (os.path.relpath(path, root),
+                                                     line.rstrip()))
+        self.assertEqual(found, [], "a sign-off or a placeholder identity")
+
+    def test_the_identity_check_finds_them(self):
+        for line in ("Signed-off-by: A Person <a@kernel.org>\n",
+                     "From: libshrinker lab <lab@libshrinker.invalid>\n",
+                     "Reviewed-by: scratch <scratch@localhost>\n",
+                     " Tester <t@example.org>,\n"):
+            self.assertTrue(not_theirs(line), line)
+        for line in ("Cc: Qi Zheng <qi.zheng@linux.dev>\n", "Assisted-by: Claude:unknown\n",
+                     "+\tsigned-off-by in a comment is code\n"):
+            self.assertFalse(not_theirs(line), line)
 
 
 class ModelMap(unittest.TestCase):

@@ -1,17 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every figure the 7.3 series' cover letters and changelogs quote matches
 the committed results file kernel/patches/figures.tsv names for it
-(klab/figures.py), and every cover letter's N/M counts the series' patches.
+(klab/figures.py), every cover letter's N/M counts the series' patches,
+and every 7.3 series has a cover letter ending in `base-commit:` the 7.3
+base's commit (bases.py: what kernel/scripts/base-tree makes of the
+tarball klab applies the series to).
 The checker is shown to fail first: on a figure changed by one digit, a
 figure with no source, a results file that is not there, a table cell of
-another kernel, a quote the message does not hold, and a wrong N/M.
+another kernel, a quote the message does not hold, a wrong N/M, and a
+series with no cover letter, no base-commit, another base's, or one in a
+patch.
 Run: python3 tests/kernel/test_figures.py (make check: Meson test kernel_figures)."""
 import os
 import tempfile
 import unittest
 
 import klabtest  # noqa: F401  (the klab package on the path)
-from klab import designs, figures, paths
+from klab import bases, designs, figures, paths
 
 REPO = os.path.dirname(paths.KDIR)
 MANIFEST = os.path.join(paths.PATCHES, "figures.tsv")
@@ -53,6 +58,16 @@ class Repo(unittest.TestCase):
             for c in [os.path.join(d, "0000-cover-letter.patch"), d + ".cover"]:
                 if os.path.exists(c):
                     bad += figures.cover_numbering(d, c)
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_every_73_series_names_its_base_commit(self):
+        commit = bases.BASES["7.3"].commit
+        self.assertRegex(commit, r"^[0-9a-f]{40}$")
+        series = series_73()
+        self.assertGreaterEqual(len(series), 8)
+        bad = []
+        for d in series:
+            bad += figures.base_commit(d, commit)
         self.assertEqual(bad, [], "\n".join(bad))
 
 
@@ -128,6 +143,26 @@ class Checker(unittest.TestCase):
             f.write("\n  2/2 a patch that went\n")
         self.assertEqual(figures.cover_numbering(os.path.join(self.pd, "s"), self.cover),
                          ["0000-cover-letter.patch: 2/2, but the series has 1 patches"])
+
+    def test_the_base_commit_ends_the_cover(self):
+        d = os.path.join(self.pd, "s")
+        base = "0123456789abcdef0123456789abcdef01234567"
+        self.assertEqual(figures.base_commit(d, base),
+                         ["s: the cover letter does not end in a base-commit line"])
+        with open(self.cover, "a") as f:
+            f.write("\n\nbase-commit: %s\n" % base.replace("0", "f"))
+        self.assertEqual(figures.base_commit(d, base), [
+            "s: base-commit %s, but the base's commit is %s" % (base.replace("0", "f"), base)])
+        with open(self.cover, "a") as f:
+            f.write("base-commit: %s\n" % base)
+        self.assertEqual(figures.base_commit(d, base), [])
+        with open(self.patch, "a") as f:
+            f.write("\nbase-commit: %s\n" % base)
+        self.assertEqual(figures.base_commit(d, base),
+                         ["s: a base-commit line in a patch: 0001-x.patch"])
+        os.remove(self.cover)
+        self.assertEqual(figures.base_commit(d, base),
+                         ["s: 0 cover letters, want one with the base-commit"])
 
     def test_what_counts_as_a_figure(self):
         got = [f for _, _, f in figures.figures(

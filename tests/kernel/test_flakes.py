@@ -7,7 +7,8 @@
     fails), also when mainline is not in the run;
   - failing twice and failing on mainline's second boot too: flaky on both;
   - mainline boots a second time at most once per run, however many
-    designs need it.
+    designs need it;
+  - --append's words reach every boot, mainline's and the second ones too.
 Run: python3 tests/kernel/test_flakes.py (make check: Meson test kernel_flakes)."""
 import tempfile
 import unittest
@@ -110,11 +111,13 @@ class Rule(unittest.TestCase):
 class Command(unittest.TestCase):
     """klab selftests over three designs with canned boots (label -> TAP)."""
 
-    def run_selftests(self, canned):
+    def run_selftests(self, canned, append=""):
         booted = []
+        self.appended = []
 
-        def fake_boot(run, label, image, tests, clock="wall"):
+        def fake_boot(run, label, image, tests, clock="wall", append=""):
             booted.append(label)
+            self.appended.append(append)
             return canned[label]
         chosen = [designs.MAINLINE, designs.Design("x", ("x.patch",)),
                   designs.Design("y", ("y.patch",))]
@@ -123,7 +126,9 @@ class Command(unittest.TestCase):
                 mock.patch.object(selftests, "selftest_boot", fake_boot), \
                 mock.patch("sys.stdout"):
             run = Run(out)
-            selftests.selftests(run, chosen, images, {})
+            selftests.selftests(run, chosen, images, {}, append=append)
+            with open(run.path("selftests.txt")) as f:
+                self.table = f.read()
         return run, booted
 
     def test_mainline_boots_again_once_per_run(self):
@@ -139,6 +144,17 @@ class Command(unittest.TestCase):
                                   "selftests-x-1", "selftests-mainline-1", "selftests-y-1"])
         self.assertEqual(len(run.fails), 1)
         self.assertIn("selftests x: test_memcg_min passes on mainline", run.fails[0])
+
+    def test_append_reaches_every_boot(self):
+        run, booted = self.run_selftests({
+            "selftests-mainline-0": tap(),
+            "selftests-x-0": tap(fail=["test_memcg_min"]),
+            "selftests-x-1": tap(fail=["test_memcg_min"]),
+            "selftests-y-0": tap(), "selftests-mainline-1": tap()},
+            append="cgroup.memory=nokmem")
+        self.assertEqual(len(booted), 5)
+        self.assertEqual(self.appended, ["cgroup.memory=nokmem"] * 5)
+        self.assertIn("command line + cgroup.memory=nokmem", self.table)
 
     def test_clean_run_boots_each_design_once(self):
         run, booted = self.run_selftests({

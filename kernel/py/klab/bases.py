@@ -45,6 +45,10 @@ class Base:
     suite: str             # where Debian serves it
     tree_prefix: str       # klab-<prefix><config>; klab-images/<prefix><config>/
     extra_fragments: tuple = ()   # config fragments after lab.config (kernel/config/)
+    # the `base-commit:` of its series: the commit kernel/scripts/base-tree makes
+    # of the tarball (its whole tree, identity and date from the tarball), which
+    # is what klab applies them to; None: the series name no common commit
+    commit: str = None
 
     def config_name(self, config):
         """The cache's name for @config (lab, debug, compile) of this base."""
@@ -61,7 +65,7 @@ class Base:
 
 BASES = {
     "7.3": Base("7.3", "Linux 7.3-rc7", "linux-source-7.3", "7.3~rc7-1~exp1", "experimental",
-                "7.3-", ("base-7.3.config",)),
+                "7.3-", ("base-7.3.config",), commit="7de65519e88b3537606af58240ac1932fec9c39f"),
     "6.12": Base("6.12", "Linux 6.12.117", "linux-source-6.12", "6.12.117-1~deb12u1",
                  "bookworm", ""),
 }

@@ -24,7 +24,10 @@ The check fails on a figure no row's quote covers, a quote the message does
 not hold, a results file that does not exist, a WHERE the file does not
 hold, and a number of a quote's figure that is not in its WHERE (times
 compared in one unit: 1.5 s is 1500 ms). It also fails on a cover letter's
-"N/M" whose M is not the number of the series' patches.
+"N/M" whose M is not the number of the series' patches, and on a series
+whose cover letter does not end in the `base-commit:` of its base
+(base_commit(): the commit kernel/scripts/base-tree makes of the base's
+tarball, bases.Base.commit), or that has none.
 """
 import csv
 import fnmatch
@@ -208,4 +211,32 @@ def cover_numbering(d, cover):
         if of != total or not 1 <= n <= of:
             bad.append("%s: %s, but the series has %d patches" % (
                 os.path.basename(cover), m.group(), total))
+    return bad
+
+
+BASE_COMMIT_RE = re.compile(r"^base-commit: ([0-9a-f]{40})$", re.M)
+
+
+def base_commit(d, commit):
+    """Findings for series @d against its base's commit @commit: it needs a
+    cover letter whose last line is `base-commit: @commit`, and no other
+    base-commit line in the series."""
+    name = os.path.basename(d)
+    covers = sorted(glob.glob(os.path.join(d, "0000-*.patch")))
+    if len(covers) != 1:
+        return ["%s: %d cover letters, want one with the base-commit" % (name, len(covers))]
+    bad = []
+    with open(covers[0], errors="replace") as f:
+        lines = f.read().rstrip("\n").split("\n")
+    m = BASE_COMMIT_RE.match(lines[-1])
+    if not m:
+        bad.append("%s: the cover letter does not end in a base-commit line" % name)
+    elif m.group(1) != commit:
+        bad.append("%s: base-commit %s, but the base's commit is %s" % (
+            name, m.group(1), commit))
+    for p in series_patches(d):
+        with open(p, errors="replace") as f:
+            if BASE_COMMIT_RE.search(f.read()):
+                bad.append("%s: a base-commit line in a patch: %s" % (
+                    name, os.path.basename(p)))
     return bad

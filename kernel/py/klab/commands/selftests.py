@@ -2,7 +2,10 @@
 """klab selftests: the kernel's cgroup selftests (test_kmem,
 test_memcontrol) in each design's guest, with an ext4 working disk and a
 swap disk, judged against mainline's results of the same run by the rule
-of flakes.py."""
+of flakes.py. --append puts words on every guest's kernel command line
+(mainline's too: the baseline boots the same way), e.g.
+cgroup_disable=memory or cgroup.memory=nokmem (issue 31's configuration
+boots)."""
 import json
 import os
 import tempfile
@@ -22,9 +25,12 @@ def arguments(p):
                    help="run them on the lab kernels (default) or the debug kernels")
     p.add_argument("--clock", default="wall", type=clock_arg,
                    help="the guests' clock: wall (default) or icount[=N]")
+    p.add_argument("--append", default="", metavar="WORDS",
+                   help="more kernel command line for every guest, mainline's too "
+                   "(e.g. cgroup_disable=memory, cgroup.memory=nokmem)")
 
 
-def selftest_boot(run, label, image, tests, clock="wall"):
+def selftest_boot(run, label, image, tests, clock="wall", append=""):
     """One boot of the selftests; their parsed results."""
     with tempfile.TemporaryDirectory(prefix="klab-disk-") as tmp:
         work = os.path.join(tmp, "work.img")
@@ -36,7 +42,8 @@ def selftest_boot(run, label, image, tests, clock="wall"):
         r = checked_boot(run, label, boot.BootSpec(
             kernel=image, prog=os.path.join(GUEST, "selftests.sh"), cpus=CPUS, nodes=NODES,
             mem=2048, timeout=900, files=[(p, "/klab/" + t) for t, p in tests.items()],
-            disks=[work, swap], workdisk=True, swapdisk=True, cwd="/work", clock=clock))
+            disks=[work, swap], workdisk=True, swapdisk=True, cwd="/work", clock=clock,
+            append=append))
     return report.parse_selftests(r.stdout)
 
 
@@ -53,12 +60,15 @@ def summary_lines(name, res):
     return lines
 
 
-def selftests(run, chosen, images, tests, clock="wall"):
-    """Every design's selftests; mainline's are the baseline. Returns
-    {design: first boot's results}."""
-    results = {d.name: selftest_boot(run, "selftests-%s-0" % d.name, images[d.name], tests,
-                                     clock)
-               for d in chosen}
+def selftests(run, chosen, images, tests, clock="wall", append=""):
+    """Every design's selftests, each guest with @append on its command
+    line; mainline's are the baseline. Returns {design: first boot's
+    results}."""
+    def one(name, n):
+        return selftest_boot(run, "selftests-%s-%d" % (name, n), images[name], tests, clock,
+                             append)
+
+    results = {d.name: one(d.name, 0) for d in chosen}
     for d in chosen:
         for t in guest.SELFTESTS:
             if not results[d.name].get(t, {}).get("tests"):
@@ -70,8 +80,7 @@ def selftests(run, chosen, images, tests, clock="wall"):
             return None
         if not mainline_again:
             log("selftests: a test failed twice on a design; mainline again")
-            mainline_again.append(selftest_boot(run, "selftests-mainline-1",
-                                                images["mainline"], tests, clock))
+            mainline_again.append(one("mainline", 1))
         return mainline_again[0]
 
     lines = []
@@ -80,16 +89,14 @@ def selftests(run, chosen, images, tests, clock="wall"):
         lines += summary_lines(d.name, results[d.name])
         if d.name == "mainline":
             continue
-        j = flakes.judge(base, results[d.name],
-                         lambda: selftest_boot(run, "selftests-%s-1" % d.name, images[d.name],
-                                               tests, clock),
-                         boot_mainline_again)
+        j = flakes.judge(base, results[d.name], lambda: one(d.name, 1), boot_mainline_again)
         lines += ["  %-10s FLAKY: %s %s" % (d.name, t, why) for t, why in j.flaky]
         for t in j.regressed:
             run.fail("selftests %s: %s passes on mainline (twice), fails here (twice)"
                      % (d.name, t))
-    text = ("\ncgroup selftests (baseline: mainline in this run; base %s)\n"
-            % bases.current().words() + "\n".join(lines) + "\n")
+    text = ("\ncgroup selftests (baseline: mainline in this run; base %s%s)\n"
+            % (bases.current().words(), "; command line + " + append if append else "") +
+            "\n".join(lines) + "\n")
     print(text)
     run.save("selftests.txt", text)
     run.save("selftests.json", json.dumps(results, indent=1))
@@ -100,4 +107,5 @@ def main(run, args):
     cache = tree.Cache()
     chosen = designs.from_args(args)
     images = build.build_all(cache, args.config, chosen, run)
-    selftests(run, chosen, images, guest.compile_selftests(cache, run), args.clock)
+    selftests(run, chosen, images, guest.compile_selftests(cache, run), args.clock,
+              args.append)
