@@ -7,7 +7,8 @@
   - every parameter the workloads pass is one kwork knows (kwork --help,
     compiled here);
   - the containers disk holds one clean ext4 file system per slot, sparse;
-  - the verdict tables: ratio to mainline classed on the unpaired range,
+  - the verdict tables (shrinklab judge work): ratio to mainline classed
+    on the unpaired range,
     the best median by the metric's direction, none for a behaviour figure;
     a design whose every boot is above every boot of mainline is beyond the
     noise (over 2 boots or more each), within a class or not;
@@ -27,6 +28,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -35,6 +37,18 @@ from klab import boot, run, workloads, workmodel
 from klab import guest as guest_programs
 from klabtest import REPO, fixture
 from schema_check import validate
+
+SHRINKLAB = None  # argv[1] when run by path, else build/shrinklab of the repo
+
+
+def judged(kernel, model=(), words="", clock="not recorded"):
+    """shrinklab judge work over @kernel and @model: (comparison, text)."""
+    return workloads.judged(SHRINKLAB or os.path.join(REPO, "build", "shrinklab"), kernel, model,
+                            None, words, clock)
+
+
+def join(kernel, model=()):
+    return judged(kernel, model)[0]
 
 
 def rows(doc):
@@ -152,7 +166,7 @@ class Tables(unittest.TestCase):
         other = scaled(base, "xarray", {"reclaim_ns_no_mounts": 0.01,
                                         "ramfs_stress_ng_ops_per_s": 2.0,
                                         "ct_dentries_no_mounts": 3.0})
-        cmp = workloads.join([base, other])
+        cmp = join([base, other])
         self.assertEqual(cmp["designs"], ["mainline", "xarray"])
         by = {(e["id"], m["metric"]): m for e in cmp["experiments"] for m in e["metrics"]}
         rec = by[("containers", "reclaim_ns_no_mounts")]
@@ -167,7 +181,7 @@ class Tables(unittest.TestCase):
         self.assertEqual(den["designs"]["xarray"]["ratio"]["cls"], "higher")
         same = by[("pods", "pods_total_ns")]
         self.assertEqual(same["best"], ["mainline", "xarray"])
-        text = workloads.tables(cmp, "words", "wall")
+        text = judged([base, other], (), "words", "wall")[1]
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):
             self.assertIn(want, text)
         self.assertIn("*", text)
@@ -198,7 +212,8 @@ class ModelBeside(unittest.TestCase):
 
     def setUp(self):
         self.kernel = fixture("work-short-mainline.json")
-        self.cmp = workloads.join([self.kernel], [model_doc(self.kernel, "prealloc", 0.5)])
+        self.model = [model_doc(self.kernel, "prealloc", 0.5)]
+        self.cmp = join([self.kernel], self.model)
         self.by = {(e["id"], m["metric"]): m for e in self.cmp["experiments"]
                    for m in e["metrics"]}
 
@@ -217,7 +232,7 @@ class ModelBeside(unittest.TestCase):
             self.assertEqual(self.by[("containers", metric)]["model_leaves_out"]["kind"], kind,
                              metric)
         self.assertNotIn("model_leaves_out", self.by[("ramfs", "ramfs_stress_ng_ops_per_s")])
-        text = workloads.tables(self.cmp)
+        text = judged([self.kernel], self.model)[1]
         lines = text.split("\n")
         i = next(k for k, x in enumerate(lines) if x.strip().startswith("balloon_kswapd_cpu_ns "))
         self.assertIn("not modelled [", lines[i + 1])
@@ -268,14 +283,14 @@ class Noise(unittest.TestCase):
         docs = [scaled(base, "mainline", {}), scaled(base, "mainline", {"pod_mount_ns": 1.1}),
                 scaled(base, "xarray", {"pod_mount_ns": 1.15, "pod_mkdir_ns": 1.05}),
                 scaled(base, "xarray", {"pod_mount_ns": 1.2})]
-        by = {m["metric"]: m for e in workloads.join(docs)["experiments"] for m in e["metrics"]}
+        by = {m["metric"]: m for e in join(docs)["experiments"] for m in e["metrics"]}
         mount = by["pod_mount_ns"]["designs"]["xarray"]["ratio"]
         self.assertEqual(mount["cls"], "same")    # 1.15/1.1 .. 1.2/1.0: within the class
         self.assertEqual(mount["beyond"], "above")
         self.assertIsNone(by["pod_mkdir_ns"]["designs"]["xarray"]["ratio"]["beyond"])
-        text = workloads.tables(workloads.join(docs))
+        text = judged(docs)[1]
         self.assertIn("same, >noise", text)
-        one = workloads.join([base, scaled(base, "xarray", {"pod_mount_ns": 2.0})])
+        one = join([base, scaled(base, "xarray", {"pod_mount_ns": 2.0})])
         by = {m["metric"]: m for e in one["experiments"] for m in e["metrics"]}
         self.assertIsNone(by["pod_mount_ns"]["designs"]["xarray"]["ratio"]["beyond"])
 
@@ -347,7 +362,7 @@ class SavedDocs(unittest.TestCase):
                              [(0, "kernel:xarray"), (0, "kernel:mainline"),
                               (1, "kernel:mainline")])
             self.assertEqual(len(work.saved_docs([a, b], keep=["mainline"])[0]), 2)
-            cmp = workloads.join(docs)
+            cmp = join(docs)
             self.assertEqual(cmp["designs"], ["mainline", "xarray"])
             doc = copy.deepcopy(base)
             doc["run"].update(boot=0, workload="pods", design="kernel:xarray", scale="mid")
@@ -358,4 +373,6 @@ class SavedDocs(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        SHRINKLAB = sys.argv.pop(1)
     unittest.main()

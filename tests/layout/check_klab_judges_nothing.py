@@ -33,15 +33,14 @@ LEFT = {
     ("klab/verdict.py", "rule"): (7, "klab reproduce's judge of seed claims (reproduce.py), "
                                   "a port of verdict.c, until it moves to shrinklab judge"),
     ("klab/verdict.py", "format"): (5, "the same: its verdicts' reasons"),
-    ("klab/compare.py", "rule"): (2, "klab work's cells and classes (workloads.py), until "
-                                  "they move to shrinklab judge as klab lab's did"),
-    ("klab/compare.py", "format"): (9, "the same: its figure format"),
-    ("klab/workloads.py", "format"): (9, "klab work's tables"),
+    ("klab/workloads.py", "format"): (2, "klab work's summary line: the guests' wall time per "
+                                       "boot (not a lab figure)"),
     ("klab/reproduce.py", "format"): (15, "klab reproduce's tables"),
     ("klab/reproduce.py", "metric"): (8, "klab reproduce's rename tables (the guest's kwork "
                                       "still writes its own names for the bitmap and pods "
                                       "rows)"),
-    ("klab/spread.py", "format"): (1, "the spread table over boots"),
+    ("klab/spread.py", "format"): (10, "the spread table over boots and its figure format, "
+                                    "until it moves to shrinklab judge"),
     ("klab/commands/spread.py", "format"): (2, "klab spread's side by side table"),
     ("klab/model.py", "metric"): (2, "the guest's N read back per step for the model's "
                                   "options (which rows carry the cgroup counts)"),

@@ -15,9 +15,34 @@ different clocks or host loads.
 import statistics
 
 from . import metrics
-from .compare import fmt, kernel_name
+from .compare import kernel_name
 
 TARGET = 0.10
+
+
+def fmt(v, unit):
+    """@v in @unit as the kernel lab's tables print it (shrinklab judge's units)."""
+    if v is None:
+        return "-"
+    if unit == "ratio":
+        return "%.3gx" % v
+    if unit == "ns":
+        a = abs(v)
+        if a >= 1e9:
+            return "%.2f s" % (v / 1e9)
+        if a >= 1e6:
+            return "%.2f ms" % (v / 1e6)
+        if a >= 1e3:
+            return "%.1f us" % (v / 1e3)
+        return "%.0f ns" % v
+    if unit == "B":
+        a = abs(v)
+        if a >= 1e6:
+            return "%.2f MB" % (v / 1e6)
+        if a >= 1e3:
+            return "%.1f kB" % (v / 1e3)
+        return "%.0f B" % v
+    return "%.2f" % v
 
 
 def known_cause(metric, spreads):

@@ -20,11 +20,13 @@ experiment: rows = metrics, columns = kernel:mainline and every design,
 each cell the kernel's median over boots (the median of the boots'
 medians) [min..max of every sample], and for a design its ratio to
 mainline [unpaired range: min/max over max/min] classed as the lab classes
-(compare.classify: lower below 0.8, higher above 1.25, same between, or
-across a boundary); the best median of a metric that has a direction is
-marked *. Under the kernel's line, the model's (`shrinklab containers` at
-the guest's geometry, workmodel.py) with model/kernel, or "not modelled"
-and a footnote saying what the model leaves out (page cache, kswapd).
+(lower below 0.8, higher above 1.25, same between, or across a boundary);
+the best median of a metric that has a direction is marked *. Under the
+kernel's line, the model's (`shrinklab containers` at the guest's
+geometry, workmodel.py) with model/kernel, or "not modelled" and a
+footnote saying what the model leaves out (page cache, kswapd). shrinklab
+judge work judges and prints them (tools/shrinklab/lab/work_join.c);
+klab hands it the documents (judged()).
 """
 import dataclasses
 import datetime
@@ -34,9 +36,8 @@ import re
 import shutil
 import subprocess
 
-from . import bases, boot, compare, paths, record
+from . import boot, compare, paths, record
 from .boots import checked_boot
-from .designs import model_design
 
 DATA = os.path.join(paths.REPO, "data", "kernel_workloads.tsv")
 NODES = 4
@@ -498,177 +499,15 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
 
 # ----------------------------------------------------------------- tables
 
-def join(kernel_docs, model_docs=(), series_dirs=None, path=DATA):
-    """Per experiment, per metric: each design's kernel cell (and model cell
-    when a model document has the metric), its ratio to mainline and class,
-    and the best design."""
-    metrics = load_metrics(path)
-    kcells, units, order = compare._rows_by(kernel_docs)
-    mcells, _, morder = compare._rows_by(list(model_docs))
-    modelled = set(morder)
-    designs = []
-    for doc in kernel_docs:
-        d = compare.kernel_name(doc["run"]["design"])
-        if d not in designs:
-            designs.append(d)
-    designs.sort(key=lambda d: d != compare.BASE)
-    mapping = {d: model_design(d, (series_dirs or {}).get(d))[0] for d in designs}
-    out = {"designs": designs, "mapping": mapping, "experiments": []}
-    for exp in order:
-        rows = []
-        for name in order[exp]:
-            m, _ = find_metric(metrics, exp, name)
-            better = m.better if m else "-"
-            unit = units[(exp, name)]
-            cells, per = {}, {}
-            for d in designs:
-                rk = kcells.get((exp, name, "kernel:" + d))
-                rm = mcells.get((exp, name, mapping[d])) if mapping[d] else None
-                cells[d] = compare.Cell(rk, unit) if rk else None
-                cm = compare.Cell(rm, unit) if rm else None
-                per[d] = {"kernel": cells[d].as_json() if cells[d] else None,
-                          "model": cm.as_json() if cm else None}
-                if cm and cells[d]:
-                    r = compare.unpaired(cm, cells[d])
-                    if r:
-                        per[d]["model_ratio"] = r.as_json()
-            base = cells.get(compare.BASE)
-            for d in designs:
-                if d == compare.BASE or not cells[d] or not base:
-                    continue
-                r = compare.unpaired(cells[d], base)
-                if r:
-                    per[d]["ratio"] = dict(r.as_json(), cls=compare.classify(r),
-                                           beyond=beyond_noise(r, cells[d], base))
-            have = [(c.value, d) for d, c in cells.items() if c and c.value is not None]
-            best = None
-            if have and better in ("lower", "higher"):
-                pick = min if better == "lower" else max
-                v = pick(x for x, _ in have)
-                best = [d for x, d in have if x == v]
-            row = {"metric": name, "unit": unit, "better": better, "best": best,
-                   "designs": per}
-            left_out = not_modelled(exp, name) if exp in modelled else None
-            if left_out:
-                row["model_leaves_out"] = {"kind": left_out[0], "what": left_out[1],
-                                           "why": left_out[2]}
-            rows.append(row)
-        out["experiments"].append({"id": exp, "metrics": rows,
-                                   "model": exp in modelled})
-    return out
-
-
-def beyond_noise(r, cell, base):
-    """"above" or "below" when every boot of the design is above (below)
-    every boot of mainline (ratio @r of the boots' medians' ranges), over
-    two boots or more each; else None. The rule "no regression of
-    stress-ng --ramfs or registration beyond the noise of mainline's own
-    boots" reads this."""
-    if len(cell.rows) < 2 or len(base.rows) < 2 or not r.spread:
-        return None
-    if r.lo > 1:
-        return "above"
-    if r.hi < 1:
-        return "below"
-    return None
-
-
-def _cell(c, unit):
-    if not c or c["value"] is None:
-        return "-"
-    s = compare.fmt(c["value"], unit)
-    if c["min"] is not None and c["min"] != c["max"]:
-        s += " [%s..%s]" % (_num(c["min"], unit), _num(c["max"], unit))
-    return s
-
-
-def _num(v, unit):
-    """A range end, its unit joined to it (the ends may differ in scale)."""
-    return compare.fmt(v, unit).replace(" ", "")
-
-
-def _model_cell(c, m, left_out, marks):
-    """The model's cell of one design: its figure, its ratio to the
-    kernel's (model/kernel), and a mark [a] where the model leaves part of
-    the metric out; "not modelled [a]" where it has no figure."""
-    if left_out and left_out["kind"] == "absent":
-        return "not modelled " + _mark(left_out, marks)
-    if not c["model"]:
-        return "-"
-    s = _cell(c["model"], m["unit"])
-    r = c.get("model_ratio")
-    if r:
-        s += " (m/k %s)" % _x(r["value"])
-    if left_out:
-        s += " " + _mark(left_out, marks)
-    return s
-
-
-def _x(v):
-    return "x%.2g" % v if v < 0.01 else "x%.3g" % v
-
-
-def _mark(left_out, marks):
-    if left_out["what"] not in marks:
-        marks[left_out["what"]] = ("[%s]" % chr(ord("a") + len(marks)), left_out["why"])
-    return marks[left_out["what"]][0]
-
-
-def _ratio(r):
-    if not r:
-        return ""
-    s = "x%.3g" % r["value"]
-    if r["min"] != r["max"]:
-        s += " [%.3g..%.3g]" % (r["min"], r["max"])
-    s += " " + (r["cls"] or "")
-    if r.get("beyond"):
-        s += ", %snoise" % (">" if r["beyond"] == "above" else "<")
-    return s
-
-
-def tables(cmp, words="", clock="not recorded"):
-    """One table per experiment: a line of medians per metric, under it a
-    line of ratios to mainline with their class; * marks the best median.
-    @clock, the guests' clock (short: boot.clock_name), heads each table."""
-    designs = cmp["designs"]
-    out = ["kernel base: " + bases.current().words()]
-    out += [words, ""] if words else [""]
-    out.append("per cell: kernel median over boots [min..max of all samples]; under it, the "
-               "ratio to mainline [unpaired range] and its class (<%.2g lower, >%.3g higher, "
-               "same between, across: the range straddles a boundary; >noise / <noise: "
-               "every boot of the design above / below every boot of mainline, over 2 boots "
-               "or more each); * the best median "
-               "of a metric with a direction (better: lower or higher); model: the model's "
-               "figure where it runs the workload" % (compare.SAME_LO, compare.SAME_HI))
-    for e in cmp["experiments"]:
-        out.append("")
-        out.append("== %s (clock: %s, the guest's CLOCK_MONOTONIC)" % (e["id"], clock))
-        header = ["metric", "better"] + ["kernel:" + d for d in designs]
-        rows = []
-        marks = {}
-        for m in e["metrics"]:
-            line = [m["metric"], m["better"]]
-            ratios = ["", ""]
-            models = ["", "  model"]
-            left_out = m.get("model_leaves_out")
-            for d in designs:
-                c = m["designs"][d]
-                mark = "*" if m["best"] and d in m["best"] else ""
-                line.append(_cell(c["kernel"], m["unit"]) + mark)
-                ratios.append(_ratio(c.get("ratio")))
-                models.append(_model_cell(c, m, left_out, marks))
-            rows.append(line)
-            if any(ratios):
-                rows.append(ratios)
-            if e.get("model") or any(m["designs"][d]["model"] for d in designs):
-                rows.append(models)
-        out += compare._table(header, rows)
-        if e.get("model"):
-            out.append("  model: shrinklab containers at the guest's geometry (native, "
-                       "CLOCK_MONOTONIC); m/k = model / kernel median")
-        for key, (label, why) in marks.items():
-            out.append("  %s %s: %s" % (label, key, why))
-    return "\n".join(out) + "\n"
+def judged(exe, kernel_docs, model_docs=(), series_dirs=None, words="", clock="not recorded"):
+    """shrinklab judge work (the shrinklab at @exe) over the guests'
+    documents and the model's: (the comparison, the tables' text). One
+    table per experiment: a line of medians per metric, under it a line of
+    ratios to mainline with their class, then the model's line; * marks
+    the best median. @clock, the guests' clock (short: boot.clock_name),
+    heads each table."""
+    return compare.judge(exe, compare.judge_input(kernel_docs, list(model_docs), series_dirs,
+                                                  words, clock), "work")
 
 
 def combined(kernel_docs, model_docs, cmp, extra=None):

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab judge lab: the kernel lab's tables, kernel beside model, from
- * the documents both worlds wrote (beside.h). It measures nothing: klab
- * lab builds and boots the kernels, runs the model and hands the documents
- * here, so that the figures are judged and printed by one program, with
- * the verdicts' one rule (verdict.h).
+ * shrinklab judge lab|work: the kernel lab's tables, kernel beside model,
+ * from the documents both worlds wrote (beside.h). It measures nothing:
+ * klab lab and klab work build and boot the kernels, run the model and
+ * hand the documents here, so that the figures are judged and printed by
+ * one program, with the verdicts' one rule (verdict.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,20 +17,23 @@
 #include "conventions.h"
 #include "datafiles.h"
 #include "jsonr.h"
+#include "work_join.h"
 
 #define JUDGE_METRICS_FILE "kernel_metrics.tsv"
+#define JUDGE_WORKLOADS_FILE "kernel_workloads.tsv"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: shrinklab judge lab [--json FILE] DOC\n"
+		"usage: shrinklab judge lab|work [--json FILE] DOC\n"
 		"\n"
 		"The kernel lab's tables, kernel beside model, from DOC (a klab-judge/1\n"
 		"document, '-' for standard input: the guests' shrinklab/2 documents, the\n"
 		"model's, each kernel design's model design and notes, the heading and\n"
-		"the kernel's clock; klab lab writes it): each design's figure on both\n"
-		"sides, model/kernel, and which design is better on each side with the\n"
-		"verdicts' rule. Nothing is measured.\n"
+		"the kernel's clock; klab lab and klab work write it). lab: each design's\n"
+		"figure on both sides, model/kernel, and which design is better on each\n"
+		"side with the verdicts' rule; work: each workload metric's kernel cells,\n"
+		"their ratios to mainline, the best, the model's line. Nothing is measured.\n"
 		"\n"
 		"  --json FILE  the comparison as JSON too (klab-lab/1's \"comparison\")\n"
 		"  --version    the tool's version and git revision\n"
@@ -39,8 +43,22 @@ static void usage(FILE *out)
 
 enum { OPT_JSON = SHRINKLAB_OPT_FIRST_OWN };
 
+/* The two tables judge prints: their join, tables and JSON. */
+struct judged {
+	struct lab_beside *lab;
+	struct lab_work *work;
+};
+
+static void print_tables(FILE *out, const struct judged *j)
+{
+	if (j->lab)
+		lab_beside_print(out, j->lab);
+	else
+		lab_work_print(out, j->work);
+}
+
 /* The comparison into @path: 0, or the exit code. */
-static int write_json(const char *path, const struct lab_beside *b)
+static int write_json(const char *path, const struct judged *j)
 {
 	FILE *f = fopen(path, "w");
 	int err;
@@ -49,7 +67,10 @@ static int write_json(const char *path, const struct lab_beside *b)
 		shrinklab_error("judge", "--json '%s': %s", path, strerror(errno));
 		return SHRINKLAB_EXIT_USAGE;
 	}
-	lab_beside_write_json(f, b);
+	if (j->lab)
+		lab_beside_write_json(f, j->lab);
+	else
+		lab_work_write_json(f, j->work);
 	err = ferror(f) ? EIO : 0;
 	if (fclose(f) && !err)
 		err = errno ? errno : EIO;
@@ -72,7 +93,8 @@ int shrinklab_judge(int argc, char **argv)
 	const char *json = NULL;
 	char why[512], path[4096];
 	struct jsonr_value in;
-	struct lab_beside *b;
+	struct judged j = { NULL, NULL };
+	bool lab;
 	int c, err, ret;
 
 	shrinklab_getopt_init(&g, "judge", ":h", longopts, NULL, usage);
@@ -83,15 +105,16 @@ int shrinklab_judge(int argc, char **argv)
 	}
 	if (c != SHRINKLAB_GETOPT_DONE)
 		return shrinklab_getopt_status(c);
-	if (optind >= argc || strcmp(argv[optind], "lab")) {
-		shrinklab_error("judge", optind < argc ? "no such table '%s' (lab is the one)" :
-				"which tables? (lab)", optind < argc ? argv[optind] : "");
+	if (optind >= argc || (strcmp(argv[optind], "lab") && strcmp(argv[optind], "work"))) {
+		shrinklab_error("judge", optind < argc ? "no such tables '%s' (lab or work)" :
+				"which tables? (lab or work)", optind < argc ? argv[optind] : "");
 		return SHRINKLAB_EXIT_USAGE;
 	}
+	lab = !strcmp(argv[optind], "lab");
 	if (optind + 2 != argc) {
 		if (optind + 2 > argc)
-			shrinklab_error("judge", "lab: which document? (a path, or - for standard "
-					"input)");
+			shrinklab_error("judge", "%s: which document? (a path, or - for standard "
+					"input)", argv[optind]);
 		else
 			shrinklab_unexpected_argument("judge", argv[optind + 2]);
 		return SHRINKLAB_EXIT_USAGE;
@@ -101,17 +124,22 @@ int shrinklab_judge(int argc, char **argv)
 		shrinklab_error("judge", "%s", why);
 		return err == -ENOMEM ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_USAGE;
 	}
-	err = lab_beside_join(&in, lab_data_path(JUDGE_METRICS_FILE, path, sizeof(path)), &b, why,
-			      sizeof(why));
+	if (lab)
+		err = lab_beside_join(&in, lab_data_path(JUDGE_METRICS_FILE, path, sizeof(path)),
+				      &j.lab, why, sizeof(why));
+	else
+		err = lab_work_join(&in, lab_data_path(JUDGE_WORKLOADS_FILE, path, sizeof(path)),
+				    &j.work, why, sizeof(why));
 	if (err) {
 		shrinklab_error("judge", "%s: %s", argv[optind + 1], why);
 		jsonr_free(&in);
 		return err == -ENOMEM ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_USAGE;
 	}
-	ret = json ? write_json(json, b) : SHRINKLAB_EXIT_OK;
+	ret = json ? write_json(json, &j) : SHRINKLAB_EXIT_OK;
 	if (ret == SHRINKLAB_EXIT_OK)
-		lab_beside_print(stdout, b);
-	lab_beside_free(b);
+		print_tables(stdout, &j);
+	lab_beside_free(j.lab);
+	lab_work_free(j.work);
 	jsonr_free(&in);
 	return ret;
 }

@@ -141,7 +141,7 @@ static int add_row(struct lab_bs_rows *rb, const char *exp, const struct jsonr_v
 }
 
 /* Every available row of the documents @docs, indexed. */
-static int rows_by(struct lab_bs_rows *rb, const struct jsonr_value *docs)
+int lab_bs_index(struct lab_bs_rows *rb, const struct jsonr_value *docs)
 {
 	for (size_t i = 0; i < jsonr_len(docs); i++) {
 		const struct jsonr_value *exps = jsonr_get(jsonr_at(docs, i), "experiments");
@@ -168,7 +168,7 @@ static int rows_by(struct lab_bs_rows *rb, const struct jsonr_value *docs)
 	return 0;
 }
 
-static void rows_by_free(struct lab_bs_rows *rb)
+void lab_bs_rows_free(struct lab_bs_rows *rb)
 {
 	for (size_t i = 0; i < rb->nr_keys; i++)
 		free(rb->keys[i].rows);
@@ -188,8 +188,8 @@ static bool names(const char *s, const char *prefix, const char *design)
 	return !strncmp(s, prefix, n) && !strcmp(s + n, design);
 }
 
-static const struct lab_bs_key *find_key(const struct lab_bs_rows *rb, const char *exp,
-				      const char *metric, const char *prefix, const char *design)
+const struct lab_bs_key *lab_bs_find(const struct lab_bs_rows *rb, const char *exp,
+				     const char *metric, const char *prefix, const char *design)
 {
 	for (size_t i = 0; i < rb->nr_keys; i++)
 		if (!strcmp(rb->keys[i].exp, exp) && !strcmp(rb->keys[i].metric, metric) &&
@@ -296,6 +296,14 @@ static int make_cell(const struct lab_bs_row *rows, size_t n, const char *unit, 
 	return 0;
 }
 
+int lab_bs_cell(const struct lab_bs_key *k, const char *unit, struct lab_bs_fig *c)
+{
+	int err = make_cell(k->rows, k->nr_rows, unit, c);
+
+	c->key = k;
+	return err;
+}
+
 static void make_ratio(struct lab_bs_fig *r, double value, double lo, double hi, bool paired, bool spread)
 {
 	memset(r, 0, sizeof(*r));
@@ -319,7 +327,7 @@ static bool spread_known(const struct lab_bs_fig *c)
 
 /* @a over @b with the widest range their verdict ranges allow: true, or
  * false when undefined; 1 when both are exactly 0, as two empty caches are. */
-static bool unpaired(const struct lab_bs_fig *a, const struct lab_bs_fig *b, struct lab_bs_fig *q)
+bool lab_bs_unpaired(const struct lab_bs_fig *a, const struct lab_bs_fig *b, struct lab_bs_fig *q)
 {
 	bool known = spread_known(a) && spread_known(b);
 	double v, lo, hi;
@@ -368,7 +376,7 @@ static bool paired(const struct lab_bs_fig *a, const struct lab_bs_fig *b, struc
 
 /* "lower", "same", "higher", "across" (the range straddles a boundary) or
  * "no spread" (a time taken once). */
-static const char *classify(const struct lab_bs_fig *r)
+const char *lab_bs_classify(const struct lab_bs_fig *r)
 {
 	if (!r->spread)
 		return "no spread";
@@ -434,7 +442,7 @@ static int derive(const struct lab_bs_rows *rb, const char *exp, const char *pre
 			free(vals);
 			return -ENOMEM;
 		}
-		if (!unpaired(&a, &b, &q))
+		if (!lab_bs_unpaired(&a, &b, &q))
 			continue;
 		vals[n++] = q.value;
 		lo = fmin(lo, q.lo);
@@ -500,8 +508,8 @@ static int load_ratios(struct lab_beside *b, const char *path, char *why, size_t
 
 /* The kernel designs of the guests' documents, in order, the base first;
  * each with its model label and notes from @in's "designs". */
-static int load_designs(struct lab_beside *b, const struct jsonr_value *in,
-			const struct jsonr_value *kdocs)
+int lab_bs_designs(struct lab_bs_design **designs, size_t *nr, const struct jsonr_value *in,
+		   const struct jsonr_value *kdocs)
 {
 	const struct jsonr_value *map = jsonr_get(in, "designs");
 
@@ -518,15 +526,15 @@ static int load_designs(struct lab_beside *b, const struct jsonr_value *in,
 			return -EINVAL;
 		if (!strncmp(d, KERNEL_PREFIX, strlen(KERNEL_PREFIX)))
 			d += strlen(KERNEL_PREFIX);
-		for (size_t j = 0; j < b->nr_designs; j++)
-			seen = seen || !strcmp(b->designs[j].name, d);
+		for (size_t j = 0; j < *nr; j++)
+			seen = seen || !strcmp((*designs)[j].name, d);
 		if (seen)
 			continue;
-		p = grow1(b->designs, b->nr_designs, sizeof(*b->designs));
+		p = grow1(*designs, *nr, sizeof(**designs));
 		if (!p)
 			return -ENOMEM;
-		b->designs = p;
-		p = &b->designs[b->nr_designs++];
+		*designs = p;
+		p = &(*designs)[(*nr)++];
 		p->name = d;
 		for (size_t j = 0; j < jsonr_len(map); j++) {
 			const struct jsonr_value *m = jsonr_at(map, j);
@@ -539,12 +547,12 @@ static int load_designs(struct lab_beside *b, const struct jsonr_value *in,
 		}
 	}
 	/* The base first, the rest in their order. */
-	for (size_t j = 1; j < b->nr_designs; j++) {
-		if (!strcmp(b->designs[j].name, LAB_BESIDE_BASE)) {
-			struct lab_bs_design base = b->designs[j];
+	for (size_t j = 1; j < *nr; j++) {
+		if (!strcmp((*designs)[j].name, LAB_BESIDE_BASE)) {
+			struct lab_bs_design base = (*designs)[j];
 
-			memmove(&b->designs[1], &b->designs[0], j * sizeof(*b->designs));
-			b->designs[0] = base;
+			memmove(&(*designs)[1], &(*designs)[0], j * sizeof(**designs));
+			(*designs)[0] = base;
 			break;
 		}
 	}
@@ -595,12 +603,12 @@ static int judge_row(const struct lab_beside *b, struct lab_bs_metric *row)
 
 		v->design = b->designs[i].name;
 		if (c->has_k && base->has_k)
-			v->has_k = unpaired(&c->k, &base->k, &v->rk);
+			v->has_k = lab_bs_unpaired(&c->k, &base->k, &v->rk);
 		if (c->has_m && base->has_m)
 			v->has_m = (!row->derived && paired(&c->m, &base->m, &v->rm)) ||
-				   unpaired(&c->m, &base->m, &v->rm);
-		v->ck = v->has_k ? classify(&v->rk) : NULL;
-		v->cm = v->has_m ? classify(&v->rm) : NULL;
+				   lab_bs_unpaired(&c->m, &base->m, &v->rm);
+		v->ck = v->has_k ? lab_bs_classify(&v->rk) : NULL;
+		v->cm = v->has_m ? lab_bs_classify(&v->rm) : NULL;
 		v->verdict = direction(v->ck, v->cm);
 		v->size = v->has_k && v->has_m ?
 			lab_size_name(lab_size_classify(v->rm.lo, v->rm.hi, v->rk.value)) : "-";
@@ -651,14 +659,14 @@ static int join_metric(struct lab_beside *b, const char *exp, const char *metric
 				return err;
 			continue;
 		}
-		k = find_key(&b->k, exp, metric, KERNEL_PREFIX, b->designs[i].name);
+		k = lab_bs_find(&b->k, exp, metric, KERNEL_PREFIX, b->designs[i].name);
 		if (k) {
 			if (make_cell(k->rows, k->nr_rows, unit, &c->k))
 				return -ENOMEM;
 			c->k.key = k;
 			c->has_k = true;
 		}
-		k = label ? find_key(&b->m, exp, metric, "", label) : NULL;
+		k = label ? lab_bs_find(&b->m, exp, metric, "", label) : NULL;
 		if (k) {
 			if (make_cell(k->rows, k->nr_rows, unit, &c->m))
 				return -ENOMEM;
@@ -696,11 +704,33 @@ static int join_experiment(struct lab_beside *b, const struct lab_bs_exp_order *
 	return 0;
 }
 
-int lab_beside_join(const struct jsonr_value *in, const char *metrics_path,
-		    struct lab_beside **out, char *why, size_t whylen)
+int lab_bs_read(const struct jsonr_value *in, struct lab_bs_rows *k, struct lab_bs_rows *m,
+		struct lab_bs_design **designs, size_t *nr, char *why, size_t whylen)
 {
 	const struct jsonr_value *kdocs = jsonr_get(in, "kernel");
 	const struct jsonr_value *mdocs = jsonr_get(in, "model");
+	int err;
+
+	if (!kdocs || kdocs->type != JSONR_ARRAY || !kdocs->len || !mdocs ||
+	    mdocs->type != JSONR_ARRAY) {
+		snprintf(why, whylen, "the document has no \"kernel\" array of guest documents, "
+			 "or no \"model\" array");
+		return -EINVAL;
+	}
+	err = lab_bs_index(k, kdocs);
+	if (!err)
+		err = lab_bs_index(m, mdocs);
+	if (!err)
+		err = lab_bs_designs(designs, nr, in, kdocs);
+	if (err == -EINVAL)
+		snprintf(why, whylen, "a document without its experiments' ids, results, or a "
+			 "result's metric, design or unit");
+	return err;
+}
+
+int lab_beside_join(const struct jsonr_value *in, const char *metrics_path,
+		    struct lab_beside **out, char *why, size_t whylen)
+{
 	struct lab_beside *b = calloc(1, sizeof(*b));
 	int err;
 
@@ -714,21 +744,7 @@ int lab_beside_join(const struct jsonr_value *in, const char *metrics_path,
 	err = load_ratios(b, metrics_path, why, whylen);
 	if (err)
 		goto fail;
-	err = -EINVAL;
-	if (!kdocs || kdocs->type != JSONR_ARRAY || !kdocs->len || !mdocs ||
-	    mdocs->type != JSONR_ARRAY) {
-		snprintf(why, whylen, "the document has no \"kernel\" array of guest documents, "
-			 "or no \"model\" array");
-		goto fail;
-	}
-	err = rows_by(&b->k, kdocs);
-	if (!err)
-		err = rows_by(&b->m, mdocs);
-	if (!err)
-		err = load_designs(b, in, kdocs);
-	if (err == -EINVAL)
-		snprintf(why, whylen, "a document without its experiments' ids, results, or a "
-			 "result's metric, design or unit");
+	err = lab_bs_read(in, &b->k, &b->m, &b->designs, &b->nr_designs, why, whylen);
 	if (err)
 		goto fail;
 	b->exps = calloc(b->k.nr_exps ? b->k.nr_exps : 1, sizeof(*b->exps));
@@ -766,8 +782,8 @@ void lab_beside_free(struct lab_beside *b)
 		free(b->exps[i].metrics);
 	}
 	free(b->exps);
-	rows_by_free(&b->k);
-	rows_by_free(&b->m);
+	lab_bs_rows_free(&b->k);
+	lab_bs_rows_free(&b->m);
 	free(b->designs);
 	free(b->ratios);
 	free(b);

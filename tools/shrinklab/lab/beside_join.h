@@ -114,6 +114,37 @@ struct lab_beside {
 	const char *clock;
 };
 
+/* The pieces klab work's join (work_join.h) shares. */
+/* Every available row of the shrinklab/2 documents @docs, indexed in @rb
+ * (zeroed first). Context: process context; allocates. Return: 0, -EINVAL
+ * (a document without its experiments' ids, results, or a result's
+ * metric, design or unit) or -ENOMEM. */
+int lab_bs_index(struct lab_bs_rows *rb, const struct jsonr_value *docs);
+/* Free what @rb holds. Context: any. */
+void lab_bs_rows_free(struct lab_bs_rows *rb);
+/* The rows of (@exp, @metric, @prefix@design), or NULL. Context: any. */
+const struct lab_bs_key *lab_bs_find(const struct lab_bs_rows *rb, const char *exp,
+				     const char *metric, const char *prefix, const char *design);
+/* The cell of @k's rows in @unit. Context: any; allocates. Return: 0 or -ENOMEM. */
+int lab_bs_cell(const struct lab_bs_key *k, const char *unit, struct lab_bs_fig *c);
+/* @a over @b with the widest range their verdict ranges allow, in @q:
+ * true, or false when undefined. Context: any. */
+bool lab_bs_unpaired(const struct lab_bs_fig *a, const struct lab_bs_fig *b,
+		     struct lab_bs_fig *q);
+/* "lower", "same", "higher", "across" or "no spread" (verdict.h's rule). Context: any. */
+const char *lab_bs_classify(const struct lab_bs_fig *r);
+/* The kernel designs of the guests' documents @kdocs, the base first, each
+ * with its model label and notes from @in's "designs", appended to
+ * *@designs (*@nr of them). Context: process context; allocates. Return:
+ * 0, -EINVAL (a document naming no design) or -ENOMEM. */
+int lab_bs_designs(struct lab_bs_design **designs, size_t *nr, const struct jsonr_value *in,
+		   const struct jsonr_value *kdocs);
+/* @in's guests' and model's documents indexed in @k and @m, and its kernel
+ * designs (lab_bs_designs()). Context: process context; allocates.
+ * Return: 0, -EINVAL with @why saying what @in lacks, or -ENOMEM. */
+int lab_bs_read(const struct jsonr_value *in, struct lab_bs_rows *k, struct lab_bs_rows *m,
+		struct lab_bs_design **designs, size_t *nr, char *why, size_t whylen);
+
 /*
  * The join of the document @in (klab's klab-judge/1: "kernel", the guests'
  * documents; "model", the model's; "designs", each kernel design's name,

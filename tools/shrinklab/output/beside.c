@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "beside.h"
+#include "text_table.h"
 #include "jsonw.h"
 #include "verdict.h"
 
@@ -104,70 +105,7 @@ static void winner_text(char *buf, size_t len, const struct lab_bs_winner *w)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", w->names[i]);
 }
 
-/* A table's cells: rows of @cols strings, each a copy. */
-#define TABLE_COLS 6
 #define CELL_LEN 512
-struct table {
-	size_t cols, nr_rows;
-	char (*cells)[TABLE_COLS][CELL_LEN];
-	int err;
-};
-
-static void table_add(struct table *t, const char *const *row)
-{
-	void *p;
-
-	if (t->err)
-		return;
-	p = realloc(t->cells, (t->nr_rows + 1) * sizeof(*t->cells));
-	if (!p) {
-		t->err = -ENOMEM;
-		return;
-	}
-	t->cells = p;
-	for (size_t c = 0; c < t->cols; c++)
-		snprintf(t->cells[t->nr_rows][c], CELL_LEN, "%s", row[c]);
-	t->nr_rows++;
-}
-
-/* One line of @row in @widths: two spaces in front and between, no
- * trailing space. */
-static void table_line(FILE *out, size_t cols, const char *const *row, const size_t *widths)
-{
-	char line[TABLE_COLS * (CELL_LEN + 2) + 4];
-	size_t used = (size_t)snprintf(line, sizeof(line), " ");
-
-	for (size_t c = 0; c < cols; c++)
-		used += (size_t)snprintf(line + used, sizeof(line) - used, " %-*s%s", (int)widths[c],
-					 row[c], c + 1 < cols ? " " : "");
-	while (used && line[used - 1] == ' ')
-		line[--used] = '\0';
-	fprintf(out, "%s\n", line);
-}
-
-static void table_print(FILE *out, const struct table *t, const char *const *header)
-{
-	size_t widths[TABLE_COLS];
-	char dashes[TABLE_COLS][CELL_LEN];
-	const char *dash_row[TABLE_COLS], *row[TABLE_COLS];
-
-	for (size_t c = 0; c < t->cols; c++) {
-		widths[c] = strlen(header[c]);
-		for (size_t r = 0; r < t->nr_rows; r++)
-			if (strlen(t->cells[r][c]) > widths[c])
-				widths[c] = strlen(t->cells[r][c]);
-		memset(dashes[c], '-', widths[c]);
-		dashes[c][widths[c]] = '\0';
-		dash_row[c] = dashes[c];
-	}
-	table_line(out, t->cols, header, widths);
-	table_line(out, t->cols, dash_row, widths);
-	for (size_t r = 0; r < t->nr_rows; r++) {
-		for (size_t c = 0; c < t->cols; c++)
-			row[c] = t->cells[r][c];
-		table_line(out, t->cols, row, widths);
-	}
-}
 
 static void print_figures(FILE *out, const struct lab_beside *b, const struct lab_bs_exp *e)
 {
@@ -176,7 +114,7 @@ static void print_figures(FILE *out, const struct lab_beside *b, const struct la
 	static const char *const without[] = { "metric", "design", "kernel", "model",
 					       "model/kernel" };
 	bool spread = false;
-	struct table t = { 0 };
+	struct lab_text_table t;
 
 	for (size_t i = 0; i < e->nr_metrics; i++)
 		for (size_t d = 0; d < b->nr_designs; d++)
@@ -186,14 +124,14 @@ static void print_figures(FILE *out, const struct lab_beside *b, const struct la
 		"ratio of the medians)\n", e->id, b->clock ? "kernel clock " : "",
 		b->clock ? b->clock : "", b->clock ? "; " : "",
 		spread ? "boots +-: the boots' medians' largest distance from their median; " : "");
-	t.cols = spread ? 6 : 5;
+	lab_text_table_init(&t, spread ? 6 : 5);
 	for (size_t i = 0; i < e->nr_metrics; i++) {
 		const struct lab_bs_metric *m = &e->metrics[i];
 
 		for (size_t d = 0; d < b->nr_designs; d++) {
 			const struct lab_bs_cell *c = &m->cells[d];
 			char k[CELL_LEN], bs[32], mo[CELL_LEN], mok[32];
-			const char *row[TABLE_COLS];
+			const char *row[6];
 			size_t n = 0;
 
 			cell_text(k, sizeof(k), c->has_k, &c->k, m->unit);
@@ -213,11 +151,11 @@ static void print_figures(FILE *out, const struct lab_beside *b, const struct la
 				row[n++] = bs;
 			row[n++] = mo;
 			row[n++] = mok;
-			table_add(&t, row);
+			lab_text_table_add(&t, row);
 		}
 	}
-	table_print(out, &t, spread ? with_spread : without);
-	free(t.cells);
+	lab_text_table_print(out, &t, spread ? with_spread : without);
+	lab_text_table_free(&t);
 }
 
 struct counts {
@@ -229,8 +167,9 @@ static void print_versus(FILE *out, const struct lab_beside *b, const struct lab
 {
 	static const char *const header[] = { "metric", "design", "kernel", "model", "direction",
 					      "size (model within 2x of kernel)" };
-	struct table t = { .cols = 6 };
+	struct lab_text_table t;
 
+	lab_text_table_init(&t, 6);
 	fprintf(out, "\n   which design is better, %s%s%s%s: ratio to mainline [range] and its class "
 		"(<%.2g lower, >%.3g higher; ranges unpaired, min/max, unless the model's designs "
 		"ran in one process); lowest: the design with the lowest median on each side "
@@ -239,7 +178,7 @@ static void print_versus(FILE *out, const struct lab_beside *b, const struct lab
 	for (size_t i = 0; i < e->nr_metrics; i++) {
 		const struct lab_bs_metric *m = &e->metrics[i];
 		char k[CELL_LEN], mo[CELL_LEN], verdict[32];
-		const char *row[TABLE_COLS];
+		const char *row[6];
 
 		for (size_t j = 0; j < m->nr_vs; j++) {
 			const struct lab_bs_versus *v = &m->vs[j];
@@ -252,7 +191,7 @@ static void print_versus(FILE *out, const struct lab_beside *b, const struct lab
 			row[3] = mo;
 			row[4] = v->verdict;
 			row[5] = v->size;
-			table_add(&t, row);
+			lab_text_table_add(&t, row);
 		}
 		winner_text(k, sizeof(k), &m->wk);
 		winner_text(mo, sizeof(mo), &m->wm);
@@ -263,7 +202,7 @@ static void print_versus(FILE *out, const struct lab_beside *b, const struct lab
 		row[3] = mo;
 		row[4] = verdict;
 		row[5] = "";
-		table_add(&t, row);
+		lab_text_table_add(&t, row);
 		if (!strcmp(m->verdict, "agree"))
 			counts->agree++;
 		else if (!strcmp(m->verdict, "disagree"))
@@ -273,8 +212,8 @@ static void print_versus(FILE *out, const struct lab_beside *b, const struct lab
 		else
 			counts->one++;
 	}
-	table_print(out, &t, header);
-	free(t.cells);
+	lab_text_table_print(out, &t, header);
+	lab_text_table_free(&t);
 }
 
 static void print_disagreements(FILE *out, const struct lab_beside *b)
@@ -350,7 +289,10 @@ static void json_opt_number(FILE *out, bool has, double v)
 		fputs("null", out);
 }
 
-static void json_fig(FILE *out, bool has, const struct lab_bs_fig *f, const char *cls)
+/* @f as JSON (null without it), with its class @cls when not NULL, and
+ * "beyond" (@beyond, or null) when @with_beyond. */
+static void json_fig_with(FILE *out, bool has, const struct lab_bs_fig *f, const char *cls,
+			  bool with_beyond, const char *beyond)
 {
 	if (!has) {
 		fputs("null", out);
@@ -377,7 +319,16 @@ static void json_fig(FILE *out, bool has, const struct lab_bs_fig *f, const char
 	}
 	if (cls)
 		jsonw_field(out, ",\"cls\":", cls);
+	if (with_beyond && beyond)
+		jsonw_field(out, ",\"beyond\":", beyond);
+	else if (with_beyond)
+		fputs(",\"beyond\":null", out);
 	fputc('}', out);
+}
+
+static void json_fig(FILE *out, bool has, const struct lab_bs_fig *f, const char *cls)
+{
+	json_fig_with(out, has, f, cls, false, NULL);
 }
 
 static void json_winner(FILE *out, const struct lab_bs_winner *w)
@@ -488,6 +439,281 @@ void lab_beside_write_json(FILE *out, const struct lab_beside *b)
 			json_metric(out, b, &b->exps[i].metrics[j]);
 		}
 		fputs("]}", out);
+	}
+	fputs("]}\n", out);
+}
+
+/* ------------------------------------------------------------ klab work */
+
+/* A range end: the figure with its unit joined to it (the ends may differ
+ * in scale). */
+static void num_text(char *buf, size_t len, double v, const char *unit)
+{
+	char tmp[64];
+	size_t n = 0;
+
+	fmt(tmp, sizeof(tmp), true, v, unit);
+	for (const char *p = tmp; *p && n + 1 < len; p++)
+		if (*p != ' ')
+			buf[n++] = *p;
+	buf[n] = '\0';
+}
+
+static void work_cell_text(char *buf, size_t len, bool has, const struct lab_bs_fig *c,
+			   const char *unit)
+{
+	char v[64], lo[64], hi[64];
+
+	if (!has || !c->has_value) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt(v, sizeof(v), true, c->value, unit);
+	if (c->lo != c->hi) {
+		num_text(lo, sizeof(lo), c->lo, unit);
+		num_text(hi, sizeof(hi), c->hi, unit);
+		snprintf(buf, len, "%s [%s..%s]", v, lo, hi);
+	} else {
+		snprintf(buf, len, "%s", v);
+	}
+}
+
+/* The footnotes of one experiment's table: what the model leaves out, in
+ * the order first marked, as [a], [b], ... */
+struct marks {
+	const struct lab_work_left *left[26];
+	size_t n;
+};
+
+static const char *mark(struct marks *m, const struct lab_work_left *l, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < m->n && strcmp(m->left[i]->what, l->what); i++)
+		;
+	if (i == m->n && m->n < 26)
+		m->left[m->n++] = l;
+	snprintf(buf, len, "[%c]", (char)('a' + (i < 26 ? i : 25)));
+	return buf;
+}
+
+static void model_cell_text(char *buf, size_t len, const struct lab_work_cell *c,
+			    const struct lab_work_row *row, struct marks *marks)
+{
+	char cell[CELL_LEN - 64], label[8], ratio[32];
+
+	if (row->left && !strcmp(row->left->kind, "absent")) {
+		snprintf(buf, len, "not modelled %s", mark(marks, row->left, label, sizeof(label)));
+		return;
+	}
+	if (!c->has_m) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	work_cell_text(cell, sizeof(cell), true, &c->m, row->unit);
+	ratio[0] = '\0';
+	if (c->has_mr)
+		snprintf(ratio, sizeof(ratio), c->mr.value < 0.01 ? " (m/k x%.2g)" : " (m/k x%.3g)",
+			 c->mr.value);
+	snprintf(buf, len, "%s%s%s%s", cell, ratio, row->left ? " " : "",
+		 row->left ? mark(marks, row->left, label, sizeof(label)) : "");
+}
+
+static void work_ratio_text(char *buf, size_t len, const struct lab_work_cell *c)
+{
+	size_t n;
+
+	if (!c->has_r) {
+		buf[0] = '\0';
+		return;
+	}
+	n = (size_t)snprintf(buf, len, "x%.3g", c->r.value);
+	if (c->r.lo != c->r.hi && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " [%.3g..%.3g]", c->r.lo, c->r.hi);
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, " %s", c->cls ? c->cls : "");
+	if (c->beyond && n < len)
+		snprintf(buf + n, len - n, ", %snoise", !strcmp(c->beyond, "above") ? ">" : "<");
+}
+
+static bool is_best(const struct lab_work_row *row, const char *design)
+{
+	for (size_t i = 0; row->has_best && i < row->nr_best; i++)
+		if (!strcmp(row->best[i], design))
+			return true;
+	return false;
+}
+
+/* One experiment's rows: the kernel's line, its ratios, the model's line. */
+static void work_rows(const struct lab_work *w, const struct lab_work_exp *e,
+		      struct lab_text_table *t, struct marks *marks)
+{
+	size_t cols = 2 + w->nr_designs;
+	char (*text)[CELL_LEN] = calloc(3 * cols, CELL_LEN);
+	const char **line = calloc(3 * cols, sizeof(*line));
+
+	if (!text || !line) {
+		t->err = -ENOMEM;
+		free(text);
+		free(line);
+		return;
+	}
+	for (size_t i = 0; i < 3 * cols; i++)
+		line[i] = text[i];
+	for (size_t r = 0; r < e->nr_rows; r++) {
+		const struct lab_work_row *row = &e->rows[r];
+		bool ratios = false, models = e->model;
+
+		snprintf(text[0], CELL_LEN, "%s", row->metric);
+		snprintf(text[1], CELL_LEN, "%s", row->better);
+		text[cols][0] = text[cols + 1][0] = text[2 * cols][0] = '\0';
+		snprintf(text[2 * cols + 1], CELL_LEN, "  model");
+		for (size_t d = 0; d < w->nr_designs; d++) {
+			const struct lab_work_cell *c = &row->cells[d];
+			char cell[CELL_LEN - 8];
+
+			work_cell_text(cell, sizeof(cell), c->has_k, &c->k, row->unit);
+			snprintf(text[2 + d], CELL_LEN, "%s%s", cell,
+				 is_best(row, w->designs[d].name) ? "*" : "");
+			work_ratio_text(text[cols + 2 + d], CELL_LEN, c);
+			model_cell_text(text[2 * cols + 2 + d], CELL_LEN, c, row, marks);
+			ratios = ratios || text[cols + 2 + d][0];
+			models = models || c->has_m;
+		}
+		lab_text_table_add(t, line);
+		if (ratios)
+			lab_text_table_add(t, line + cols);
+		if (models)
+			lab_text_table_add(t, line + 2 * cols);
+	}
+	free(text);
+	free(line);
+}
+
+void lab_work_print(FILE *out, const struct lab_work *w)
+{
+	for (size_t i = 0; i < jsonr_len(w->heading); i++)
+		if (jsonr_str(jsonr_at(w->heading, i)))
+			fprintf(out, "%s\n", jsonr_str(jsonr_at(w->heading, i)));
+	fprintf(out, "\nper cell: kernel median over boots [min..max of all samples]; under it, the "
+		"ratio to mainline [unpaired range] and its class (<%.2g lower, >%.3g higher, same "
+		"between, across: the range straddles a boundary; >noise / <noise: every boot of "
+		"the design above / below every boot of mainline, over 2 boots or more each); * the "
+		"best median of a metric with a direction (better: lower or higher); model: the "
+		"model's figure where it runs the workload\n", LAB_SAME_LO, LAB_SAME_HI);
+	for (size_t i = 0; i < w->nr_exps; i++) {
+		const struct lab_work_exp *e = &w->exps[i];
+		size_t cols = 2 + w->nr_designs;
+		struct marks marks = { .n = 0 };
+		struct lab_text_table t;
+		char (*head)[CELL_LEN] = calloc(cols, CELL_LEN);
+		const char **header = calloc(cols, sizeof(*header));
+
+		fprintf(out, "\n== %s (clock: %s, the guest's CLOCK_MONOTONIC)\n", e->id,
+			w->clock ? w->clock : "not recorded");
+		if (!head || !header) {
+			free(head);
+			free(header);
+			return;
+		}
+		lab_text_table_init(&t, cols);
+		header[0] = "metric";
+		header[1] = "better";
+		for (size_t d = 0; d < w->nr_designs; d++) {
+			snprintf(head[d], CELL_LEN, "kernel:%s", w->designs[d].name);
+			header[2 + d] = head[d];
+		}
+		work_rows(w, e, &t, &marks);
+		lab_text_table_print(out, &t, header);
+		lab_text_table_free(&t);
+		free(head);
+		free(header);
+		if (e->model)
+			fprintf(out, "  model: shrinklab containers at the guest's geometry (native, "
+				"CLOCK_MONOTONIC); m/k = model / kernel median\n");
+		for (size_t k = 0; k < marks.n; k++)
+			fprintf(out, "  [%c] %s: %s\n", (char)('a' + k), marks.left[k]->what,
+				marks.left[k]->why);
+	}
+}
+
+static void json_work_row(FILE *out, const struct lab_work *w, const struct lab_work_row *row)
+{
+	jsonw_field(out, "{\"metric\":", row->metric);
+	jsonw_field(out, ",\"unit\":", row->unit);
+	jsonw_field(out, ",\"better\":", row->better);
+	fputs(",\"best\":", out);
+	if (row->has_best) {
+		fputc('[', out);
+		for (size_t i = 0; i < row->nr_best; i++) {
+			if (i)
+				fputc(',', out);
+			jsonw_string(out, row->best[i]);
+		}
+		fputc(']', out);
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\"designs\":{", out);
+	for (size_t d = 0; d < w->nr_designs; d++) {
+		const struct lab_work_cell *c = &row->cells[d];
+
+		if (d)
+			fputc(',', out);
+		jsonw_string(out, w->designs[d].name);
+		fputs(":{\"kernel\":", out);
+		json_fig(out, c->has_k, &c->k, NULL);
+		fputs(",\"model\":", out);
+		json_fig(out, c->has_m, &c->m, NULL);
+		if (c->has_mr) {
+			fputs(",\"model_ratio\":", out);
+			json_fig(out, true, &c->mr, NULL);
+		}
+		if (c->has_r) {
+			fputs(",\"ratio\":", out);
+			json_fig_with(out, true, &c->r, c->cls, true, c->beyond);
+		}
+		fputc('}', out);
+	}
+	fputc('}', out);
+	if (row->left) {
+		jsonw_field(out, ",\"model_leaves_out\":{\"kind\":", row->left->kind);
+		jsonw_field(out, ",\"what\":", row->left->what);
+		jsonw_field(out, ",\"why\":", row->left->why);
+		fputc('}', out);
+	}
+	fputc('}', out);
+}
+
+void lab_work_write_json(FILE *out, const struct lab_work *w)
+{
+	fputs("{\"designs\":[", out);
+	for (size_t d = 0; d < w->nr_designs; d++) {
+		if (d)
+			fputc(',', out);
+		jsonw_string(out, w->designs[d].name);
+	}
+	fputs("],\"mapping\":{", out);
+	for (size_t d = 0; d < w->nr_designs; d++) {
+		if (d)
+			fputc(',', out);
+		jsonw_string(out, w->designs[d].name);
+		fputc(':', out);
+		if (w->designs[d].model)
+			jsonw_string(out, w->designs[d].model);
+		else
+			fputs("null", out);
+	}
+	fputs("},\"experiments\":[", out);
+	for (size_t i = 0; i < w->nr_exps; i++) {
+		jsonw_field(out, i ? ",{\"id\":" : "{\"id\":", w->exps[i].id);
+		fputs(",\"metrics\":[", out);
+		for (size_t j = 0; j < w->exps[i].nr_rows; j++) {
+			if (j)
+				fputc(',', out);
+			json_work_row(out, w, &w->exps[i].rows[j]);
+		}
+		fprintf(out, "],\"model\":%s}", w->exps[i].model ? "true" : "false");
 	}
 	fputs("]}\n", out);
 }

@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 
-from .. import boot, build, designs, guest, machine, tree, workloads, workmodel
+from .. import boot, build, designs, guest, machine, model, tree, workloads, workmodel
 from ..run import log
 from .lab import add_clock_argument
 
@@ -41,9 +41,9 @@ def tables(run, docs, geometry, boots, dirs=None, saved=()):
     or in @saved), printed and saved with the combined JSON; the
     comparison."""
     models = workmodel.container_runs(run, docs, geometry, dirs, saved)
-    cmp = workloads.join(docs, models, dirs)
-    text = workloads.tables(cmp, workloads.summary_words(docs, geometry, boots),
-                            " / ".join(boot.clock_name(c) for c in workloads.clocks(docs)))
+    cmp, text = workloads.judged(model.shrinklab_path(run), docs, models, dirs,
+                                 workloads.summary_words(docs, geometry, boots),
+                                 " / ".join(boot.clock_name(c) for c in workloads.clocks(docs)))
     with open(run.path("kernel-work-%s.json" % geometry), "w") as f:
         json.dump(workloads.combined(docs, models, cmp, {"geometry": geometry, "boots": boots,
                                                           "clock": workloads.clocks(docs)}),
