@@ -108,6 +108,16 @@ class Rule(unittest.TestCase):
         self.assertEqual([t for t, _ in j.flaky], ["test_memcg_low"])
 
 
+def whole_skip():
+    """Every suite skipping whole, as without a memory controller."""
+    lines = []
+    for t in ("test_kmem", "test_memcontrol", "kcheck"):
+        lines += ["KLAB-SELFTEST-BEGIN " + t, "TAP version 13",
+                  "1..0 # SKIP memory controller isn't available",
+                  "KLAB-SELFTEST-END %s 4" % t]
+    return report.parse_selftests("\n".join(lines) + "\n")
+
+
 class Command(unittest.TestCase):
     """klab selftests over three designs with canned boots (label -> TAP)."""
 
@@ -155,6 +165,29 @@ class Command(unittest.TestCase):
         self.assertEqual(len(booted), 5)
         self.assertEqual(self.appended, ["cgroup.memory=nokmem"] * 5)
         self.assertIn("command line + cgroup.memory=nokmem", self.table)
+
+    def test_whole_suite_skips_are_skipped_not_failed(self):
+        # cgroup_disable=memory: every suite prints kselftest's "1..0 # SKIP"
+        off = whole_skip()
+        run, booted = self.run_selftests({
+            "selftests-mainline-0": off, "selftests-x-0": off, "selftests-y-0": off},
+            append="cgroup_disable=memory")
+        self.assertEqual(run.fails, [])
+        self.assertIn("skipped whole: memory controller isn't available", self.table)
+
+    def test_whole_skip_where_mainline_runs_fails(self):
+        run, booted = self.run_selftests({
+            "selftests-mainline-0": tap(), "selftests-x-0": whole_skip(),
+            "selftests-y-0": tap()})
+        self.assertTrue(any("selftests x: test_kmem skips whole" in f for f in run.fails))
+
+    def test_no_results_without_a_skip_still_fails(self):
+        empty = report.parse_selftests("KLAB-SELFTEST-BEGIN test_kmem\n"
+                                       "KLAB-SELFTEST-END test_kmem 1\n")
+        run, booted = self.run_selftests({
+            "selftests-mainline-0": empty, "selftests-x-0": tap(), "selftests-y-0": tap()})
+        self.assertTrue(any("selftests mainline: test_kmem produced no results" in f
+                            for f in run.fails))
 
     def test_clean_run_boots_each_design_once(self):
         run, booted = self.run_selftests({

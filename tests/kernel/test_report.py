@@ -63,6 +63,14 @@ class Selftests(unittest.TestCase):
             "test_kmem_basic": "pass", "test_kmem_memcg_deletion": "fail",
             "test_percpu_basic": "skip"})
 
+    def test_whole_suite_skip(self):
+        r = report.parse_selftests("KLAB-SELFTEST-BEGIN test_memcontrol\nTAP version 13\n"
+                                   "1..0 # SKIP memory controller isn't available\n"
+                                   "KLAB-SELFTEST-END test_memcontrol 4\n")
+        self.assertEqual(r["test_memcontrol"], {
+            "tests": {}, "exit": 4, "skipped": "memory controller isn't available"})
+        self.assertNotIn("skipped", report.parse_selftests(TAP)["test_kmem"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -33,11 +33,14 @@ def splats(dmesg):
 
 
 TAP_RE = re.compile(r"^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|skip).*)?$")
+# kselftest's whole-suite skip (ksft_exit_skip before any test): "1..0 # SKIP why"
+WHOLE_SKIP_RE = re.compile(r"^1\.\.0\s*#\s*(?:SKIP|skip)\s*(.*)$")
 
 
 def parse_selftests(stdout):
     """{program: {"tests": {name: "pass"|"fail"|"skip"}, "exit": int}} from the
-    guest's selftest script output (kselftest TAP between our markers)."""
+    guest's selftest script output (kselftest TAP between our markers); a
+    program that skipped whole ("1..0 # SKIP why") has "skipped": why too."""
     res, cur = {}, None
     for line in stdout.split("\n"):
         line = line.strip()
@@ -47,6 +50,8 @@ def parse_selftests(stdout):
         elif line.startswith("KLAB-SELFTEST-END ") and cur:
             res[cur]["exit"] = int(line.split()[2])
             cur = None
+        elif cur and WHOLE_SKIP_RE.match(line):
+            res[cur]["skipped"] = WHOLE_SKIP_RE.match(line).group(1).strip() or "no reason"
         elif cur:
             m = TAP_RE.match(line)
             if m:

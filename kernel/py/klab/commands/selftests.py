@@ -50,6 +50,9 @@ def selftest_boot(run, label, image, tests, clock="wall", append=""):
 def summary_lines(name, res):
     lines = []
     for t in guest.SELFTESTS:
+        if res.get(t, {}).get("skipped") and not res[t].get("tests"):
+            lines.append("  %-10s %-16s skipped whole: %s" % (name, t, res[t]["skipped"]))
+            continue
         tests_ = res.get(t, {}).get("tests", {})
         npass = sum(1 for v in tests_.values() if v == "pass")
         nskip = sum(1 for v in tests_.values() if v == "skip")
@@ -71,8 +74,16 @@ def selftests(run, chosen, images, tests, clock="wall", append=""):
     results = {d.name: one(d.name, 0) for d in chosen}
     for d in chosen:
         for t in guest.SELFTESTS:
-            if not results[d.name].get(t, {}).get("tests"):
+            r = results[d.name].get(t, {})
+            if r.get("tests"):
+                continue
+            if not r.get("skipped"):
                 run.fail("selftests %s: %s produced no results" % (d.name, t))
+            elif results.get("mainline", {}).get(t, {}).get("tests"):
+                # a whole skip is the configuration's (no memory controller)
+                # only where mainline's suite skips as well
+                run.fail("selftests %s: %s skips whole (%s), runs on mainline"
+                         % (d.name, t, r["skipped"]))
     mainline_again = []   # mainline's second boot, once per run, when the rule needs it
 
     def boot_mainline_again():
