@@ -12,11 +12,14 @@
     milliseconds beside mainline's;
   - --exp keeps the workload's experiments named, in the workload's order,
     and refuses one the workload lacks; kprofile.sh gets the output disk
-    after the workload's own and runs kwork with the workload's arguments.
+    after the workload's own and runs kwork with the workload's arguments
+    (the host's stress-ng is stood in for: make test runs before make
+    check-kernel installs it, on a fresh machine).
 Run: python3 tests/kernel/test_profile.py (make check: Meson test kernel_profile)."""
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 import klabtest  # noqa: F401  (the klab package on the path)
 from klab import workloads
@@ -112,6 +115,12 @@ class Script(unittest.TestCase):
 
 
 class Spec(unittest.TestCase):
+    def setUp(self):
+        stand_in = [(workloads.STRESS_NG, workloads.STRESS_NG)]
+        patcher = mock.patch.object(workloads, "stress_ng_files", return_value=stand_in)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
     def spec(self, exps):
         tmp = tempfile.mkdtemp()
         self.addCleanup(lambda: [os.unlink(os.path.join(tmp, f)) for f in os.listdir(tmp)] and
