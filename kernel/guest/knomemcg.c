@@ -4,46 +4,22 @@
  * memory cgroups every shrinker is global: shrink_slab() runs with memcg
  * NULL, the memcg-aware shrinkers fall back to their node-wide lists. It
  * checks that the kernel has no memory controller, that every registered
- * shrinker's debugfs count reads, that negative dentries it makes are
- * (sysfs: kernfs keeps them) are reclaimed by drop_caches (the dcache shrinker's global path) and that a
- * second drop_caches still works. Prints what it saw; exits 0 when all
- * hold, 1 otherwise. Build: gcc -static -O2 -o knomemcg knomemcg.c
+ * shrinker's debugfs count reads, that the negative dentries it makes under
+ * /sys (kernfs keeps them) are reclaimed by drop_caches (the dcache
+ * shrinker's global path) and that a second drop_caches still works.
+ * Prints what it saw; exits 0 when all hold, 1 otherwise (kutil's
+ * drop_caches() exits 1 itself when the write fails).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kutil.h"
+
 #define NEGATIVE 20000
-
-static long slab_objects(const char *cache)
-{
-	char line[512], name[128];
-	long active = -1, n;
-	FILE *f = fopen("/proc/slabinfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %ld", name, &n) == 2 && !strcmp(name, cache))
-			active = n;
-	fclose(f);
-	return active;
-}
-
-static int drop_caches(void)
-{
-	FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
-	int bad;
-
-	if (!f)
-		return -1;
-	bad = fputs("2\n", f) < 0;
-	return fclose(f) || bad ? -1 : 0;
-}
 
 /* The number of shrinkers whose debugfs count reads; -1 without the dir. */
 static int shrinker_counts(long *total)
@@ -113,16 +89,14 @@ int main(void)
 		stat(path, &st);
 	}
 	shrinker_counts(&made);
-	if (drop_caches())
-		bad = 1;
+	drop_caches(2);
 	sleep(1);	/* dentries are freed after an RCU grace period */
 	shrinker_counts(&after);
 	printf("shrinkers' objects: %ld before, %ld after %d negative lookups, %ld after drop_caches"
-	       " (dentry slab %ld)\n", before, made, NEGATIVE, after, slab_objects("dentry"));
+	       " (dentry slab %ld)\n", before, made, NEGATIVE, after, slab_objs("dentry"));
 	if (made - before < NEGATIVE / 2 || after > made - NEGATIVE / 2)
 		bad = 1;
-	if (drop_caches())
-		bad = 1;
+	drop_caches(2);
 	n = shrinker_counts(&total);
 	printf("after two drop_caches: %d shrinkers, objects %ld\n", n, total);
 	printf("knomemcg: %s\n", bad ? "FAIL" : "ok");

@@ -18,7 +18,7 @@ PROGRAMS = {
     "kwork": ["kwork.c", "kwlib.c", "kw_containers.c", "kw_reviewers.c", "kw_pods.c",
               "kw_density.c", "kw_tar.c", "kutil.c", "kjson.c"],
     "smoke": ["smoke.c"],
-    "knomemcg": ["knomemcg.c"],
+    "knomemcg": ["knomemcg.c", "kutil.c"],
     "kseeds": ["kseeds.c", "kutil.c", "kjson.c"],
 }
 # The programs of a selftests boot: the kernel's cgroup selftests, then our
