@@ -30,9 +30,6 @@ import tempfile
 
 # (file under kernel/py, kind): (cap, why it is still there)
 LEFT = {
-    ("klab/verdict.py", "rule"): (7, "klab reproduce's judge of seed claims (reproduce.py), "
-                                  "a port of verdict.c, until it moves to shrinklab judge"),
-    ("klab/verdict.py", "format"): (5, "the same: its verdicts' reasons"),
     ("klab/workloads.py", "format"): (2, "klab work's summary line: the guests' wall time per "
                                        "boot (not a lab figure)"),
     ("klab/reproduce.py", "format"): (15, "klab reproduce's tables"),

@@ -21,6 +21,7 @@ from .designs import model_design
 
 BASE = "mainline"
 JUDGE_SCHEMA = "klab-judge/1"
+CLAIMS_SCHEMA = "klab-claims/1"
 
 
 def kernel_name(design):
@@ -77,6 +78,19 @@ def judge(exe, doc, tables="lab"):
                                                              r.stderr.strip()))
         with open(path) as f:
             return json.load(f), r.stdout
+
+
+def judge_claims(exe, doc):
+    """shrinklab judge claims (the shrinklab at @exe) over the klab-claims/1
+    document @doc: its shrinklab-claims/1 answer, as JSON data.
+    RuntimeError with shrinklab's message when it fails."""
+    doc = dict(doc, schema=CLAIMS_SCHEMA)
+    r = subprocess.run([exe, "judge", "claims", "-"], input=json.dumps(doc),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s judge claims: exit %d: %s" % (exe, r.returncode,
+                                                            r.stderr.strip()))
+    return json.loads(r.stdout)
 
 
 def combined(kernel_docs, model_docs, cmp, extra=None):

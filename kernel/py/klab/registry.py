@@ -38,3 +38,18 @@ def metric(reg, exp, name):
     """The registry's metric @name of experiment @exp, or None."""
     e = reg.get(exp)
     return next((m for m in e["metrics"] if m["name"] == name), None) if e else None
+
+
+def seeds(reg):
+    """The seeds' figures of the registry @reg (each experiment's
+    seed_figures, read by shrinklab from data/seed_figures.tsv), keyed
+    (experiment, design, metric): unit, value (None for "the same as the
+    base"), relation ('=', '<', '>'), same (bool) and the geometry as
+    shrinklab gives it."""
+    out = {}
+    for exp, e in reg.items():
+        for f in e.get("seed_figures", []):
+            same = f["relation"] == "same"
+            out[(exp, f["design"], f["metric"])] = dict(
+                f, experiment=exp, same=same, relation="=" if same else f["relation"])
+    return out

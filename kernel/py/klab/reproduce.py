@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """klab reproduce: every seed table a guest can run, each seed figure beside
 the kernel's figure of the same design and the model's, with a verdict per
-seed claim for the kernel and for the model, judged alike (verdict.py
-follows tools/shrinklab/lab/verdict.c).
+seed claim for the kernel and for the model, judged alike: by shrinklab
+judge claims (tools/shrinklab/lab/claims.c, the verdicts' one rule), which
+klab hands the rows; klab judges nothing itself.
 
 The tables are shrinklab reproduce's experiments, with the same ids, and
 the titles and metrics of shrinklab's registry (registry.py,
@@ -47,10 +48,25 @@ import os
 import statistics
 import subprocess
 
-from . import bases, boot, model, paths, record, verdict
+from . import bases, boot, compare, model, record, registry
 from .boots import checked_boot
 
-SEEDS = os.path.join(paths.REPO, "data", "seed_figures.tsv")
+# The verdicts' names, as shrinklab judge writes them.
+AGREES = "agrees"
+DISAGREES = "DISAGREES"
+INCONCLUSIVE = "inconclusive"
+NOT_COMPARED = "not compared"
+NOT_MEASURED = "not measured"
+NOT_JUDGED = "-"
+JSON_NAMES = {"agrees": AGREES, "disagrees": DISAGREES, "inconclusive": INCONCLUSIVE,
+              "not_compared": NOT_COMPARED, "not_measured": NOT_MEASURED,
+              "not_judged": NOT_JUDGED}
+
+
+def load_seeds(reg):
+    """The seeds' figures, keyed (experiment, design, metric), from
+    shrinklab's registry @reg (registry.load)."""
+    return registry.seeds(reg)
 
 # The geometry keys a whole-host figure depends on (shrinklab's LAB_G_WHOLE_HOST).
 WHOLE_HOST = ("units", "cgroups", "nodes", "cpus")
@@ -445,15 +461,7 @@ def fmt(v, unit):
 
 def size_cell(v):
     """The size verdict of @v (within 2x of the seed's ratio), "-" if none."""
-    return v.get("size", verdict.NOT_JUDGED) if v else "-"
-
-
-def size_agreement(kv, mv):
-    """Is the model's ratio within 2x of the kernel's (the kernel's median
-    against the model's range)?"""
-    if not kv or not mv or kv.get("ours") is None or mv.get("ours") is None:
-        return "-"
-    return verdict.size_class(mv["lo"], mv["hi"], kv["ours"])
+    return v.get("size", NOT_JUDGED) if v else "-"
 
 
 def agreement(kv, mv):
@@ -461,8 +469,7 @@ def agreement(kv, mv):
     if kv is None or mv is None:
         return "-"
     k, m = kv["kind"], mv["kind"]
-    if k in (verdict.NOT_COMPARED, verdict.NOT_MEASURED) or \
-            m in (verdict.NOT_COMPARED, verdict.NOT_MEASURED):
+    if k in (NOT_COMPARED, NOT_MEASURED) or m in (NOT_COMPARED, NOT_MEASURED):
         return "-"
     if k == m:
         return "kernel and model agree"
@@ -494,26 +501,36 @@ def extra_model_labels(table, available, series_model):
                    if w and w not in own})
 
 
-def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
+def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model, exe):
     """Every row of @table, per metric and kernel design: the seed's figure,
     the kernel's row, the model's row of the design that does the kernel's
     work, the kernel's verdict on the seed's claim, the model's on the same
     claim for that same work, and shrinklab's own verdict on the seed's
-    designs (the same claim when the two pairs are the same)."""
+    designs (the same claim when the two pairs are the same). Every
+    verdict and ratio is shrinklab judge claims' (the shrinklab at @exe)."""
     out = []
     base_k, base_m = table.designs[0]
     rows_of = table_designs(table, available, series_model)
     base_w = rows_of[0][2]
     docs = [mdoc] + list(extra_docs)
+    claims, ratios, asked = [], [], []
 
     def mrow(label, metric):
         return next((r for r in (model_row(d, table.exp, label, metric) for d in docs) if r),
                     None)
 
+    def claim(design, metric, keys, r, b):
+        claims.append(dict(experiment=table.exp, design=design, base=base_m, metric=metric,
+                           geometry=list(keys), row=r, base_row=b))
+        return len(claims) - 1
+
+    def ratio(r, b):
+        ratios.append(dict(row=r, base_row=b))
+        return len(ratios) - 1
+
     for metric, keys, words in table.metrics:
         bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.rename, table.guest_exp)
         bm = mrow(base_w, metric)
-        bf = seeds.get((table.exp, base_m, metric))
         for kd, ml, wl in rows_of:
             f = seeds.get((table.exp, ml, metric)) if ml else None
             kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.rename,
@@ -525,26 +542,21 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
                        kernel_verdict=None, model_verdict=None, shrinklab_verdict=None,
                        available=kd in available)
             if f and (kd != base_k or f["unit"] == "count"):
-                kv = verdict.judge(kr, bk if kd != base_k else kr, f, bf, keys)
-                if kd is None:
-                    kv["text"] = "no kernel of this model design in the lab"
-                elif kd not in available:
-                    kv["text"] = "kernel:%s is not a series in kernel/patches/" % kd
-                row["kernel_verdict"] = kv
+                k = claim(ml, metric, keys, kr, bk if kd != base_k else kr)
+                m = None
                 row["shrinklab_verdict"] = model_verdict(mdoc, table.exp, ml, base_m, metric)
                 if kd is None:
                     pass  # no kernel: shrinklab's verdict alone
                 elif (ml, base_m) == (wl, base_w):
                     row["model_verdict"] = from_json(row["shrinklab_verdict"])
                 elif mr and bm:
-                    row["model_verdict"] = verdict.judge(mr, mr if kd == base_k else bm, f, bf,
-                                                         keys)
+                    m = claim(ml, metric, keys, mr, mr if kd == base_k else bm)
+                asked.append((row, "claim", k, m))
             elif kd != base_k and bk and kr and bk["value"]:
                 # No seed figure: the kernel's ratio to the base, for information.
-                ours, lo, hi, rounds, paired = verdict.ratio_of(kr, bk)
-                row["ratio"] = dict(ours=ours, lo=lo, hi=hi, rounds=rounds, paired=paired,
-                                    cls=verdict.classify(lo, hi))
+                asked.append((row, "ratio", ratio(kr, bk), None))
             out.append(row)
+    versus = []
     if table.versus:
         for metric, _, _ in table.metrics:
             mrows = [r for r in out if r["metric"] == metric]
@@ -552,29 +564,70 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model):
             for r in mrows:
                 if vs is None or r is vs:
                     continue
-                r["versus"] = dict(kernel=versus_ratio(r["kernel"], vs["kernel"]),
-                                   model=versus_ratio(r["model"], vs["model"]))
+                versus.append((r, versus_ratio(r["kernel"], vs["kernel"], ratio),
+                               versus_ratio(r["model"], vs["model"], ratio)))
+    answer = compare.judge_claims(exe, dict(claims=claims, ratios=ratios)) \
+        if claims or ratios else dict(claims=[], ratios=[])
+    for row, kind, k, m in asked:
+        if kind == "ratio":
+            row["ratio"] = answer["ratios"][k]
+            continue
+        a = answer["claims"][k]
+        row["kernel_verdict"] = kv = from_claim(a)
+        row["seed_ratio"] = (a["seed_relation"], a["seed_ratio"])
+        if row["kernel_design"] is None:
+            kv["text"] = "no kernel of this model design in the lab"
+        elif row["kernel_design"] not in available:
+            kv["text"] = "kernel:%s is not a series in kernel/patches/" % row["kernel_design"]
+        if m is not None:
+            row["model_verdict"] = from_claim(answer["claims"][m])
+    for r, kq, mq in versus:
+        r["versus"] = dict(kernel=answer["ratios"][kq] if kq is not None else None,
+                           model=answer["ratios"][mq] if mq is not None else None)
+    size_agreements(out, exe)
     return out
 
 
-def versus_ratio(r, b):
-    """Row @r over row @b as verdict.ratio_of() takes it, with its class;
-    None when either is missing or @b is 0."""
+def versus_ratio(r, b, ask):
+    """The index of row @r over row @b in the ratios asked (@ask), or None
+    when either is missing or @b is 0."""
     if not r or not b or not b["value"]:
         return None
-    ours, lo, hi, rounds, paired = verdict.ratio_of(r, b)
-    return dict(ours=ours, lo=lo, hi=hi, rounds=rounds, paired=paired,
-                cls=verdict.classify(lo, hi))
+    return ask(r, b)
+
+
+def size_agreements(rows, exe):
+    """Each claim's size agreement (the model's range within 2x of the
+    kernel's ratio: shrinklab judge claims' sizes) into "size_agreement"."""
+    sizes, at = [], []
+    for r in rows:
+        kv, mv = r["kernel_verdict"], r["model_verdict"]
+        r["size_agreement"] = "-"
+        if kv and mv and kv.get("ours") is not None and mv.get("ours") is not None:
+            sizes.append(dict(lo=mv["lo"], hi=mv["hi"], of=kv["ours"]))
+            at.append(r)
+    if sizes:
+        answer = compare.judge_claims(exe, dict(sizes=sizes))
+        for r, size in zip(at, answer["sizes"]):
+            r["size_agreement"] = size
+
+
+def from_claim(a):
+    """A shrinklab judge claims answer in the shape from_json() gives."""
+    v = from_json(a["verdict"])
+    v["paired"] = a["paired"]
+    return v
 
 
 def from_json(v):
-    """A shrinklab JSON verdict in the shape verdict.judge() returns."""
+    """A shrinklab JSON verdict (shrinklab/2's): claim, relation, seed, ours,
+    lo, hi, rounds, paired, kind, size, text."""
     if v is None:
         return None
     return dict(claim=v["claim"], relation=v["relation"], seed=v["seed"], ours=v["ours"],
                 lo=v["ours_lo"], hi=v["ours_hi"], rounds=v["rounds"], paired=True,
-                kind=verdict.JSON_NAMES.get(v["verdict"], v["verdict"]),
-                size=verdict.JSON_NAMES.get(v.get("size_verdict"), verdict.NOT_JUDGED),
+                kind=JSON_NAMES.get(v["verdict"], v["verdict"]),
+                size=JSON_NAMES.get(v.get("size_verdict"), NOT_JUDGED),
                 text=v.get("why") or "")
 
 
@@ -582,8 +635,7 @@ def versus_cell(q):
     if not q:
         return "-"
     return "%.3g [%.3g..%.3g] %s, %s" % (q["ours"], q["lo"], q["hi"],
-                                         "paired" if q["paired"] else "unpaired",
-                                         verdict.cls_word(q["cls"]))
+                                         "paired" if q["paired"] else "unpaired", q["words"])
 
 
 def seed_cell(f):
@@ -602,15 +654,18 @@ def cell(r, unit):
     return "%s [%s..%s]" % (fmt(r["value"], unit), fmt(r["min"], unit), fmt(r["max"], unit))
 
 
-def seed_ratio(f, bf):
+def seed_ratio(f, stated):
+    """The seed's claim: "same", a count, or its ratio as shrinklab judge
+    claims gives it (@stated: relation and ratio, the ratio None when the
+    seed has none)."""
     if not f or f["same"]:
         return "same" if f else "-"
     if f["unit"] == "count":
         return "= %g" % f["value"]
-    if not bf or bf["same"] or not bf["value"]:
+    rel, ratio = stated or (None, None)
+    if ratio is None:
         return "-"
-    rel = verdict.seed_relation(f, bf)
-    return "%s%.3g" % ("" if rel == "=" else rel or "?", f["value"] / bf["value"])
+    return "%s%.3g" % ("" if rel == "=" else rel, ratio)
 
 
 def verdict_cell(v):
@@ -623,7 +678,7 @@ def verdict_cell(v):
     return "%.3g [%.3g..%.3g]: %s" % (v["ours"], v["lo"], v["hi"], v["kind"])
 
 
-def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
+def table_text(table, rows, run_words, boots, clock="", model_scale=None,
                machine_words=""):
     """One seed table's text; @clock (the kernel's clock, short:
     boot.clock_name) and @machine_words (machine.words) are named in its
@@ -662,15 +717,13 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
                 "model, same work: ratio [range]: direction", "model size",
                 "kernel vs model", "model size vs kernel's"))
             for r in claims:
-                bf = seeds.get((table.exp, base_m, metric))
                 kv, mv = r["kernel_verdict"], r["model_verdict"]
                 lines.append("       %-16s %-11s %-40s %-12s %-40s %-12s %-24s %s" % (
-                    r["kernel_design"] or "-", seed_ratio(r["seed"], bf),
+                    r["kernel_design"] or "-", seed_ratio(r["seed"], r.get("seed_ratio")),
                     verdict_cell(kv), size_cell(kv), verdict_cell(mv), size_cell(mv),
-                    agreement(kv, mv), size_agreement(kv, mv)))
+                    agreement(kv, mv), r.get("size_agreement", "-")))
                 kv = r["kernel_verdict"]
-                if kv["kind"] in (verdict.NOT_COMPARED, verdict.NOT_MEASURED,
-                                  verdict.INCONCLUSIVE):
+                if kv["kind"] in (NOT_COMPARED, NOT_MEASURED, INCONCLUSIVE):
                     lines.append("         kernel: " + kv["text"])
                 sv = from_json(r["shrinklab_verdict"])
                 if sv and (r["seed_design"], base_m) != (r["model_design"], base_w):
@@ -688,7 +741,7 @@ def table_text(table, rows, run_words, boots, seeds, clock="", model_scale=None,
             if q:
                 lines.append("       %-16s no seed figure; kernel over %s %.3g [%.3g..%.3g]: "
                              "%s" % (r["kernel_design"], base_k, q["ours"], q["lo"], q["hi"],
-                                     verdict.cls_word(q["cls"])))
+                                     q["words"]))
     return "\n".join(lines)
 
 
@@ -710,17 +763,15 @@ def summary_text(all_rows):
             if agreement(kv, mv) == "KERNEL AND MODEL DISAGREE":
                 disagree.append("%s %s %s: kernel %s, model %s" % (
                     exp, r["metric"], r["kernel_design"], verdict_cell(kv), verdict_cell(mv)))
-    order = (verdict.AGREES, verdict.DISAGREES, verdict.INCONCLUSIVE, verdict.NOT_COMPARED,
-             verdict.NOT_MEASURED)
+    order = (AGREES, DISAGREES, INCONCLUSIVE, NOT_COMPARED, NOT_MEASURED)
     lines = ["", "== seed claims (each side's verdicts on the seed's figure: the direction, "
              "and the size within 2x)"]
     for side in counts:
         lines.append("   %-20s direction: %s" % (side, ", ".join(
             "%d %s" % (counts[side].get(k, 0), k) for k in order)))
         lines.append("   %-20s size: %s" % ("", ", ".join(
-            "%d %s" % (sizes[side].get(k, 0), k if k != verdict.NOT_JUDGED else "not judged")
-            for k in (verdict.AGREES, verdict.DISAGREES, verdict.INCONCLUSIVE,
-                      verdict.NOT_JUDGED))))
+            "%d %s" % (sizes[side].get(k, 0), k if k != NOT_JUDGED else "not judged")
+            for k in (AGREES, DISAGREES, INCONCLUSIVE, NOT_JUDGED))))
     lines.append("   where the kernel and the model disagree: %s" % (
         "none" if not disagree else ""))
     lines += ["     " + d for d in disagree]

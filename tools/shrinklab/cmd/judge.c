@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinklab judge lab|work: the kernel lab's tables, kernel beside model,
- * from the documents both worlds wrote (beside.h). It measures nothing:
- * klab lab and klab work build and boot the kernels, run the model and
- * hand the documents here, so that the figures are judged and printed by
- * one program, with the verdicts' one rule (verdict.h).
+ * shrinklab judge lab|work|claims: the kernel lab's tables, kernel beside
+ * model, from the documents both worlds wrote (beside.h), and the seed
+ * claims klab reproduce asks about (claims.h). It measures nothing: klab
+ * lab, work and reproduce build and boot the kernels, run the model and
+ * hand the documents here, so that the figures are judged by one program,
+ * with the verdicts' one rule (verdict.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,7 +17,9 @@
 #include "commands.h"
 #include "conventions.h"
 #include "datafiles.h"
+#include "json.h"
 #include "jsonr.h"
+#include "seeds.h"
 #include "work_join.h"
 
 #define JUDGE_METRICS_FILE "kernel_metrics.tsv"
@@ -26,6 +29,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: shrinklab judge lab|work [--json FILE] DOC\n"
+		"       shrinklab judge claims DOC\n"
 		"\n"
 		"The kernel lab's tables, kernel beside model, from DOC (a klab-judge/1\n"
 		"document, '-' for standard input: the guests' shrinklab/2 documents, the\n"
@@ -33,7 +37,11 @@ static void usage(FILE *out)
 		"the kernel's clock; klab lab and klab work write it). lab: each design's\n"
 		"figure on both sides, model/kernel, and which design is better on each\n"
 		"side with the verdicts' rule; work: each workload metric's kernel cells,\n"
-		"their ratios to mainline, the best, the model's line. Nothing is measured.\n"
+		"their ratios to mainline, the best, the model's line. claims: DOC is a\n"
+		"klab-claims/1 document (klab reproduce's: each seed claim's seed design,\n"
+		"its base, the metric, its geometry keys and the two rows), each claim\n"
+		"judged against data/seed_figures.tsv with the verdicts' rule, the answer\n"
+		"as JSON on standard output (shrinklab-claims/1). Nothing is measured.\n"
 		"\n"
 		"  --json FILE  the comparison as JSON too (klab-lab/1's \"comparison\")\n"
 		"  --version    the tool's version and git revision\n"
@@ -81,6 +89,44 @@ static int write_json(const char *path, const struct judged *j)
 	return SHRINKLAB_EXIT_OK;
 }
 
+/* judge claims DOC: the verdicts as JSON on standard output. */
+static int judge_claims(const char *doc)
+{
+	struct lab_claims claims;
+	struct lab_seeds seeds;
+	struct jsonr_value in;
+	char why[512];
+	int err;
+
+	err = lab_seeds_load(&seeds, NULL, why, sizeof(why));
+	if (err) {
+		shrinklab_error("judge", "%s", why);
+		return SHRINKLAB_EXIT_FAILED;
+	}
+	err = jsonr_read_file(doc, &in, why, sizeof(why));
+	if (!err) {
+		err = lab_claims_judge(&in, &seeds, &claims, why, sizeof(why));
+		jsonr_free(&in);
+		if (err)
+			shrinklab_error("judge", "claims: %s: %s", doc, why);
+	} else {
+		shrinklab_error("judge", "%s", why);
+	}
+	if (!err) {
+		err = lab_json_write_claims(stdout, &claims);
+		lab_claims_free(&claims);
+		if (err) {
+			shrinklab_error("judge", "standard output: %s", strerror(-err));
+			lab_seeds_free(&seeds);
+			return SHRINKLAB_EXIT_FAILED;
+		}
+	}
+	lab_seeds_free(&seeds);
+	if (err)
+		return err == -ENOMEM ? SHRINKLAB_EXIT_FAILED : SHRINKLAB_EXIT_USAGE;
+	return SHRINKLAB_EXIT_OK;
+}
+
 int shrinklab_judge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -105,9 +151,11 @@ int shrinklab_judge(int argc, char **argv)
 	}
 	if (c != SHRINKLAB_GETOPT_DONE)
 		return shrinklab_getopt_status(c);
-	if (optind >= argc || (strcmp(argv[optind], "lab") && strcmp(argv[optind], "work"))) {
-		shrinklab_error("judge", optind < argc ? "no such tables '%s' (lab or work)" :
-				"which tables? (lab or work)", optind < argc ? argv[optind] : "");
+	if (optind >= argc || (strcmp(argv[optind], "lab") && strcmp(argv[optind], "work") &&
+			       strcmp(argv[optind], "claims"))) {
+		shrinklab_error("judge", optind < argc ? "no such tables '%s' (lab, work or claims)"
+				: "which tables? (lab, work or claims)",
+				optind < argc ? argv[optind] : "");
 		return SHRINKLAB_EXIT_USAGE;
 	}
 	lab = !strcmp(argv[optind], "lab");
@@ -118,6 +166,14 @@ int shrinklab_judge(int argc, char **argv)
 		else
 			shrinklab_unexpected_argument("judge", argv[optind + 2]);
 		return SHRINKLAB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[optind], "claims")) {
+		if (json) {
+			shrinklab_error("judge", "claims: --json: the answer is JSON on standard "
+					"output");
+			return SHRINKLAB_EXIT_USAGE;
+		}
+		return judge_claims(argv[optind + 1]);
 	}
 	err = jsonr_read_file(argv[optind + 1], &in, why, sizeof(why));
 	if (err) {

@@ -4,8 +4,10 @@
  * text or as data (--json, schema shrinklab-experiments/1: json.h). It
  * measures nothing: what each experiment is (id, thread, title), which
  * designs it runs, which metrics it reports and on which geometry keys each
- * depends, so that another program (the kernel lab, kernel/py/klab) reads
- * the ids, titles, designs and metrics instead of keeping copies of them.
+ * depends, and (--json) the seeds' figures of it (data/seed_figures.tsv,
+ * read by seeds.c), so that another program (the kernel lab,
+ * kernel/py/klab) reads the ids, titles, designs, metrics and seed figures
+ * instead of keeping copies of them or parsing the seeds' file again.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,6 +20,7 @@
 #include "experiments.h"
 #include "json.h"
 #include "scale.h"
+#include "seeds.h"
 
 static void usage(FILE *out)
 {
@@ -28,8 +31,8 @@ static void usage(FILE *out)
 		"thread and title, its designs and its metrics (unit, the geometry keys a\n"
 		"figure depends on, what it is). Nothing is measured.\n"
 		"\n"
-		"  --json     the same as data on standard output (schema\n"
-		"             shrinklab-experiments/1)\n"
+		"  --json     the same as data on standard output, with the seeds'\n"
+		"             figures of each experiment (schema shrinklab-experiments/1)\n"
 		"  --version  the tool's version and git revision\n"
 		"  --help     show this help\n");
 	shrinklab_print_exit_codes(out);
@@ -87,8 +90,16 @@ int shrinklab_experiments(int argc, char **argv)
 		return SHRINKLAB_EXIT_USAGE;
 	}
 	if (json) {
-		int err = lab_json_write_registry(stdout);
+		struct lab_seeds seeds;
+		char why[512];
+		int err = lab_seeds_load(&seeds, NULL, why, sizeof(why));
 
+		if (err) {
+			shrinklab_error("experiments", "%s", why);
+			return SHRINKLAB_EXIT_FAILED;
+		}
+		err = lab_json_write_registry(stdout, &seeds);
+		lab_seeds_free(&seeds);
 		if (err) {
 			shrinklab_error("experiments", "standard output: %s", strerror(-err));
 			return SHRINKLAB_EXIT_FAILED;

@@ -108,6 +108,14 @@ struct lab_result {
 	double value, min, max;
 	size_t n;              /* samples (rounds) behind value, min and max */
 	double *raw;           /* the n samples, in round order (owned) */
+	/* The n samples are not rounds that pair with the base's round for
+	 * round (a kernel figure of one boot: its samples came one after
+	 * another in one boot). The model's rows are always rounds: false. */
+	bool unpaired;
+	/* Samples each of the n stands for (a kernel boot's median of its
+	 * samples); 0 for one. A timed ratio over fewer than two samples has
+	 * no spread to judge. */
+	size_t samples_per_round;
 	/* Timed: the clock's measured resolution per item a sample divides
 	 * by, in the row's unit (lab_run_set_resolution()); a median below it
 	 * cannot be told from zero. 0 for a reading. */
@@ -144,6 +152,7 @@ struct lab_verdict {
 	bool has_ours;
 	double ours, lo, hi; /* ratio of medians; range of per-round ratios */
 	size_t rounds;
+	bool paired;         /* lo..hi is over paired rounds (else unpaired) */
 	bool has_seed;
 	double seed;         /* the seed's ratio or bound (count: the count) */
 	char relation;       /* '=', '<', '>' */

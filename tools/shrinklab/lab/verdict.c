@@ -10,7 +10,11 @@
  * rounds, every design once per round, so round k of a design and round k of
  * the base shared the machine's state; with n rounds the range of the n
  * paired ratios holds their median with probability 1 - 2^(1-n) (94% for 5
- * rounds; sign test). One reading (memory) has no spread.
+ * rounds; sign test). One reading (memory) has no spread. A kernel row
+ * (claims.c: klab reproduce's) pairs only when its rounds are boots
+ * interleaved with the base's (lab_result.unpaired otherwise: the widest
+ * ratio the two ranges allow), and a timed figure of fewer than two
+ * samples in all has no spread to judge: inconclusive.
  *
  * A ratio is "lower" below 0.8, "higher" above 1.25, "about the same" in
  * between. A verdict:
@@ -113,10 +117,15 @@ static enum cls classify(double lo, double hi)
 	return (enum cls)lab_ratio_classify(lo, hi);
 }
 
+const char *lab_ratio_class_words(enum lab_ratio_class c)
+{
+	return c == LAB_RATIO_LOWER ? "lower" : c == LAB_RATIO_HIGHER ? "higher"
+		: c == LAB_RATIO_SAME ? "about the same" : "across a boundary";
+}
+
 static const char *cls_word(enum cls c)
 {
-	return c == LOWER ? "lower" : c == HIGHER ? "higher" : c == SAME ? "about the same"
-									 : "across a boundary";
+	return lab_ratio_class_words((enum lab_ratio_class)c);
 }
 
 bool lab_ratio_of(const struct lab_result *r, const struct lab_result *b, struct lab_ratio *q)
@@ -125,7 +134,7 @@ bool lab_ratio_of(const struct lab_result *r, const struct lab_result *b, struct
 	if (!r || !b || r->unavailable || b->unavailable || b->value == 0)
 		return false;
 	q->median = r->value / b->value;
-	if (r->timed && b->timed && r->n == b->n && r->n) {
+	if (r->timed && b->timed && !r->unpaired && !b->unpaired && r->n == b->n && r->n) {
 		q->lo = INFINITY;
 		q->hi = -INFINITY;
 		for (size_t k = 0; k < r->n; k++) {
@@ -162,6 +171,13 @@ static void ratio_of(const struct lab_result *r, const struct lab_result *b,
 	v->lo = q.lo;
 	v->hi = q.hi;
 	v->rounds = q.rounds;
+	v->paired = q.paired;
+}
+
+/* The samples behind @r: its rounds, times what each stands for. */
+static size_t sample_count(const struct lab_result *r)
+{
+	return r->n * (r->samples_per_round ? r->samples_per_round : 1);
 }
 
 static void judge_point(struct lab_verdict *v)
@@ -215,9 +231,7 @@ static void judge_bound(struct lab_verdict *v)
 		 "spans %.3g..%.3g", below ? "below" : "above", v->seed, v->lo, v->hi);
 }
 
-/* The seed's ratio of @f to @bf: '=', '<', '>', or 0 when the two bounds
- * point the same way and say nothing about the ratio. */
-static char seed_relation(const struct lab_seed_figure *f, const struct lab_seed_figure *bf)
+char lab_seed_relation(const struct lab_seed_figure *f, const struct lab_seed_figure *bf)
 {
 	if (f->relation == '=' && bf->relation == '=')
 		return '=';
@@ -228,16 +242,9 @@ static char seed_relation(const struct lab_seed_figure *f, const struct lab_seed
 	return 0;
 }
 
-static struct lab_verdict *new_verdict(struct lab_run *run, const struct lab_result *r,
-				       const struct lab_result *b, const char *claim)
+static void init_verdict(struct lab_verdict *v, const struct lab_result *r,
+			 const struct lab_result *b, const char *claim)
 {
-	struct lab_verdict *nv = realloc(run->verdicts, (run->nr_verdicts + 1) * sizeof(*nv));
-	struct lab_verdict *v;
-
-	if (!nv)
-		abort();
-	run->verdicts = nv;
-	v = &nv[run->nr_verdicts++];
 	memset(v, 0, sizeof(*v));
 	v->metric = r->metric;
 	v->claim = claim;
@@ -245,13 +252,11 @@ static struct lab_verdict *new_verdict(struct lab_run *run, const struct lab_res
 	snprintf(v->design, sizeof(v->design), "%s", r->design);
 	if (b)
 		snprintf(v->base, sizeof(v->base), "%s", b->design);
-	return v;
 }
 
-static void count_claim(struct lab_run *run, const struct lab_result *r)
+static void count_claim(const struct lab_result *r, struct lab_verdict *v)
 {
-	struct lab_verdict *v = new_verdict(run, r, NULL, "count");
-
+	init_verdict(v, r, NULL, "count");
 	v->has_seed = true;
 	v->seed = r->seed->value;
 	if (r->unavailable) {
@@ -272,12 +277,13 @@ static void count_claim(struct lab_run *run, const struct lab_result *r)
 	snprintf(v->text, sizeof(v->text), "%s", v->kind == LAB_V_AGREES ? "exactly" : "differs");
 }
 
-static void ratio_claim(struct lab_run *run, const struct lab_result *r,
-			const struct lab_result *b)
+static void ratio_claim(const struct lab_result *r, const struct lab_result *b,
+			struct lab_verdict *v)
 {
 	const struct lab_seed_figure *f = r->seed, *bf = b ? b->seed : NULL;
-	struct lab_verdict *v = new_verdict(run, r, b, f->same_as_base ? "same" : "ratio");
 	char why[LAB_NOTE_LEN];
+
+	init_verdict(v, r, b, f->same_as_base ? "same" : "ratio");
 
 	if (r->unavailable || !b || b->unavailable) {
 		v->kind = LAB_V_NOT_MEASURED;
@@ -296,7 +302,7 @@ static void ratio_claim(struct lab_run *run, const struct lab_result *r,
 		return;
 	}
 	if (!f->same_as_base) {
-		char rel = bf ? seed_relation(f, bf) : 0;
+		char rel = bf ? lab_seed_relation(f, bf) : 0;
 
 		if (!bf || bf->same_as_base || !rel || bf->value == 0) {
 			v->kind = LAB_V_NOT_COMPARED;
@@ -317,6 +323,13 @@ static void ratio_claim(struct lab_run *run, const struct lab_result *r,
 		return;
 	}
 	ratio_of(r, b, v);
+	if (r->timed && (sample_count(r) < 2 || sample_count(b) < 2)) {
+		/* The model never has fewer than 5 rounds; a kernel figure of one
+		 * boot's one sample has no spread to judge. */
+		v->kind = LAB_V_INCONCLUSIVE;
+		snprintf(v->text, sizeof(v->text), "one sample: no spread to judge (more boots)");
+		return;
+	}
 	if (f->same_as_base) {
 		judge_same(v);
 		judge_size(v, 1);
@@ -333,6 +346,15 @@ static void ratio_claim(struct lab_run *run, const struct lab_result *r,
 	}
 }
 
+void lab_verdict_judge(const struct lab_result *r, const struct lab_result *b,
+		       struct lab_verdict *v)
+{
+	if (!strcmp(r->unit, "count"))
+		count_claim(r, v);
+	else
+		ratio_claim(r, b, v);
+}
+
 void lab_verdicts_compute(struct lab_run *run)
 {
 	free(run->verdicts);
@@ -341,12 +363,14 @@ void lab_verdicts_compute(struct lab_run *run)
 	for (size_t i = 0; i < run->nr_rows; i++) {
 		const struct lab_result *r = &run->rows[i];
 		const struct lab_result *b = lab_run_base_row(run, r->metric);
+		struct lab_verdict *nv;
 
-		if (!r->seed)
+		if (!r->seed || (b == r && strcmp(r->unit, "count")))
 			continue;
-		if (!strcmp(r->unit, "count"))
-			count_claim(run, r);
-		else if (b != r)
-			ratio_claim(run, r, b);
+		nv = realloc(run->verdicts, (run->nr_verdicts + 1) * sizeof(*nv));
+		if (!nv)
+			abort();
+		run->verdicts = nv;
+		lab_verdict_judge(r, b, &nv[run->nr_verdicts++]);
 	}
 }

@@ -22,6 +22,8 @@ enum lab_ratio_class {
 	LAB_RATIO_STRADDLES, /* across a boundary */
 };
 enum lab_ratio_class lab_ratio_classify(double lo, double hi);
+/* "lower", "higher", "about the same", "across a boundary". Context: any. */
+const char *lab_ratio_class_words(enum lab_ratio_class c);
 
 /* One row over another of the same metric. */
 struct lab_ratio {
@@ -46,6 +48,17 @@ const char *lab_size_name(enum lab_size_kind k);
 /* "agrees", "DISAGREES", "inconclusive", "not compared", "not measured":
  * the direction. */
 const char *lab_verdict_name(enum lab_verdict_kind k);
+/*
+ * The verdict on the seed claim of @r (r->seed, with r->seed_comparable and
+ * r->seed_why: lab_seeds_attach(), or the caller's) against @b, the row of
+ * the claim's base design (NULL: not measured; unused for a count), into @v.
+ * Context: any.
+ */
+void lab_verdict_judge(const struct lab_result *r, const struct lab_result *b,
+		       struct lab_verdict *v);
+/* The seed's ratio of @f to @bf: '=', '<', '>', or 0 when the two bounds
+ * point the same way and say nothing about the ratio. Context: any. */
+char lab_seed_relation(const struct lab_seed_figure *f, const struct lab_seed_figure *bf);
 /* One verdict per seed claim of @run (fills run->verdicts). */
 void lab_verdicts_compute(struct lab_run *run);
 

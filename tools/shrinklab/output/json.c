@@ -299,7 +299,34 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
 }
 
 /* One experiment of the registry: what it is and measures, not a run. */
-static void json_registry_entry(FILE *f, const struct lab_experiment *e)
+/* The seeds' figures of experiment @e: design, metric, unit, value (null
+ * for "the same as the base"), relation ('=', '<', '>', "same"), geometry. */
+static void json_seed_figures(FILE *f, const struct lab_experiment *e,
+			      const struct lab_seeds *seeds)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < seeds->n; i++) {
+		const struct lab_seed_figure *s = &seeds->v[i];
+		char rel[2] = { s->relation, 0 };
+
+		if (strcmp(s->experiment, e->id))
+			continue;
+		jsonw_field(f, first ? "\n  {\"design\":" : ",\n  {\"design\":", s->design);
+		first = false;
+		jsonw_field(f, ",\"metric\":", s->metric);
+		jsonw_field(f, ",\"unit\":", s->unit);
+		fputs(",\"value\":", f);
+		json_value_or_null(f, s->same_as_base, s->value);
+		jsonw_field(f, ",\"relation\":", s->same_as_base ? "same" : rel);
+		fputs(",\"geometry\":", f);
+		json_seed_geometry(f, &s->geo);
+		fputc('}', f);
+	}
+}
+
+static void json_registry_entry(FILE *f, const struct lab_experiment *e,
+				const struct lab_seeds *seeds)
 {
 	char label[LAB_LABEL_LEN];
 
@@ -339,10 +366,12 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e)
 		jsonw_field(f, ",\"better\":", lab_metric_higher_better(m->name) ? "higher" : "lower");
 		fputc('}', f);
 	}
+	fputs("],\"seed_figures\":[", f);
+	json_seed_figures(f, e, seeds);
 	fputs("]}", f);
 }
 
-int lab_json_write_registry(FILE *f)
+int lab_json_write_registry(FILE *f, const struct lab_seeds *seeds)
 {
 	fputs("{\"schema\":\"shrinklab-experiments/1\",\"tool\":{\"name\":\"shrinklab\","
 	      "\"version\":", f);
@@ -350,7 +379,80 @@ int lab_json_write_registry(FILE *f)
 	fputs("},\"experiments\":[", f);
 	for (size_t i = 0; i < lab_nr_experiments; i++) {
 		fputs(i ? ",\n" : "\n", f);
-		json_registry_entry(f, &lab_experiments[i]);
+		json_registry_entry(f, &lab_experiments[i], seeds);
+	}
+	fputs("]}\n", f);
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+static const char *class_id(enum lab_ratio_class c)
+{
+	return c == LAB_RATIO_LOWER ? "lower" : c == LAB_RATIO_HIGHER ? "higher"
+		: c == LAB_RATIO_SAME ? "same" : "straddles";
+}
+
+/* A claim's seed ratio as the seed states it, or null. */
+static void json_seed_ratio(FILE *f, const struct lab_claim *c)
+{
+	char rel[2] = { c->seed_relation, 0 };
+
+	if (!c->has_seed_ratio) {
+		fputs(",\"seed_ratio\":null,\"seed_relation\":null", f);
+		return;
+	}
+	fputs(",\"seed_ratio\":", f);
+	jsonw_number(f, c->seed_ratio);
+	jsonw_field(f, ",\"seed_relation\":", rel);
+}
+
+static void json_claim_ratio(FILE *f, const struct lab_claim_ratio *q)
+{
+	if (!q->has_ratio) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"ours\":", f);
+	jsonw_number(f, q->q.median);
+	fputs(",\"lo\":", f);
+	jsonw_number(f, q->q.lo);
+	fputs(",\"hi\":", f);
+	jsonw_number(f, q->q.hi);
+	fprintf(f, ",\"rounds\":%zu,\"paired\":%s", q->q.rounds, q->q.paired ? "true" : "false");
+	jsonw_field(f, ",\"class\":", class_id(q->cls));
+	jsonw_field(f, ",\"words\":", lab_ratio_class_words(q->cls));
+	fputc('}', f);
+}
+
+int lab_json_write_claims(FILE *f, const struct lab_claims *c)
+{
+	fputs("{\"schema\":\"shrinklab-claims/1\",\"tool\":{\"name\":\"shrinklab\","
+	      "\"version\":", f);
+	jsonw_string(f, shrinklab_version());
+	fputs("},\"claims\":[", f);
+	for (size_t i = 0; i < c->nr_claims; i++) {
+		fputs(i ? ",\n {\"verdict\":" : "\n {\"verdict\":", f);
+		json_verdict(f, &c->claims[i].verdict);
+		fprintf(f, ",\"paired\":%s", c->claims[i].verdict.paired ? "true" : "false");
+		json_seed_ratio(f, &c->claims[i]);
+		fputc('}', f);
+	}
+	fputs("],\"ratios\":[", f);
+	for (size_t i = 0; i < c->nr_ratios; i++) {
+		fputs(i ? ",\n " : "\n ", f);
+		json_claim_ratio(f, &c->ratios[i]);
+	}
+	fputs("],\"sizes\":[", f);
+	for (size_t i = 0; i < c->nr_sizes; i++) {
+		fputs(i ? "," : "", f);
+		jsonw_string(f, lab_size_name(c->sizes[i]));
+	}
+	fputs("],\"classes\":[", f);
+	for (size_t i = 0; i < c->nr_classes; i++) {
+		fputs(i ? "," : "", f);
+		jsonw_string(f, class_id(c->classes[i]));
 	}
 	fputs("]}\n", f);
 	errno = 0;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "claims.h"
+#include "seeds.h"
 #include "types.h"
 
 struct lab_json_context {
@@ -24,10 +26,23 @@ int lab_json_write(FILE *f, const struct lab_run *runs, size_t n,
  * The experiment registry, schema shrinklab-experiments/1: per experiment
  * of lab_experiments[] (in order) its id, thread, title, seed and default
  * geometry, design labels, and metrics (name, unit, the geometry keys the
- * figure depends on, what it is, which way is better). What the kernel lab
- * reads instead of keeping tables of its own (kernel/py/klab/registry.py).
- * Return: 0, or -EIO when @f could not be written.
+ * figure depends on, what it is, which way is better), and the seeds'
+ * figures of @seeds for it (design, metric, unit, value, relation,
+ * geometry). What the kernel lab reads instead of keeping tables of its own
+ * (kernel/py/klab/registry.py).
+ * Context: process context.
+ * Return: 0, or -errno when @f could not be written.
  */
-int lab_json_write_registry(FILE *f);
+int lab_json_write_registry(FILE *f, const struct lab_seeds *seeds);
+/*
+ * The claims judged (claims.h), schema shrinklab-claims/1: per claim its
+ * verdict (as shrinklab/2 writes one), whether its range is paired, and
+ * the seed's ratio as the seed states it; per ratio asked, the ratio of
+ * medians, its range, rounds, pairing and class, or null; per size and
+ * class asked, its name.
+ * Context: process context.
+ * Return: 0, or -errno when @f could not be written.
+ */
+int lab_json_write_claims(FILE *f, const struct lab_claims *c);
 
 #endif /* SHRINKLAB_JSON_H */

@@ -44,10 +44,11 @@ def main(run, args):
         raise SystemExit("klab reproduce: --boots must be at least 1")
     available = {d.name: d for d in designs.select(args.designs, designs.in_repo(
         history=bool(args.designs)))}
-    seeds = reproduce.verdict.load_seeds(reproduce.SEEDS)
+    exe = model.shrinklab_path(run)
+    reg = registry.load(exe)
+    seeds = reproduce.load_seeds(reg)
     tables = reproduce.from_registry(
-        [t for t in reproduce.TABLES if not args.table or t.exp in args.table],
-        registry.load(model.shrinklab_path(run)), seeds)
+        [t for t in reproduce.TABLES if not args.table or t.exp in args.table], reg, seeds)
     runs = []
     for t in tables:
         if t.guest_run not in runs:
@@ -93,7 +94,7 @@ def main(run, args):
         else:
             mdoc, extra_docs = reproduce.model_docs(run, t, extra, args.geometry)
         rows = reproduce.judge_table(t, kdocs[t.guest_run], mdoc, extra_docs, seeds,
-                                     available, series_model)
+                                     available, series_model, exe)
         gr = reproduce.GUEST_RUNS[t.guest_run]
         words = gr.words
         if args.geometry in gr.scaled:
@@ -102,8 +103,7 @@ def main(run, args):
                           for docs in kdocs[t.guest_run].values() for doc in docs})
         tmachines = sorted({doc["machine"].get("machine", "qemu")
                             for docs in kdocs[t.guest_run].values() for doc in docs})
-        texts.append(reproduce.table_text(t, rows, words, args.boots, seeds,
-                                          " / ".join(tclocks),
+        texts.append(reproduce.table_text(t, rows, words, args.boots, " / ".join(tclocks),
                                           reproduce.model_scale(t, args.geometry),
                                           " / ".join(machine.words(m) for m in tmachines)))
         all_rows.append((t.exp, rows))

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Seed claims judged for a caller that measured the rows itself: klab
+ * reproduce hands the kernel's rows (and the model's, of the design that
+ * does the kernel's work) in a klab-claims/1 document, and each claim is
+ * judged with the verdicts' one rule (verdict.h) against the seeds'
+ * figures (seeds.h). claims.c says what the document holds; shrinklab
+ * judge claims is the command, output/json.h writes the answer.
+ */
+#ifndef SHRINKLAB_CLAIMS_H
+#define SHRINKLAB_CLAIMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "jsonr.h"
+#include "seeds.h"
+#include "types.h"
+#include "verdict.h"
+
+/* One claim judged: the verdict, and the seed's ratio of the design's
+ * figure to the base's as the seed states it (for the reader). */
+struct lab_claim {
+	char metric[64];
+	struct lab_verdict verdict;
+	bool has_seed_ratio;
+	double seed_ratio;
+	char seed_relation; /* '=', '<', '>', or '?' when the bounds say nothing */
+};
+
+/* One row over another, outside any claim. */
+struct lab_claim_ratio {
+	bool has_ratio; /* false: a row is missing, or the base measured zero */
+	struct lab_ratio q;
+	enum lab_ratio_class cls;
+};
+
+struct lab_claims {
+	struct lab_claim *claims;
+	size_t nr_claims;
+	struct lab_claim_ratio *ratios;
+	size_t nr_ratios;
+	enum lab_size_kind *sizes; /* a range's size against another ratio */
+	size_t nr_sizes;
+	enum lab_ratio_class *classes; /* a range's class */
+	size_t nr_classes;
+};
+
+/*
+ * Judge every claim and ratio of the klab-claims/1 document @in against
+ * @seeds into @out.
+ * Context: process context; allocates.
+ * Return: 0; -EINVAL with @why (@len bytes) naming the claim and what is
+ * wrong with it (a field missing or of the wrong type, a geometry key or a
+ * seed figure that does not exist); -ENOMEM. @out is untouched on error.
+ */
+int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds,
+		     struct lab_claims *out, char *why, size_t len);
+/* Free what @c holds. Context: any. */
+void lab_claims_free(struct lab_claims *c);
+
+#endif /* SHRINKLAB_CLAIMS_H */
