@@ -111,8 +111,8 @@ static void test_a_bad_document_is_refused_untouched(void **state)
 		"{\"schema\":\"klab-lab/1\"}",
 		"{\"schema\":\"klab-claims/1\",\"ratios\":3}",
 		"{\"schema\":\"klab-claims/1\",\"claims\":[{\"experiment\":\"bitmap-2018\"}]}",
-		"{\"schema\":\"klab-claims/1\",\"claims\":[{\"experiment\":\"bitmap-2018\","
-		"\"design\":\"flat\",\"metric\":\"nothing\",\"geometry\":[]}]}",
+		("{\"schema\":\"klab-claims/1\",\"claims\":[{\"experiment\":\"bitmap-2018\","
+		 "\"design\":\"flat\",\"metric\":\"nothing\",\"geometry\":[]}]}"),
 		"{\"schema\":\"klab-claims/1\",\"sizes\":[{\"lo\":1}]}",
 	};
 	struct lab_claims c;

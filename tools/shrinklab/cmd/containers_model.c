@@ -16,16 +16,12 @@
 #include "container_experiment.h"
 #include "conventions.h"
 #include "model_cmd.h"
-#include "report.h"
-#include "stats.h"
 #include "units.h"
-#include "version.h"
 
 #define SUB "containers"
 
 enum {
-	OPT_DESIGN = SHRINKLAB_OPT_FIRST_OWN,
-	OPT_CONTAINERS,
+	OPT_CONTAINERS = MODEL_OPT_FIRST_OWN,
 	OPT_MIX,
 	OPT_FILES,
 	OPT_DIRS,
@@ -40,16 +36,12 @@ enum {
 	OPT_HOST_SHRINKERS,
 	OPT_NODES,
 	OPT_CPUS,
-	OPT_JSON,
-	OPT_CSV,
-	OPT_ROWS,
-	OPT_QUIET,
 };
 
 static const struct option ct_options[] = {
 	{ "help", no_argument, NULL, SHRINKLAB_OPT_HELP },
 	{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
-	{ "design", required_argument, NULL, OPT_DESIGN },
+	{ "design", required_argument, NULL, MODEL_OPT_DESIGN },
 	{ "containers", required_argument, NULL, OPT_CONTAINERS },
 	{ "mix", required_argument, NULL, OPT_MIX },
 	{ "files", required_argument, NULL, OPT_FILES },
@@ -65,10 +57,10 @@ static const struct option ct_options[] = {
 	{ "host-shrinkers", required_argument, NULL, OPT_HOST_SHRINKERS },
 	{ "nodes", required_argument, NULL, OPT_NODES },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "rows", no_argument, NULL, OPT_ROWS },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "json", required_argument, NULL, MODEL_OPT_JSON },
+	{ "csv", required_argument, NULL, MODEL_OPT_CSV },
+	{ "rows", no_argument, NULL, MODEL_OPT_ROWS },
+	{ "quiet", no_argument, NULL, MODEL_OPT_QUIET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -213,8 +205,10 @@ static int parse_phases(const char *text, struct lab_ct_geometry *g, bool *ballo
 	return 0;
 }
 
-static int parse_value(struct ct_request *c, int opt, const char *v)
+/* One of the geometry's options (model_cmd_parse()'s own): 0, or -1 printed. */
+static int parse_value(void *ctx, int opt, const char *v)
 {
+	struct ct_request *c = ctx;
 	const char *why = NULL;
 
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
@@ -224,8 +218,6 @@ static int parse_value(struct ct_request *c, int opt, const char *v)
 						     (unsigned long *)((char *)&c->g +
 								       counts[i].offset));
 	switch (opt) {
-	case OPT_DESIGN:
-		return model_cmd_design_value(&c->m, v);
 	case OPT_MIX:
 		if (lab_ct_parse_mix(v, &c->g, &why))
 			return shrinklab_bad_list(SUB, "--mix", v, why, "ext4, proc and tmpfs "
@@ -241,63 +233,27 @@ static int parse_value(struct ct_request *c, int opt, const char *v)
 			return shrinklab_bad_list(SUB, "--phases", v, why, "reclaim, high, "
 						  "balloon, drop joined by '+', each once, or all");
 		return 0;
-	case OPT_JSON:
-		c->m.json = v;
-		return 0;
-	case OPT_CSV:
-		c->m.csv = v;
-		return 0;
-	case OPT_ROWS:
-		c->m.rows = true;
-		return 0;
-	case OPT_QUIET:
-		c->m.quiet = true;
-		return 0;
 	default:
 		return -1;
 	}
 }
 
-/* 1 = --help/--version printed, 0 = go, -1 = bad usage (printed). */
-static int parse(int argc, char **argv, struct ct_request *c)
-{
-	static const int repeatable[] = { OPT_DESIGN, 0 };
-	struct shrinklab_getopt g;
-	int opt;
-
-	shrinklab_getopt_init(&g, SUB, ":h", ct_options, repeatable, usage);
-	while ((opt = shrinklab_getopt_next(&g, argc, argv)) >= 0)
-		if (parse_value(c, opt, optarg))
-			return -1;
-	if (opt != SHRINKLAB_GETOPT_DONE)
-		return opt == SHRINKLAB_GETOPT_EXIT ? 1 : -1;
-	if (optind < argc) {
-		shrinklab_unexpected_argument(SUB, argv[optind]);
-		return -1;
-	}
-	return model_cmd_check_request(&c->m);
-}
-
 static int run_containers(struct ct_request *c)
 {
 	static struct lab_ct_lab st;
-	char about[512];
+	char about[512], heading[768];
 	int ret;
 
 	ret = model_cmd_begin(&c->m, (int)c->g.nodes);
 	if (ret)
 		return ret;
 	lab_ct_init(&st, &c->g, c->m.designs, c->m.nr_designs);
-	lab_progress_enable(!c->m.quiet);
-	fprintf(c->m.out, "shrinklab containers: the kernel guest's container workload in the "
-		"model\n");
 	lab_ct_describe(&st.g, about, sizeof(about));
-	fprintf(c->m.out, "%s\n", about);
-	fprintf(c->m.out, "not modelled: page cache (the guest's file bytes), kswapd and the "
-		"anonymous balloon%s, pgscan/pgsteal (pages)\n",
-		c->balloon ? " (--phases asked for it: no rows)" : "");
-	shrinklab_print_version(c->m.out);
-	lab_report_machine(c->m.out, "machine", lab_machine_at_start(), "at the start");
+	snprintf(heading, sizeof(heading), "%s\nnot modelled: page cache (the guest's file bytes), "
+		 "kswapd and the anonymous balloon%s, pgscan/pgsteal (pages)", about,
+		 c->balloon ? " (--phases asked for it: no rows)" : "");
+	model_cmd_heading(&c->m, "shrinklab containers: the kernel guest's container workload "
+			  "in the model", heading);
 	ret = lab_ct_run(&st);
 	ret = model_cmd_finish(&c->m, ret, &st.run, 1, (unsigned int)st.g.samples);
 	lab_ct_free(&st);
@@ -312,7 +268,7 @@ int shrinklab_containers(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.m.sub = SUB;
 	lab_ct_geometry_full(&c.g);
-	ret = parse(argc, argv, &c);
+	ret = model_cmd_parse(&c.m, argc, argv, ct_options, usage, parse_value, &c);
 	if (ret)
 		return ret > 0 ? SHRINKLAB_EXIT_OK : SHRINKLAB_EXIT_USAGE;
 	return run_containers(&c);

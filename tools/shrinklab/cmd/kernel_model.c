@@ -16,14 +16,10 @@
 #include "conventions.h"
 #include "kernel_experiments.h"
 #include "model_cmd.h"
-#include "report.h"
-#include "stats.h"
 #include "units.h"
-#include "version.h"
 
 enum {
-	OPT_DESIGN = SHRINKLAB_OPT_FIRST_OWN,
-	OPT_LADDER,
+	OPT_LADDER = MODEL_OPT_FIRST_OWN,
 	OPT_CGROUPS,
 	OPT_REGISTER_CGROUPS,
 	OPT_TOP_CGROUPS,
@@ -38,16 +34,12 @@ enum {
 	OPT_HOST_SHRINKERS,
 	OPT_NODES,
 	OPT_CPUS,
-	OPT_JSON,
-	OPT_CSV,
-	OPT_ROWS,
-	OPT_QUIET,
 };
 
 static const struct option kernel_options[] = {
 	{ "help", no_argument, NULL, SHRINKLAB_OPT_HELP },
 	{ "version", no_argument, NULL, SHRINKLAB_OPT_VERSION },
-	{ "design", required_argument, NULL, OPT_DESIGN },
+	{ "design", required_argument, NULL, MODEL_OPT_DESIGN },
 	{ "ladder", required_argument, NULL, OPT_LADDER },
 	{ "cgroups", required_argument, NULL, OPT_CGROUPS },
 	{ "register-cgroups", required_argument, NULL, OPT_REGISTER_CGROUPS },
@@ -63,10 +55,10 @@ static const struct option kernel_options[] = {
 	{ "host-shrinkers", required_argument, NULL, OPT_HOST_SHRINKERS },
 	{ "nodes", required_argument, NULL, OPT_NODES },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "rows", no_argument, NULL, OPT_ROWS },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "json", required_argument, NULL, MODEL_OPT_JSON },
+	{ "csv", required_argument, NULL, MODEL_OPT_CSV },
+	{ "rows", no_argument, NULL, MODEL_OPT_ROWS },
+	{ "quiet", no_argument, NULL, MODEL_OPT_QUIET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -187,8 +179,10 @@ static const struct count_option counts[] = {
 	{ OPT_CPUS, "--cpus", 1, 65536, offsetof(struct kl_geometry, cpus) },
 };
 
-static int parse_value(struct kernel_request *c, int opt, const char *v)
+/* One of the geometry's options (model_cmd_parse()'s own): 0, or -1 printed. */
+static int parse_value(void *ctx, int opt, const char *v)
 {
+	struct kernel_request *c = ctx;
 	const char *why = NULL;
 
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
@@ -202,30 +196,13 @@ static int parse_value(struct kernel_request *c, int opt, const char *v)
 					     counts[i].max, NULL,
 					     (unsigned long *)((char *)&c->g + counts[i].offset));
 	}
-	switch (opt) {
-	case OPT_DESIGN:
-		return model_cmd_design_value(&c->m, v);
-	case OPT_LADDER:
-		if (parse_ladder(v, &c->g, &why))
-			return shrinklab_bad_list("kernel", "--ladder", v, why,
-						  "rising units per node from 1, "
-						  "e.g. 1,35,126,314 (at most 8)");
-		return 0;
-	case OPT_JSON:
-		c->m.json = v;
-		return 0;
-	case OPT_CSV:
-		c->m.csv = v;
-		return 0;
-	case OPT_ROWS:
-		c->m.rows = true;
-		return 0;
-	case OPT_QUIET:
-		c->m.quiet = true;
-		return 0;
-	default:
+	if (opt != OPT_LADDER)
 		return -1;
-	}
+	if (parse_ladder(v, &c->g, &why))
+		return shrinklab_bad_list("kernel", "--ladder", v, why,
+					  "rising units per node from 1, e.g. 1,35,126,314 "
+					  "(at most 8)");
+	return 0;
 }
 
 /*
@@ -258,22 +235,10 @@ static int check_ladder(const struct kl_geometry *g)
 /* 1 = --help/--version printed, 0 = go, -1 = bad usage (printed). */
 static int parse(int argc, char **argv, struct kernel_request *c)
 {
-	static const int repeatable[] = { OPT_DESIGN, 0 };
-	struct shrinklab_getopt g;
-	int opt;
+	int ret = model_cmd_parse(&c->m, argc, argv, kernel_options, usage, parse_value, c);
 
-	shrinklab_getopt_init(&g, "kernel", ":h", kernel_options, repeatable, usage);
-	while ((opt = shrinklab_getopt_next(&g, argc, argv)) >= 0)
-		if (parse_value(c, opt, optarg))
-			return -1;
-	if (opt != SHRINKLAB_GETOPT_DONE)
-		return opt == SHRINKLAB_GETOPT_EXIT ? 1 : -1;
-	if (optind < argc) {
-		shrinklab_unexpected_argument("kernel", argv[optind]);
-		return -1;
-	}
-	if (model_cmd_check_request(&c->m))
-		return -1;
+	if (ret)
+		return ret;
 	if (c->g.host_shrinkers > c->g.ladder[0] * 64ul) {
 		/* The rung would be labelled with fewer units than its ids span. */
 		shrinklab_error("kernel", "--host-shrinkers %lu: more ids than the ladder's first "
@@ -301,12 +266,9 @@ static int run_kernel(struct kernel_request *c)
 	if (ret)
 		return ret;
 	lab_kernel_init(&st, &c->g, c->m.designs, c->m.nr_designs);
-	lab_progress_enable(!c->m.quiet);
-	fprintf(c->m.out, "shrinklab kernel: the kernel guest's experiments in the model\n");
 	lab_kernel_describe(&st.g, about, sizeof(about));
-	fprintf(c->m.out, "%s\n", about);
-	shrinklab_print_version(c->m.out);
-	lab_report_machine(c->m.out, "machine", lab_machine_at_start(), "at the start");
+	model_cmd_heading(&c->m, "shrinklab kernel: the kernel guest's experiments in the model",
+			  about);
 	ret = lab_kernel_run(&st);
 	ret = model_cmd_finish(&c->m, ret, st.runs, KL_NR_EXP, (unsigned int)st.g.samples);
 	lab_kernel_free(&st);

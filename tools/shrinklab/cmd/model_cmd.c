@@ -25,7 +25,8 @@
 #include "table.h"
 #include "version.h"
 
-int model_cmd_design_value(struct model_cmd *m, const char *v)
+/* --design LABEL: one more design configuration (0, or -1 printed). */
+static int design_value(struct model_cmd *m, const char *v)
 {
 	char why[160];
 
@@ -37,8 +38,49 @@ int model_cmd_design_value(struct model_cmd *m, const char *v)
 	return 0;
 }
 
-int model_cmd_check_request(const struct model_cmd *m)
+/* One of the MODEL_OPT_* options: 0, or -1 printed. */
+static int common_value(struct model_cmd *m, int opt, const char *v)
 {
+	switch (opt) {
+	case MODEL_OPT_DESIGN:
+		return design_value(m, v);
+	case MODEL_OPT_JSON:
+		m->json = v;
+		return 0;
+	case MODEL_OPT_CSV:
+		m->csv = v;
+		return 0;
+	case MODEL_OPT_ROWS:
+		m->rows = true;
+		return 0;
+	default:
+		m->quiet = true;
+		return 0;
+	}
+}
+
+int model_cmd_parse(struct model_cmd *m, int argc, char **argv, const struct option *longopts,
+		    void (*usage)(FILE *out), int (*own)(void *ctx, int opt, const char *v),
+		    void *ctx)
+{
+	static const int repeatable[] = { MODEL_OPT_DESIGN, 0 };
+	struct shrinklab_getopt g;
+	int opt;
+
+	shrinklab_getopt_init(&g, m->sub, ":h", longopts, repeatable, usage);
+	while ((opt = shrinklab_getopt_next(&g, argc, argv)) >= 0) {
+		int err = opt < MODEL_OPT_FIRST_OWN ? common_value(m, opt, optarg)
+						    : own(ctx, opt, optarg);
+
+		if (err)
+			return -1;
+	}
+	if (opt != SHRINKLAB_GETOPT_DONE)
+		return opt == SHRINKLAB_GETOPT_EXIT ? 1 : -1;
+	if (optind < argc) {
+		shrinklab_unexpected_argument(m->sub, argv[optind]);
+		return -1;
+	}
 	if (!m->nr_designs) {
 		shrinklab_error(m->sub, "--design is required (see 'shrinklab %s --help')", m->sub);
 		return -1;
@@ -90,6 +132,14 @@ int model_cmd_begin(struct model_cmd *m, int nodes)
 	}
 	m->out = lab_outputs_on_stdout(&m->outs) ? stderr : stdout;
 	return 0;
+}
+
+void model_cmd_heading(struct model_cmd *m, const char *title, const char *about)
+{
+	lab_progress_enable(!m->quiet);
+	fprintf(m->out, "%s\n%s\n", title, about);
+	shrinklab_print_version(m->out);
+	lab_report_machine(m->out, "machine", lab_machine_at_start(), "at the start");
 }
 
 /* What the writers of the outputs are given. */

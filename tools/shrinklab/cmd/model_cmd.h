@@ -13,11 +13,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 
+#include "conventions.h"
 #include "design_label.h"
 #include "outputs.h"
 #include "types.h"
+
+/* The options every model subcommand has (model_cmd_parse() takes them);
+ * a subcommand numbers its own from MODEL_OPT_FIRST_OWN. */
+enum {
+	MODEL_OPT_DESIGN = SHRINKLAB_OPT_FIRST_OWN,
+	MODEL_OPT_JSON,
+	MODEL_OPT_CSV,
+	MODEL_OPT_ROWS,
+	MODEL_OPT_QUIET,
+	MODEL_OPT_FIRST_OWN,
+};
 
 struct model_cmd {
 	const char *sub;           /* the subcommand's name, for its errors */
@@ -32,16 +45,17 @@ struct model_cmd {
 };
 
 /*
- * --design LABEL: one more design configuration.
- * Return: 0, or -1 after the bad value's line.
+ * The command line of subcommand m->sub: @longopts, its own options and
+ * the five of MODEL_OPT_* (--design repeatable); the value of each of its
+ * own is handed to @own(@ctx, option, value), which returns 0 or -1 after
+ * the error's line. No positional argument; at least one --design.
+ * Context: process context, before anything runs.
+ * Return: 1 when --help or --version was printed, 0 to go on, -1 after a
+ * usage error's line.
  */
-int model_cmd_design_value(struct model_cmd *m, const char *v);
-
-/*
- * After the options: at least one design.
- * Return: 0, or -1 after the error's line.
- */
-int model_cmd_check_request(const struct model_cmd *m);
+int model_cmd_parse(struct model_cmd *m, int argc, char **argv, const struct option *longopts,
+		    void (*usage)(FILE *out), int (*own)(void *ctx, int opt, const char *v),
+		    void *ctx);
 
 /*
  * Before the run: every design a configuration the library accepts on
@@ -49,6 +63,13 @@ int model_cmd_check_request(const struct model_cmd *m);
  * Return: 0, or SHRINKLAB_EXIT_USAGE after the error's line (nothing open).
  */
 int model_cmd_begin(struct model_cmd *m, int nodes);
+
+/*
+ * The run's heading on m->out: @title, @about (the geometry), then the
+ * tool's version and the machine at the start.
+ * Context: process context, after model_cmd_begin().
+ */
+void model_cmd_heading(struct model_cmd *m, const char *title, const char *about);
 
 /*
  * After the run (@ret its result, 0 or -errno): on success the tables of

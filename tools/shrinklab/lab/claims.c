@@ -162,12 +162,7 @@ static void keep_ratio(const struct claim_row *r, const struct claim_row *b,
 	if (v->kind != LAB_V_NOT_COMPARED || !r->present || !b->present ||
 	    (r->geometry_matches && b->geometry_matches) || !lab_ratio_of(&r->r, &b->r, &q))
 		return;
-	v->has_ours = true;
-	v->ours = q.median;
-	v->lo = q.lo;
-	v->hi = q.hi;
-	v->rounds = q.rounds;
-	v->paired = q.paired;
+	lab_verdict_set_ratio(v, &q);
 }
 
 static int judge_claim(const struct jsonr_value *c, size_t i, const struct lab_seeds *seeds,

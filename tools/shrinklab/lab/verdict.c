@@ -159,6 +159,16 @@ bool lab_ratio_of(const struct lab_result *r, const struct lab_result *b, struct
 	return true;
 }
 
+void lab_verdict_set_ratio(struct lab_verdict *v, const struct lab_ratio *q)
+{
+	v->has_ours = true;
+	v->ours = q->median;
+	v->lo = q->lo;
+	v->hi = q->hi;
+	v->rounds = q->rounds;
+	v->paired = q->paired;
+}
+
 /* Ratio of medians and the range of the per-round ratios. */
 static void ratio_of(const struct lab_result *r, const struct lab_result *b,
 		     struct lab_verdict *v)
@@ -166,12 +176,7 @@ static void ratio_of(const struct lab_result *r, const struct lab_result *b,
 	struct lab_ratio q;
 
 	lab_ratio_of(r, b, &q);
-	v->has_ours = true;
-	v->ours = q.median;
-	v->lo = q.lo;
-	v->hi = q.hi;
-	v->rounds = q.rounds;
-	v->paired = q.paired;
+	lab_verdict_set_ratio(v, &q);
 }
 
 /* The samples behind @r: its rounds, times what each stands for. */

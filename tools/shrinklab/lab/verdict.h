@@ -36,6 +36,8 @@ struct lab_ratio {
 /* @r over @b: true, or false when there is none (either missing or
  * unavailable, or @b measured zero). */
 bool lab_ratio_of(const struct lab_result *r, const struct lab_result *b, struct lab_ratio *q);
+/* @q as @v's ratio (ours, its range, rounds, pairing). Context: any. */
+void lab_verdict_set_ratio(struct lab_verdict *v, const struct lab_ratio *q);
 
 /* A ratio agrees in size with the seed's when our whole range is within
  * this factor of it, either way. */
