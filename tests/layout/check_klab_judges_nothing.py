@@ -32,12 +32,14 @@ import tempfile
 LEFT = {
     ("klab/workloads.py", "format"): (2, "klab work's summary line: the guests' wall time per "
                                        "boot (not a lab figure)"),
-    ("klab/reproduce.py", "format"): (15, "klab reproduce's tables"),
+    ("klab/reproduce.py", "format"): (11, "klab reproduce's tables (bytes and times by "
+                                       "spread.fmt)"),
     ("klab/reproduce.py", "metric"): (8, "klab reproduce's rename tables (the guest's kwork "
                                       "still writes its own names for the bitmap and pods "
                                       "rows)"),
-    ("klab/spread.py", "format"): (10, "the spread table over boots and its figure format, "
-                                    "until it moves to shrinklab judge"),
+    ("klab/spread.py", "format"): (11, "the spread table over boots, and the lab's figure "
+                                    "format (lab_fmt_value()'s rule, klab's one copy), until "
+                                    "both move to shrinklab judge"),
     ("klab/commands/spread.py", "format"): (2, "klab spread's side by side table"),
     ("klab/model.py", "metric"): (2, "the guest's N read back per step for the model's "
                                   "options (which rows carry the cgroup counts)"),

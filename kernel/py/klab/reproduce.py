@@ -48,7 +48,7 @@ import os
 import statistics
 import subprocess
 
-from . import bases, boot, compare, model, record, registry
+from . import bases, boot, compare, model, record, registry, spread
 from .boots import checked_boot
 
 # The verdicts' names, as shrinklab judge writes them.
@@ -444,18 +444,10 @@ def model_verdict(doc, exp, label, base_label, metric):
 # ----------------------------------------------------------------- output
 
 def fmt(v, unit):
-    if v is None:
-        return "-"
-    if unit == "ns":
-        for div, u in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
-            if abs(v) >= div:
-                return "%.3g %s" % (v / div, u)
-        return "%.3g ns" % v
-    if unit == "B":
-        for div, u in ((1 << 20, "MB"), (1 << 10, "KB")):
-            if abs(v) >= div:
-                return "%.3g %s" % (v / div, u)
-        return "%.0f B" % v
+    """@v in @unit: bytes and times as every table of the lab prints them
+    (spread.fmt), a count as it is."""
+    if v is None or unit in ("B", "ns"):
+        return spread.fmt(v, unit)
     return "%.4g" % v
 
 

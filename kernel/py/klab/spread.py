@@ -20,28 +20,27 @@ from .compare import kernel_name
 TARGET = 0.10
 
 
+# Bytes and times as every table of the lab prints them
+# (tools/shrinklab/lab/units.c, lab_fmt_value()): binary units for bytes;
+# (threshold, divisor, format), largest first.
+UNIT_FORMATS = {
+    "B": ((1 << 30, 1 << 30, "%.2f GiB"), (1 << 20, 1 << 20, "%.2f MiB"),
+          (1 << 10, 1 << 10, "%.1f KiB"), (0, 1, "%.0f B")),
+    "ns": ((1e9, 1e9, "%.3f s"), (1e6, 1e6, "%.2f ms"), (1e3, 1e3, "%.2f us"),
+           (0, 1, "%.0f ns")),
+}
+
+
 def fmt(v, unit):
-    """@v in @unit as the kernel lab's tables print it (shrinklab judge's units)."""
+    """@v in @unit as the kernel lab's tables print it (shrinklab judge's
+    fmt(): bytes and times by lab_fmt_value()'s rule, a ratio with its x)."""
     if v is None:
         return "-"
     if unit == "ratio":
         return "%.3gx" % v
-    if unit == "ns":
-        a = abs(v)
-        if a >= 1e9:
-            return "%.2f s" % (v / 1e9)
-        if a >= 1e6:
-            return "%.2f ms" % (v / 1e6)
-        if a >= 1e3:
-            return "%.1f us" % (v / 1e3)
-        return "%.0f ns" % v
-    if unit == "B":
-        a = abs(v)
-        if a >= 1e6:
-            return "%.2f MB" % (v / 1e6)
-        if a >= 1e3:
-            return "%.1f kB" % (v / 1e3)
-        return "%.0f B" % v
+    for threshold, div, form in UNIT_FORMATS.get(unit, ()):
+        if abs(v) >= threshold:
+            return form % (v / div)
     return "%.2f" % v
 
 

@@ -6,6 +6,7 @@
  * split by one rule for every list option.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,21 +15,23 @@
 
 void lab_fmt_value(char *buf, size_t len, double v, const char *unit)
 {
+	double a = fabs(v); /* a delta may be negative: its size picks the unit */
+
 	if (!strcmp(unit, "B")) {
-		if (v >= 1073741824.0)
+		if (a >= 1073741824.0)
 			snprintf(buf, len, "%.2f GiB", v / 1073741824.0);
-		else if (v >= 1048576)
+		else if (a >= 1048576)
 			snprintf(buf, len, "%.2f MiB", v / 1048576);
-		else if (v >= 1024)
+		else if (a >= 1024)
 			snprintf(buf, len, "%.1f KiB", v / 1024);
 		else
 			snprintf(buf, len, "%.0f B", v);
 	} else if (!strcmp(unit, "ns")) {
-		if (v >= 1e9)
+		if (a >= 1e9)
 			snprintf(buf, len, "%.3f s", v / 1e9);
-		else if (v >= 1e6)
+		else if (a >= 1e6)
 			snprintf(buf, len, "%.2f ms", v / 1e6);
-		else if (v >= 1e3)
+		else if (a >= 1e3)
 			snprintf(buf, len, "%.2f us", v / 1e3);
 		else
 			snprintf(buf, len, "%.0f ns", v);

@@ -8,13 +8,13 @@
  * 1000 bytes, s/ms/us/ns, ratios to 3 digits), as its tables always have.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "beside.h"
 #include "text_table.h"
+#include "units.h"
 #include "jsonw.h"
 #include "verdict.h"
 
@@ -40,22 +40,16 @@ static const char *const common_notes[] = {
 
 /* -------------------------------------------------------------- tables */
 
-/* @v in @unit as the kernel lab's tables print it. */
+/* @v in @unit as the kernel lab's tables print it: bytes and times as
+ * every table of the lab does (lab_fmt_value()), a ratio with its x. */
 static void fmt(char *buf, size_t len, bool has, double v, const char *unit)
 {
-	double a = fabs(v);
-
 	if (!has)
 		snprintf(buf, len, "-");
 	else if (!strcmp(unit, "ratio"))
 		snprintf(buf, len, "%.3gx", v);
-	else if (!strcmp(unit, "ns"))
-		snprintf(buf, len, a >= 1e9 ? "%.2f s" : a >= 1e6 ? "%.2f ms" : a >= 1e3 ?
-			 "%.1f us" : "%.0f ns", a >= 1e9 ? v / 1e9 : a >= 1e6 ? v / 1e6 :
-			 a >= 1e3 ? v / 1e3 : v);
-	else if (!strcmp(unit, "B"))
-		snprintf(buf, len, a >= 1e6 ? "%.2f MB" : a >= 1e3 ? "%.1f kB" : "%.0f B",
-			 a >= 1e6 ? v / 1e6 : a >= 1e3 ? v / 1e3 : v);
+	else if (!strcmp(unit, "ns") || !strcmp(unit, "B"))
+		lab_fmt_value(buf, len, v, unit);
 	else
 		snprintf(buf, len, "%.2f", v);
 }
