@@ -179,7 +179,7 @@ class Tables(unittest.TestCase):
         den = by[("containers", "ct_dentries_no_mounts")]
         self.assertIsNone(den["best"])
         self.assertEqual(den["designs"]["xarray"]["ratio"]["cls"], "higher")
-        same = by[("pods", "pods_total_ns")]
+        same = by[("pods", "pod_create_ns_total")]
         self.assertEqual(same["best"], ["mainline", "xarray"])
         text = judged([base, other], (), "words", "wall")[1]
         for want in ("== containers", "== pods", "kernel:xarray", "reclaim_ns_no_mounts"):

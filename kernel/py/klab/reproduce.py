@@ -85,7 +85,6 @@ class Table:
     title: str = ""
     metrics: tuple = ()
     model_scale: str = "default"    # shrinklab's --scale for its run
-    rename: dict = dataclasses.field(default_factory=dict)  # guest metric -> ours
     guest_exp: str = None           # the guest's experiment id, when not @exp
     extra_designs: tuple = ()       # kernel designs beside the seed's
     every_design: bool = False      # also every other kernel design, beside the seed's
@@ -198,8 +197,6 @@ TABLES = (
                  "seed's geometry, so no claim is compared (as shrinklab reproduce says)",)),
     Table("bitmap-2018", "bitmap", (("nobitmap", "nobitmap"), ("mainline", "flat")),
           model_scale="seed", every_design=True, guest_exp="tkhai",
-          rename={"drop_caches_first_ns": "drop_caches_ns_first",
-                  "drop_caches_ns": "drop_caches_ns_repeat"},
           notes=("the seed's kernels are 2018's, before and after the bitmap; here the bitmap "
                  "is 6.12 (mainline; the model's flat stands for 2018's bitmap) and the "
                  "kernel before it is the nobitmap series (every memcg-aware shrinker called "
@@ -208,8 +205,6 @@ TABLES = (
           (("mainline", "flat"), ("nonslab-ids", "flat+nonslab_ids"),
            ("nokmem-noinfo", "flat+nonslab_ids"), (None, "prealloc")),
           guest_exp="pods", extra_designs=("batched-8", "batched-32"),
-          rename={"pods_total_ns": "pod_create_ns_total",
-                  "pod_register_max_ns": "registry_mutex_hold_ns_max"},
           notes=("the seed's base is 6.6.102 (one id per expansion: the model's flat); the "
                  "kernel's base is 6.12 (one 64-id unit per expansion), so the kernel judges "
                  "the seed's ratios against mainline 6.12; the seed's 6.12.76 bound (prealloc) "
@@ -333,20 +328,18 @@ def load_docs(dirs, geometry):
     return out
 
 
-def kernel_row(docs, exp, metric, rename, guest_exp=None):
+def kernel_row(docs, exp, metric, guest_exp=None):
     """The kernel's row of @metric over the boots @docs (None: no boot has
     it): the median of the boots' medians, the min and max of every
     sample, the boots' medians as its samples (paired over boots when there
     are two or more), the geometry of the first boot's row."""
-    back = {v: k for k, v in rename.items()}
-    name = back.get(metric, metric)
     rows = []
     for doc in docs:
         for e in doc["experiments"]:
             if e["id"] not in (exp, guest_exp):
                 continue
             for r in e["results"]:
-                if r["metric"] == name:
+                if r["metric"] == metric:
                     rows.append(r)
     if not rows:
         return None
@@ -521,12 +514,12 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model, 
         return len(ratios) - 1
 
     for metric, keys, words in table.metrics:
-        bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.rename, table.guest_exp)
+        bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.guest_exp)
         bm = mrow(base_w, metric)
         for kd, ml, wl in rows_of:
             f = seeds.get((table.exp, ml, metric)) if ml else None
-            kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.rename,
-                            table.guest_exp) if kd else None
+            kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.guest_exp) \
+                if kd else None
             mr = mrow(wl, metric)
             row = dict(metric=metric, words=words, kernel_design=kd, seed_design=ml,
                        model_design=wl, unit=(kr or mr or {}).get("unit") or
