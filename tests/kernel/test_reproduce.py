@@ -32,7 +32,7 @@ def exe():
 
 def setUpModule():
     REGISTRY.update(registry.load(exe()))
-    SEEDS.update(reproduce.load_seeds(REGISTRY))
+    SEEDS.update(registry.seeds(REGISTRY))
     TABLE.update({t.exp: t for t in reproduce.from_registry(reproduce.TABLES, REGISTRY, SEEDS)})
 
 

@@ -48,7 +48,7 @@ import os
 import statistics
 import subprocess
 
-from . import bases, boot, compare, model, record, registry, spread
+from . import bases, boot, compare, model, record, spread
 from .boots import checked_boot
 
 # The verdicts' names, as shrinklab judge writes them.
@@ -61,12 +61,6 @@ NOT_JUDGED = "-"
 JSON_NAMES = {"agrees": AGREES, "disagrees": DISAGREES, "inconclusive": INCONCLUSIVE,
               "not_compared": NOT_COMPARED, "not_measured": NOT_MEASURED,
               "not_judged": NOT_JUDGED}
-
-
-def load_seeds(reg):
-    """The seeds' figures, keyed (experiment, design, metric), from
-    shrinklab's registry @reg (registry.load)."""
-    return registry.seeds(reg)
 
 # The geometry keys a whole-host figure depends on (shrinklab's LAB_G_WHOLE_HOST).
 WHOLE_HOST = ("units", "cgroups", "nodes", "cpus")

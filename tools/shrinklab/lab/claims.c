@@ -128,8 +128,8 @@ static int read_row(const struct jsonr_value *v, const char *label, const char *
 			if (!jsonr_num(jsonr_at(samples, i), &r->raw[i]))
 				return -EINVAL;
 	}
-	if (r->n > jsonr_len(samples))
-		r->n = r->timed ? jsonr_len(samples) : r->n;
+	if (r->timed && r->n > jsonr_len(samples))
+		r->n = jsonr_len(samples); /* the rounds are the samples there are */
 	scale_of(jsonr_get(v, "geometry"), &r->scale);
 	if (f)
 		cr->geometry_matches = lab_seed_geometry_matches(&r->scale, mask, &f->geo,

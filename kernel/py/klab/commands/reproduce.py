@@ -46,7 +46,7 @@ def main(run, args):
         history=bool(args.designs)))}
     exe = model.shrinklab_path(run)
     reg = registry.load(exe)
-    seeds = reproduce.load_seeds(reg)
+    seeds = registry.seeds(reg)
     tables = reproduce.from_registry(
         [t for t in reproduce.TABLES if not args.table or t.exp in args.table], reg, seeds)
     runs = []
