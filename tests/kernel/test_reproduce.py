@@ -243,8 +243,18 @@ class Tables(unittest.TestCase):
 
     def test_every_table_names_the_kernels_clock(self):
         for t in TABLE.values():
-            text = reproduce.table_text(t, [], "words", 2, "icount shift=3")
+            text = compare.printed(exe(), lambda c: reproduce.table_text(
+                t, [], "words", 2, "icount shift=3", cells=c))
             self.assertIn("; kernel clock icount shift=3;", text.splitlines()[2], t.exp)
+
+    def test_the_tables_figures_are_printed_by_shrinklab(self):
+        text = compare.printed(exe(), lambda c: " | ".join((
+            reproduce.cell(dict(value=36.9e6, min=26e6, max=69.1e6), "ns", c),
+            reproduce.fmt(2764.8, "B", c), reproduce.fmt(None, "B", c),
+            reproduce.verdict_cell(dict(ours=0.79612, lo=0.7871, hi=0.8564, kind="agrees"), c),
+            reproduce.seed_ratio(dict(same=False, unit="count", value=3), None, c))))
+        self.assertEqual(text, "36.90 ms [26.00 ms..69.10 ms] | 2.7 KiB | - | "
+                         "0.796 [0.787..0.856]: agrees | = 3")
 
     def test_model_labels_to_run_options(self):
         self.assertEqual(reproduce.design_options("prealloc+expand_batch=512"),

@@ -13,11 +13,21 @@ import tempfile
 import unittest
 from unittest import mock
 
-import klabtest  # noqa: F401  (the klab package on the path)
-from klab import cli, spread
+import klabtest
+from klab import cli, compare, spread
 from klabtest import fixture
 
 METRIC = "drop_caches_ns"
+SHRINKLAB = os.path.join(klabtest.REPO, "build", "shrinklab")
+
+
+def text(rows, words=""):
+    """spread.text(), its figures printed by shrinklab."""
+    return compare.printed(SHRINKLAB, lambda cells: spread.text(rows, cells, words))
+
+
+def side_by_side(runs):
+    return compare.printed(SHRINKLAB, lambda cells: spread.side_by_side(runs, cells))
 
 
 def boots(factors, metric=METRIC):
@@ -55,14 +65,14 @@ class Spread(unittest.TestCase):
         s = row(spread.rows(boots([1])))
         self.assertIsNone(s.deviation)
         self.assertFalse(s.within())
-        self.assertIn("fewer than 2 boots", spread.text(spread.rows(boots([1]))))
+        self.assertIn("fewer than 2 boots", text(spread.rows(boots([1]))))
 
     def test_outside_rows_are_marked_and_not_counted(self):
         rows = spread.rows(boots([1.0, 1.0, 2.0]))
         n, of = spread.count_within(rows)
         self.assertEqual(of, sum(1 for s in rows if s.timed))
         self.assertEqual(n, of - 1)
-        line = next(x for x in spread.text(rows).splitlines() if x.split()[:1] == [METRIC])
+        line = next(x for x in text(rows).splitlines() if x.split()[:1] == [METRIC])
         self.assertIn("OUTSIDE", line)
         self.assertIn("+-100.0%", line)
 
@@ -79,7 +89,7 @@ class Spread(unittest.TestCase):
                              "rmdir_release_ns_per_cgroup_no_mounts": c}.get(r["metric"])
                         if f:
                             r["value"] *= f
-            return spread.text(spread.rows(docs))
+            return text(spread.rows(docs))
         split = churn([1, 1.5, 1], [1, 0.6, 1], [1, 1.02, 1])
         self.assertIn("rmdir_ns_per_cgroup_no_mounts: rmdir and release split", split)
         self.assertIn("release_ns_per_cgroup_no_mounts: see rmdir_ns_per_cgroup", split)
@@ -87,10 +97,10 @@ class Spread(unittest.TestCase):
 
     def test_side_by_side_names_every_run(self):
         a, b = spread.rows(boots([1, 1, 1])), spread.rows(boots([1, 3, 1]))
-        text = spread.side_by_side([("icount idle", a, "clock A"), ("wall idle", b, "clock B")])
-        self.assertIn("icount idle: clock A", text)
-        self.assertIn("wall idle: clock B", text)
-        line = next(x for x in text.splitlines() if " %s " % METRIC in x)
+        both = side_by_side([("icount idle", a, "clock A"), ("wall idle", b, "clock B")])
+        self.assertIn("icount idle: clock A", both)
+        self.assertIn("wall idle: clock B", both)
+        line = next(x for x in both.splitlines() if " %s " % METRIC in x)
         self.assertIn("+-0.0%", line)
         self.assertIn("+-200.0% !", line)
 
@@ -116,19 +126,34 @@ class Command(unittest.TestCase):
 
     def klab(self, argv):
         out = io.StringIO()
-        with mock.patch("sys.stdout", out), mock.patch("sys.stderr", io.StringIO()):
+        with mock.patch("sys.stdout", out), mock.patch("sys.stderr", io.StringIO()), \
+                mock.patch.dict(os.environ, KLAB_SHRINKLAB=SHRINKLAB):
             rc = cli.main(argv)
         return rc, out.getvalue()
 
     def test_saved_runs_side_by_side(self):
         a, b = self.lab_doc("a", [1, 1, 1]), self.lab_doc("b", [1, 2, 1])
-        rc, text = self.klab(["spread", "steady=" + a, b])
+        rc, out = self.klab(["spread", "steady=" + a, b])
         self.assertEqual(rc, 0)
         self.assertIn("steady: short geometry, 3 boot(s) per design; kernel clock: icount "
                       "shift=3 (test); host loadavg (1 min) at the boots' starts and ends "
-                      "0.50..3.00", text)
-        self.assertIn("b: short geometry", text)
-        self.assertIn("== spread over boots, run beside run", text)
+                      "0.50..3.00", out)
+        self.assertIn("b: short geometry", out)
+        self.assertIn("== spread over boots, run beside run", out)
+        self.assertNotIn("?", out)
+
+    def test_a_run_without_its_clock_reads_not_recorded(self):
+        d = self.lab_doc("old", [1, 1])
+        path = os.path.join(d, "kernel-lab-short.json")
+        with open(path) as f:
+            doc = json.load(f)
+        for k in doc["kernel"]:
+            del k["machine"]["clock"]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        rc, out = self.klab(["spread", d])
+        self.assertEqual(rc, 0)
+        self.assertIn("kernel clock: not recorded", out)
 
     def test_not_a_lab_document_exits_2(self):
         bad = self.lab_doc("bad", [1, 1], schema="klab-work/1")

@@ -6,8 +6,9 @@
  * unknown), what a kernel row brings that a model row never has: one
  * boot's samples do not pair round for round with the base's, a figure of
  * one sample has no spread to judge, and a claim at another geometry keeps
- * the ratio it has there. A bad document is refused with its reason and
- * leaves the answer untouched.
+ * the ratio it has there. The cells print the figures of klab reproduce's
+ * tables as the lab prints them (klab formats none). A bad document is
+ * refused with its reason and leaves the answer untouched.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,6 +106,36 @@ static void test_other_geometry_keeps_its_ratio(void **state)
 	lab_claims_free(&c);
 }
 
+static void test_cells_print_figures_as_the_lab_does(void **state)
+{
+	static const char doc[] =
+		"{\"schema\":\"klab-claims/1\",\"cells\":["
+		"{\"value\":2764.8,\"unit\":\"B\"},"
+		"{\"value\":36900000,\"unit\":\"ns\",\"min\":26000000,\"max\":69100000},"
+		"{\"value\":5,\"unit\":\"ns\",\"min\":5,\"max\":5},"
+		"{\"value\":1234.5678,\"unit\":\"\"},"
+		"{\"ratio\":0.79612,\"lo\":0.7871,\"hi\":0.8564},"
+		"{\"ratio\":0.0798},{\"count\":20003},"
+		"{\"value\":20003,\"unit\":\"objects\",\"decimals\":2},"
+		"{\"value\":1.54321,\"unit\":\"ratio\"},{\"percent\":0.1234}]}";
+	static const char *const want[] = {
+		"2.7 KiB", "36.90 ms [26.00 ms..69.10 ms]", "5 ns", "1235",
+		"0.796 [0.787..0.856]", "0.0798", "20003", "20003.00", "1.54x", "12.3%",
+	};
+	struct jsonr_value in;
+	struct lab_claims c;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(jsonr_parse(doc, strlen(doc), &in, why, sizeof(why)), 0);
+	assert_int_equal(lab_claims_judge(&in, &seeds, &c, why, sizeof(why)), 0);
+	assert_int_equal(c.nr_cells, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < c.nr_cells; i++)
+		assert_string_equal(c.cells[i].text, want[i]);
+	lab_claims_free(&c);
+	jsonr_free(&in);
+}
+
 static void test_a_bad_document_is_refused_untouched(void **state)
 {
 	static const char *const bad[] = {
@@ -114,6 +145,10 @@ static void test_a_bad_document_is_refused_untouched(void **state)
 		("{\"schema\":\"klab-claims/1\",\"claims\":[{\"experiment\":\"bitmap-2018\","
 		 "\"design\":\"flat\",\"metric\":\"nothing\",\"geometry\":[]}]}"),
 		"{\"schema\":\"klab-claims/1\",\"sizes\":[{\"lo\":1}]}",
+		"{\"schema\":\"klab-claims/1\",\"cells\":[{\"count\":1},{\"value\":1}]}",
+		"{\"schema\":\"klab-claims/1\",\"cells\":{}}",
+		"{\"schema\":\"klab-claims/1\",\"cells\":[{\"value\":1,\"unit\":\"\","
+		"\"decimals\":1.5}]}",
 	};
 	struct lab_claims c;
 	char why[256];
@@ -140,6 +175,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_rows_of_one_sample_are_inconclusive),
 		cmocka_unit_test(test_unpaired_rows_take_the_widest_range),
 		cmocka_unit_test(test_other_geometry_keeps_its_ratio),
+		cmocka_unit_test(test_cells_print_figures_as_the_lab_does),
 		cmocka_unit_test(test_a_bad_document_is_refused_untouched),
 	};
 

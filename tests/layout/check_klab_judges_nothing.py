@@ -32,14 +32,10 @@ import tempfile
 LEFT = {
     ("klab/workloads.py", "format"): (2, "klab work's summary line: the guests' wall time per "
                                        "boot (not a lab figure)"),
-    ("klab/reproduce.py", "format"): (11, "klab reproduce's tables (bytes and times by "
-                                       "spread.fmt)"),
     ("klab/reproduce.py", "metric"): (1, "the kernel's own row of the VM table (kseeds' "
                                       "drop_caches_ns, which the model's experiment lacks)"),
-    ("klab/spread.py", "format"): (11, "the spread table over boots, and the lab's figure "
-                                    "format (lab_fmt_value()'s rule, klab's one copy), until "
-                                    "both move to shrinklab judge"),
-    ("klab/commands/spread.py", "format"): (2, "klab spread's side by side table"),
+    ("klab/commands/spread.py", "format"): (2, "the host's load average words of a saved "
+                                             "run (not a lab figure)"),
     ("klab/model.py", "metric"): (2, "the guest's N read back per step for the model's "
                                   "options (which rows carry the cgroup counts)"),
     ("klab/commands/profile.py", "format"): (12, "klab profile's perf summaries"),

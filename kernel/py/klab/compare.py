@@ -93,6 +93,45 @@ def judge_claims(exe, doc):
     return json.loads(r.stdout)
 
 
+class Cells:
+    """The figures a table prints, each printed by shrinklab judge claims
+    (its cells: tools/shrinklab/lab/claims.c), so klab formats none: a
+    first rendering asks (and prints "?"), resolve() gets every answer in
+    one call, a second rendering prints them (printed())."""
+
+    def __init__(self, exe):
+        self.exe, self.asked, self.answers = exe, {}, {}
+
+    def __call__(self, **cell):
+        key = json.dumps(cell, sort_keys=True)
+        if key in self.answers:
+            return self.answers[key]
+        self.asked.setdefault(key, cell)
+        return "?"
+
+    def resolve(self):
+        """Ask shrinklab every cell asked since the last call: True if any."""
+        if not self.asked:
+            return False
+        keys = list(self.asked)
+        answer = judge_claims(self.exe, dict(cells=[self.asked[k] for k in keys]))
+        self.answers.update(zip(keys, answer["cells"]))
+        self.asked = {}
+        return True
+
+
+def printed(exe, render):
+    """The text @render(cells) gives with every figure printed by the
+    shrinklab at @exe (Cells)."""
+    cells = Cells(exe)
+    text = render(cells)
+    if cells.resolve():
+        text = render(cells)
+    if cells.asked:
+        raise RuntimeError("a table asked other figures the second time it was rendered")
+    return text
+
+
 def combined(kernel_docs, model_docs, cmp, extra=None):
     """The one document of a klab lab run: every guest's and model run's own
     shrinklab/2 document, and the comparison."""

@@ -2,6 +2,7 @@
 """The model beside the kernel: `shrinklab kernel`
 (tools/shrinklab/lab/kernel_experiments.c) runs the guest's experiments at the geometry each guest really ran, for the
 model design each kernel design maps to (designs.model_design)."""
+import contextlib
 import json
 import os
 import re
@@ -14,17 +15,18 @@ from .shell import sh
 
 def shrinklab_path(run):
     """./build/shrinklab of this repo, built (make build) when missing, brought
-    up to date (ninja) otherwise; $KLAB_SHRINKLAB names another."""
+    up to date (ninja) otherwise, as a step of @run (None: a command without
+    a run directory, the build unlogged); $KLAB_SHRINKLAB names another."""
     exe = os.environ.get("KLAB_SHRINKLAB")
     if exe:
         return exe
     build = os.path.join(paths.REPO, "build")
     if os.path.exists(os.path.join(build, "build.ninja")):
-        with run.step("build shrinklab (ninja)"):
-            sh(["ninja", "-C", build, "shrinklab"], quiet=True)
+        words, cmd = "build shrinklab (ninja)", ["ninja", "-C", build, "shrinklab"]
     else:
-        with run.step("build shrinklab (make build)"):
-            sh(["make", "-C", paths.REPO, "build"], quiet=True)
+        words, cmd = "build shrinklab (make build)", ["make", "-C", paths.REPO, "build"]
+    with (run.step(words) if run else contextlib.nullcontext()):
+        sh(cmd, quiet=True)
     return os.path.join(build, "shrinklab")
 
 

@@ -3,7 +3,8 @@
 the kernel's figure of the same design and the model's, with a verdict per
 seed claim for the kernel and for the model, judged alike: by shrinklab
 judge claims (tools/shrinklab/lab/claims.c, the verdicts' one rule), which
-klab hands the rows; klab judges nothing itself.
+klab hands the rows; klab judges nothing itself, and prints no figure
+itself either: shrinklab prints each cell (compare.Cells, compare.printed()).
 
 The tables are shrinklab reproduce's experiments, with the same ids, and
 the titles and metrics of shrinklab's registry (registry.py,
@@ -48,7 +49,7 @@ import os
 import statistics
 import subprocess
 
-from . import bases, boot, compare, model, record, spread
+from . import bases, boot, compare, model, record
 from .boots import checked_boot
 
 # The verdicts' names, as shrinklab judge writes them.
@@ -430,12 +431,12 @@ def model_verdict(doc, exp, label, base_label, metric):
 
 # ----------------------------------------------------------------- output
 
-def fmt(v, unit):
-    """@v in @unit: bytes and times as every table of the lab prints them
-    (spread.fmt), a count as it is."""
-    if v is None or unit in ("B", "ns"):
-        return spread.fmt(v, unit)
-    return "%.4g" % v
+def fmt(v, unit, cells):
+    """@v in @unit, as shrinklab prints it (bytes and times as every table
+    of the lab prints them, a count at 4 digits)."""
+    if v is None:
+        return "-"
+    return cells(value=v, unit=unit or "")
 
 
 def size_cell(v):
@@ -610,58 +611,57 @@ def from_json(v):
                 text=v.get("why") or "")
 
 
-def versus_cell(q):
+def versus_cell(q, cells):
     if not q:
         return "-"
-    return "%.3g [%.3g..%.3g] %s, %s" % (q["ours"], q["lo"], q["hi"],
-                                         "paired" if q["paired"] else "unpaired", q["words"])
+    return "%s %s, %s" % (cells(ratio=q["ours"], lo=q["lo"], hi=q["hi"]),
+                          "paired" if q["paired"] else "unpaired", q["words"])
 
 
-def seed_cell(f):
+def seed_cell(f, cells):
     if not f:
         return "-"
     if f["same"]:
         return "same"
-    return (f["relation"] if f["relation"] != "=" else "") + fmt(f["value"], f["unit"])
+    return (f["relation"] if f["relation"] != "=" else "") + fmt(f["value"], f["unit"], cells)
 
 
-def cell(r, unit):
+def cell(r, unit, cells):
     if not r:
         return "-"
-    if r["min"] == r["max"]:
-        return fmt(r["value"], unit)
-    return "%s [%s..%s]" % (fmt(r["value"], unit), fmt(r["min"], unit), fmt(r["max"], unit))
+    return cells(value=r["value"], unit=unit or "", min=r["min"], max=r["max"])
 
 
-def seed_ratio(f, stated):
+def seed_ratio(f, stated, cells):
     """The seed's claim: "same", a count, or its ratio as shrinklab judge
     claims gives it (@stated: relation and ratio, the ratio None when the
     seed has none)."""
     if not f or f["same"]:
         return "same" if f else "-"
     if f["unit"] == "count":
-        return "= %g" % f["value"]
+        return "= " + cells(count=f["value"])
     rel, ratio = stated or (None, None)
     if ratio is None:
         return "-"
-    return "%s%.3g" % ("" if rel == "=" else rel, ratio)
+    return ("" if rel == "=" else rel) + cells(ratio=ratio)
 
 
-def verdict_cell(v):
+def verdict_cell(v, cells):
     if v is None:
         return "-"
     if v["ours"] is None:
         return v["kind"]
     if v.get("claim") == "count":
-        return "%g: %s" % (v["ours"], v["kind"])
-    return "%.3g [%.3g..%.3g]: %s" % (v["ours"], v["lo"], v["hi"], v["kind"])
+        return "%s: %s" % (cells(count=v["ours"]), v["kind"])
+    return "%s: %s" % (cells(ratio=v["ours"], lo=v["lo"], hi=v["hi"]), v["kind"])
 
 
 def table_text(table, rows, run_words, boots, clock="", model_scale=None,
-               machine_words=""):
+               machine_words="", cells=None):
     """One seed table's text; @clock (the kernel's clock, short:
     boot.clock_name) and @machine_words (machine.words) are named in its
-    heading; @model_scale, the model's --scale as run."""
+    heading; @model_scale, the model's --scale as run; @cells prints its
+    figures (a compare.Cells: table_text runs under compare.printed())."""
     base_k, base_m = table.designs[0]
     base_w = next((r["model_design"] for r in rows if r["kernel_design"] == base_k), base_m)
     lines = ["", "== %s: %s" % (table.exp, table.title),
@@ -683,12 +683,12 @@ def table_text(table, rows, run_words, boots, clock="", model_scale=None,
                       "kernel design", "the seed's design", "seed", "kernel [min..max]",
                       "model design (same work)", "model [min..max]")]
         for r in mrows:
-            k = cell(r["kernel"], unit) if r["kernel"] else (
+            k = cell(r["kernel"], unit, cells) if r["kernel"] else (
                 "no kernel" if not r["kernel_design"] else
                 "not a series here" if not r["available"] else "not measured")
             lines.append("     %-16s %-24s %10s  %-32s %-26s %s" % (
-                r["kernel_design"] or "-", r["seed_design"] or "-", seed_cell(r["seed"]), k,
-                r["model_design"] or "-", cell(r["model"], unit)))
+                r["kernel_design"] or "-", r["seed_design"] or "-", seed_cell(r["seed"], cells), k,
+                r["model_design"] or "-", cell(r["model"], unit, cells)))
         claims = [r for r in mrows if r["kernel_verdict"] is not None]
         if claims:
             lines.append("     claims over %s: %-11s %-40s %-12s %-40s %-12s %-24s %s" % (
@@ -698,8 +698,9 @@ def table_text(table, rows, run_words, boots, clock="", model_scale=None,
             for r in claims:
                 kv, mv = r["kernel_verdict"], r["model_verdict"]
                 lines.append("       %-16s %-11s %-40s %-12s %-40s %-12s %-24s %s" % (
-                    r["kernel_design"] or "-", seed_ratio(r["seed"], r.get("seed_ratio")),
-                    verdict_cell(kv), size_cell(kv), verdict_cell(mv), size_cell(mv),
+                    r["kernel_design"] or "-", seed_ratio(r["seed"], r.get("seed_ratio"), cells),
+                    verdict_cell(kv, cells), size_cell(kv), verdict_cell(mv, cells),
+                    size_cell(mv),
                     agreement(kv, mv), r.get("size_agreement", "-")))
                 kv = r["kernel_verdict"]
                 if kv["kind"] in (NOT_COMPARED, NOT_MEASURED, INCONCLUSIVE):
@@ -707,24 +708,24 @@ def table_text(table, rows, run_words, boots, clock="", model_scale=None,
                 sv = from_json(r["shrinklab_verdict"])
                 if sv and (r["seed_design"], base_m) != (r["model_design"], base_w):
                     lines.append("         shrinklab reproduce on the seed's designs (%s over "
-                                 "%s): %s" % (r["seed_design"], base_m, verdict_cell(sv)))
+                                 "%s): %s" % (r["seed_design"], base_m, verdict_cell(sv, cells)))
         for r in mrows:
             v = r.get("versus")
             if not v or not (v["kernel"] or v["model"]):
                 continue
             lines.append("       %-16s over %s: kernel %s; model %s" % (
-                r["kernel_design"] or "-", table.versus, versus_cell(v["kernel"]),
-                versus_cell(v["model"])))
+                r["kernel_design"] or "-", table.versus, versus_cell(v["kernel"], cells),
+                versus_cell(v["model"], cells)))
         for r in mrows:
             q = r.get("ratio")
             if q:
-                lines.append("       %-16s no seed figure; kernel over %s %.3g [%.3g..%.3g]: "
-                             "%s" % (r["kernel_design"], base_k, q["ours"], q["lo"], q["hi"],
-                                     q["words"]))
+                lines.append("       %-16s no seed figure; kernel over %s %s: %s" % (
+                    r["kernel_design"], base_k, cells(ratio=q["ours"], lo=q["lo"], hi=q["hi"]),
+                    q["words"]))
     return "\n".join(lines)
 
 
-def summary_text(all_rows):
+def summary_text(all_rows, cells):
     counts = {"kernel": {}, "model, same work": {}, "shrinklab reproduce": {}}
     sizes = {side: {} for side in counts}
     disagree = []
@@ -741,7 +742,8 @@ def summary_text(all_rows):
                     sizes[side][v.get("size", "-")] = sizes[side].get(v.get("size", "-"), 0) + 1
             if agreement(kv, mv) == "KERNEL AND MODEL DISAGREE":
                 disagree.append("%s %s %s: kernel %s, model %s" % (
-                    exp, r["metric"], r["kernel_design"], verdict_cell(kv), verdict_cell(mv)))
+                    exp, r["metric"], r["kernel_design"], verdict_cell(kv, cells),
+                    verdict_cell(mv, cells)))
     order = (AGREES, DISAGREES, INCONCLUSIVE, NOT_COMPARED, NOT_MEASURED)
     lines = ["", "== seed claims (each side's verdicts on the seed's figure: the direction, "
              "and the size within 2x)"]

@@ -5,8 +5,9 @@ distance of a boot's median from their median (in % of it). The target of
 a kernel timing is +-10% (issue 21, "Repeatable kernel timings").
 
     rows = spread.rows(guest_docs)           # klab-guest documents, any boots
-    print(spread.text(rows, "clock: ..."))   # `klab lab --boots K` prints it
-    print(spread.side_by_side([("icount idle", rows_a, words_a), ...]))
+    print(compare.printed(exe, lambda c: spread.text(rows, c, "clock: ...")))
+    print(compare.printed(exe, lambda c: spread.side_by_side(
+        [("icount idle", rows_a, words_a), ...], c)))
 
 `klab spread RUN.json...` prints the side by side table of saved runs
 (kernel-lab-GEOMETRY.json of `klab lab`): the same design over runs on
@@ -20,28 +21,13 @@ from .compare import kernel_name
 TARGET = 0.10
 
 
-# Bytes and times as every table of the lab prints them
-# (tools/shrinklab/lab/units.c, lab_fmt_value()): binary units for bytes;
-# (threshold, divisor, format), largest first.
-UNIT_FORMATS = {
-    "B": ((1 << 30, 1 << 30, "%.2f GiB"), (1 << 20, 1 << 20, "%.2f MiB"),
-          (1 << 10, 1 << 10, "%.1f KiB"), (0, 1, "%.0f B")),
-    "ns": ((1e9, 1e9, "%.3f s"), (1e6, 1e6, "%.2f ms"), (1e3, 1e3, "%.2f us"),
-           (0, 1, "%.0f ns")),
-}
-
-
-def fmt(v, unit):
-    """@v in @unit as the kernel lab's tables print it (shrinklab judge's
-    fmt(): bytes and times by lab_fmt_value()'s rule, a ratio with its x)."""
+def fmt(v, unit, cells):
+    """@v in @unit as the kernel lab's tables print it, by shrinklab
+    (compare.Cells: bytes and times by lab_fmt_value(), a ratio with its
+    x, anything else at 2 places)."""
     if v is None:
         return "-"
-    if unit == "ratio":
-        return "%.3gx" % v
-    for threshold, div, form in UNIT_FORMATS.get(unit, ()):
-        if abs(v) >= threshold:
-            return form % (v / div)
-    return "%.2f" % v
+    return cells(value=v, unit=unit or "", decimals=2)
 
 
 def known_cause(metric, spreads):
@@ -116,8 +102,8 @@ def count_within(spreads, timed=True):
     return sum(1 for s in mine if s.within()), len(mine)
 
 
-def _pct(d):
-    return "-" if d is None else "%.1f%%" % (100 * d)
+def _pct(d, cells):
+    return "-" if d is None else cells(percent=d)
 
 
 def _table(header, body):
@@ -129,9 +115,10 @@ def _table(header, body):
     return out
 
 
-def text(spreads, words=""):
+def text(spreads, cells, words=""):
     """The spread table of one run (per design: every row with 2 boots or
-    more, then how many timed rows are within the target)."""
+    more, then how many timed rows are within the target); @cells prints
+    its figures (compare.printed())."""
     out = ["", "== spread over boots (each boot's median; median, min..max of the boots' "
            "medians, the largest distance from their median; target +-%d%%)%s"
            % (round(100 * TARGET), (": " + words) if words else "")]
@@ -145,9 +132,10 @@ def text(spreads, words=""):
             out.append("  %s: fewer than 2 boots, no spread" % d)
             continue
         body = [[s.metric, "time" if s.timed else "other", len(s.values),
-                 fmt(s.median, s.unit),
-                 "%s..%s" % (fmt(min(s.values), s.unit), fmt(max(s.values), s.unit)),
-                 "+-" + _pct(s.deviation), "" if s.within() or not s.timed else "OUTSIDE"]
+                 fmt(s.median, s.unit, cells),
+                 "%s..%s" % (fmt(min(s.values), s.unit, cells),
+                             fmt(max(s.values), s.unit, cells)),
+                 "+-" + _pct(s.deviation, cells), "" if s.within() or not s.timed else "OUTSIDE"]
                 for s in mine]
         out.append("")
         out.append("  kernel:%s" % d)
@@ -164,9 +152,10 @@ def text(spreads, words=""):
     return "\n".join(out) + "\n"
 
 
-def side_by_side(runs, timed_only=True):
+def side_by_side(runs, cells, timed_only=True):
     """One table of several runs (@runs: (label, spreads, words)): per
-    design and metric, each run's median and largest distance from it."""
+    design and metric, each run's median and largest distance from it;
+    @cells prints its figures (compare.printed())."""
     out = ["== spread over boots, run beside run (median +-largest distance of a boot's "
            "median from the median; target +-%d%%)" % round(100 * TARGET)]
     for label, _, words in runs:
@@ -185,15 +174,15 @@ def side_by_side(runs, timed_only=True):
         by.append(m)
     body = []
     for k in keys:
-        cells = []
+        row = []
         for m in by:
             s = m.get(k)
             if s is None or s.median is None:
-                cells.append("-")
+                row.append("-")
             else:
-                cells.append("%s +-%s%s" % (fmt(s.median, s.unit), _pct(s.deviation),
-                                            "" if s.within() else " !"))
-        body.append([k[0], k[2]] + cells)
+                row.append("%s +-%s%s" % (fmt(s.median, s.unit, cells), _pct(s.deviation, cells),
+                                          "" if s.within() else " !"))
+        body.append([k[0], k[2]] + row)
     counts = []
     for m in by:
         n, of = count_within(list(m.values()))

@@ -12,7 +12,16 @@
  *   ratios  [{row, base_row}]: a row over another, for the reader;
  *   sizes   [{lo, hi, of}]: the size verdict of a range against a ratio
  *           (the model's range of one claim against the kernel's ratio);
- *   classes [{lo, hi}]: the class of a range (lower, same, higher, across).
+ *   classes [{lo, hi}]: the class of a range (lower, same, higher, across);
+ *   cells   the figures klab's tables print (reproduce's, spread's), each
+ *           as text:
+ *           {value, unit[, min, max][, decimals]}: a figure (bytes and
+ *           times as lab_fmt_value() prints them, a unit "ratio" at 3
+ *           digits with its x, anything else at 4 digits or at @decimals
+ *           places), with its range when min and max are given and differ;
+ *           {ratio[, lo, hi]}: a ratio at 3 digits, with its range;
+ *           {count}: a count, as short as it prints;
+ *           {percent}: a fraction in % at one place.
  * A row is a shrinklab/2 result (design, unit, timed, value, min, max,
  * samples, geometry) with n, the samples it stands for per sample
  * (samples_per_boot) and whether its samples pair round for round with
@@ -31,6 +40,7 @@
 
 #include "claims.h"
 #include "scale.h"
+#include "units.h"
 #include "verdict.h"
 
 /* A row of the document, and what it holds that a lab_result points to. */
@@ -267,6 +277,73 @@ static int judge_class(const struct jsonr_value *c, size_t i, enum lab_ratio_cla
 	return 0;
 }
 
+/* The most places a figure is printed with. */
+#define CELL_MAX_DECIMALS 9
+
+/*
+ * @v in @unit: bytes and times by the lab's rule, a ratio with its x,
+ * anything else at 4 digits, or at @decimals places when not negative.
+ */
+static void fmt_figure(char *buf, size_t len, double v, const char *unit, int decimals)
+{
+	if (!strcmp(unit, "B") || !strcmp(unit, "ns"))
+		lab_fmt_value(buf, len, v, unit);
+	else if (!strcmp(unit, "ratio"))
+		snprintf(buf, len, "%.3gx", v);
+	else if (decimals >= 0)
+		snprintf(buf, len, "%.*f", decimals, v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void cell_figure(const struct jsonr_value *c, double v, const char *unit, int decimals,
+			char *out, size_t len)
+{
+	char a[40], lo[40], hi[40];
+	double min, max;
+
+	fmt_figure(a, sizeof(a), v, unit, decimals);
+	if (!jsonr_num(jsonr_get(c, "min"), &min) || !jsonr_num(jsonr_get(c, "max"), &max) ||
+	    min == max) {
+		snprintf(out, len, "%s", a);
+		return;
+	}
+	fmt_figure(lo, sizeof(lo), min, unit, decimals);
+	fmt_figure(hi, sizeof(hi), max, unit, decimals);
+	snprintf(out, len, "%s [%s..%s]", a, lo, hi);
+}
+
+static int print_cell(const struct jsonr_value *c, size_t i, struct lab_claim_cell *out,
+		      char *why, size_t len)
+{
+	const char *unit = jsonr_str(jsonr_get(c, "unit"));
+	const struct jsonr_value *places = jsonr_get(c, "decimals");
+	char *t = out->text;
+	double v, lo, hi, d = -1;
+
+	if (places && (!jsonr_num(places, &d) || d < 0 || d > CELL_MAX_DECIMALS || d != (int)d)) {
+		snprintf(why, len, "cells[%zu]: decimals is a whole number from 0 to %d", i,
+			 CELL_MAX_DECIMALS);
+		return -EINVAL;
+	}
+	if (jsonr_num(jsonr_get(c, "value"), &v) && unit) {
+		cell_figure(c, v, unit, (int)d, t, sizeof(out->text));
+	} else if (jsonr_num(jsonr_get(c, "percent"), &v)) {
+		snprintf(t, sizeof(out->text), "%.1f%%", 100 * v);
+	} else if (jsonr_num(jsonr_get(c, "ratio"), &v)) {
+		if (jsonr_num(jsonr_get(c, "lo"), &lo) && jsonr_num(jsonr_get(c, "hi"), &hi))
+			snprintf(t, sizeof(out->text), "%.3g [%.3g..%.3g]", v, lo, hi);
+		else
+			snprintf(t, sizeof(out->text), "%.3g", v);
+	} else if (jsonr_num(jsonr_get(c, "count"), &v)) {
+		snprintf(t, sizeof(out->text), "%g", v);
+	} else {
+		snprintf(why, len, "cells[%zu]: a cell is {value, unit}, {ratio}, {count} or {percent}", i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct jsonr_value *list_of(const struct jsonr_value *in, const char *key)
 {
 	const struct jsonr_value *v = jsonr_get(in, key);
@@ -279,6 +356,7 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 {
 	const struct jsonr_value *claims = list_of(in, "claims"), *ratios = list_of(in, "ratios");
 	const struct jsonr_value *sizes = list_of(in, "sizes"), *classes = list_of(in, "classes");
+	const struct jsonr_value *cells = list_of(in, "cells");
 	const char *schema = jsonr_str(jsonr_get(in, "schema"));
 	struct lab_claims c;
 	int err = 0;
@@ -288,7 +366,7 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 		return -EINVAL;
 	}
 	for (const char *const *key = (const char *const[]){ "claims", "ratios", "sizes", "classes",
-							       NULL };
+							       "cells", NULL };
 	     *key; key++) {
 		if (jsonr_get(in, *key) && !list_of(in, *key)) {
 			snprintf(why, len, "%s is not a list", *key);
@@ -300,7 +378,8 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 	c.ratios = calloc(jsonr_len(ratios) + 1, sizeof(*c.ratios));
 	c.sizes = calloc(jsonr_len(sizes) + 1, sizeof(*c.sizes));
 	c.classes = calloc(jsonr_len(classes) + 1, sizeof(*c.classes));
-	if (!c.claims || !c.ratios || !c.sizes || !c.classes) {
+	c.cells = calloc(jsonr_len(cells) + 1, sizeof(*c.cells));
+	if (!c.claims || !c.ratios || !c.sizes || !c.classes || !c.cells) {
 		snprintf(why, len, "out of memory");
 		err = -ENOMEM;
 	}
@@ -312,6 +391,8 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 		err = judge_size(jsonr_at(sizes, i), i, &c.sizes[i], why, len);
 	for (size_t i = 0; !err && i < jsonr_len(classes); i++, c.nr_classes++)
 		err = judge_class(jsonr_at(classes, i), i, &c.classes[i], why, len);
+	for (size_t i = 0; !err && i < jsonr_len(cells); i++, c.nr_cells++)
+		err = print_cell(jsonr_at(cells, i), i, &c.cells[i], why, len);
 	if (err) {
 		lab_claims_free(&c);
 		return err;
@@ -326,5 +407,6 @@ void lab_claims_free(struct lab_claims *c)
 	free(c->ratios);
 	free(c->sizes);
 	free(c->classes);
+	free(c->cells);
 	memset(c, 0, sizeof(*c));
 }

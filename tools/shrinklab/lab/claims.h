@@ -35,6 +35,11 @@ struct lab_claim_ratio {
 	enum lab_ratio_class cls;
 };
 
+/* One figure as klab reproduce's tables print it (claims.c, "cells"). */
+struct lab_claim_cell {
+	char text[128];
+};
+
 struct lab_claims {
 	struct lab_claim *claims;
 	size_t nr_claims;
@@ -44,15 +49,17 @@ struct lab_claims {
 	size_t nr_sizes;
 	enum lab_ratio_class *classes; /* a range's class */
 	size_t nr_classes;
+	struct lab_claim_cell *cells; /* the figures asked to be printed */
+	size_t nr_cells;
 };
 
 /*
  * Judge every claim and ratio of the klab-claims/1 document @in against
- * @seeds into @out.
+ * @seeds into @out, and print every figure of its cells.
  * Context: process context; allocates.
  * Return: 0; -EINVAL with @why (@len bytes) naming the claim and what is
  * wrong with it (a field missing or of the wrong type, a geometry key or a
- * seed figure that does not exist); -ENOMEM. @out is untouched on error.
+ * seed figure that does not exist, a cell of no kind); -ENOMEM. @out is untouched on error.
  */
 int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds,
 		     struct lab_claims *out, char *why, size_t len);

@@ -454,6 +454,11 @@ int lab_json_write_claims(FILE *f, const struct lab_claims *c)
 		fputs(i ? "," : "", f);
 		jsonw_string(f, class_id(c->classes[i]));
 	}
+	fputs("],\"cells\":[", f);
+	for (size_t i = 0; i < c->nr_cells; i++) {
+		fputs(i ? "," : "", f);
+		jsonw_string(f, c->cells[i].text);
+	}
 	fputs("]}\n", f);
 	errno = 0;
 	if (fflush(f) || ferror(f))

@@ -121,7 +121,8 @@ def judged(exe, docs, models, dirs, geometry, boots, on):
     cmp, text = compare.judge(exe, compare.judge_input(
         docs, models, dirs, words, " / ".join(boot.clock_name(c) for c in clocks)))
     if boots >= 2:
-        text += spread.text(spread.rows(docs), "kernel clock: %s" % "; ".join(clocks))
+        text += compare.printed(exe, lambda cells: spread.text(
+            spread.rows(docs), cells, "kernel clock: %s" % "; ".join(clocks)))
     return cmp, text, clocks
 
 

@@ -4,7 +4,8 @@ the kernel's and the model's, with the verdicts of both (reproduce.py)."""
 import datetime
 import json
 
-from .. import boot, build, designs, guest, machine, model, record, registry, reproduce, tree
+from .. import (boot, build, compare, designs, guest, machine, model, record, registry,
+               reproduce, tree)
 from ..run import log
 from .lab import add_clock_argument
 
@@ -103,9 +104,9 @@ def main(run, args):
                           for docs in kdocs[t.guest_run].values() for doc in docs})
         tmachines = sorted({doc["machine"].get("machine", "qemu")
                             for docs in kdocs[t.guest_run].values() for doc in docs})
-        texts.append(reproduce.table_text(t, rows, words, args.boots, " / ".join(tclocks),
-                                          reproduce.model_scale(t, args.geometry),
-                                          " / ".join(machine.words(m) for m in tmachines)))
+        texts.append((t, rows, words, args.boots, " / ".join(tclocks),
+                      reproduce.model_scale(t, args.geometry),
+                      " / ".join(machine.words(m) for m in tmachines)))
         all_rows.append((t.exp, rows))
         out.append(dict(experiment=t.exp, title=t.title, notes=list(t.notes), rows=rows,
                         machine=tmachines, clock=tclocks))
@@ -123,7 +124,9 @@ def main(run, args):
     if any(c.startswith("icount") for c in clocks):
         text += ("(under icount a kernel time counts guest instructions: compare the kernel's "
                  "ratios, not its times, with the seeds' and the model's)\n")
-    text += "\n".join(texts) + "\n" + reproduce.summary_text(all_rows)
+    text += compare.printed(exe, lambda cells: "\n".join(
+        reproduce.table_text(*p, cells=cells) for p in texts) + "\n" +
+        reproduce.summary_text(all_rows, cells))
     print(text)
     run.save("reproduce-%s.txt" % args.geometry, text)
     with open(run.path("reproduce-%s.json" % args.geometry), "w") as f:

@@ -14,7 +14,7 @@ import glob
 import os
 import sys
 
-from .. import compare, spread
+from .. import compare, model, spread
 
 
 def arguments(p):
@@ -51,7 +51,7 @@ def host_words(docs):
 
 def run_words(doc):
     docs = doc["kernel"]
-    clocks = "; ".join(sorted(set(d["machine"]["clock"] for d in docs)))
+    clocks = "; ".join(sorted(set(d["machine"].get("clock", "not recorded") for d in docs)))
     return "%s geometry, %d boot(s) per design; kernel clock: %s; %s" % (
         doc.get("geometry", "?"), doc.get("boots", 0), clocks, host_words(docs))
 
@@ -74,8 +74,8 @@ def main(run, args):
         words = run_words(doc)
         rows = spread.rows(doc["kernel"])
         runs.append((label, rows, words))
-    for label, rows, words in runs:
-        sys.stdout.write("\n%s" % label)
-        sys.stdout.write(spread.text(rows, words))
-    sys.stdout.write("\n" + spread.side_by_side(runs, timed_only=not args.all_rows))
+    exe = model.shrinklab_path(run)
+    sys.stdout.write(compare.printed(exe, lambda cells: "".join(
+        "\n%s%s" % (label, spread.text(rows, cells, words)) for label, rows, words in runs) +
+        "\n" + spread.side_by_side(runs, cells, timed_only=not args.all_rows)))
     return 0
