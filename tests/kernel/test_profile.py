@@ -21,9 +21,11 @@ import tempfile
 import unittest
 from unittest import mock
 
-import klabtest  # noqa: F401  (the klab package on the path)
-from klab import workloads
+import klabtest
+from klab import compare, workloads
 from klab.commands import profile
+
+SHRINKLAB = os.path.join(klabtest.REPO, "build", "shrinklab")
 
 SYSTEM_MAP = """ffffffff81000000 T _text
 ffffffff81000100 t default_idle
@@ -101,14 +103,16 @@ class Script(unittest.TestCase):
         rows = profile.workload_rows(DOC)
         self.assertEqual(rows[0], ("tkhai", "drop_caches_ns", 126000000, "ns"))
         self.assertEqual(profile.workload_rows("klab: not json"), [])
-        text = profile.design_text("mainline", s, rows, 1000000, ["header"])
+        text = compare.printed(SHRINKLAB, lambda c: profile.design_text(
+            "mainline", s, rows, 1000000, ["header"], c))
         self.assertIn("== drop_caches: 1 samples = 1.0 ms of CPU", text)
         self.assertIn("== all (not idle): 3 samples", text)
         self.assertIn("== registration: no samples", text)
         self.assertRegex(text, r"tkhai\s+drop_caches_ns\s+126000000 ns")
         slower = [("tkhai", "drop_caches_ns", 189000000, "ns")]
-        both = profile.side_by_side({"mainline": dict(samples=s, rows=rows),
-                                     "xarray": dict(samples=s + s[:1], rows=slower)}, 1000000)
+        both = compare.printed(SHRINKLAB, lambda c: profile.side_by_side(
+            {"mainline": dict(samples=s, rows=rows),
+             "xarray": dict(samples=s + s[:1], rows=slower)}, 1000000, c))
         self.assertIn("2.0 x2.00", both)
         self.assertIn("189.0 x1.50", both)
         self.assertNotIn("dentries_freed", both, "only timed rows side by side")

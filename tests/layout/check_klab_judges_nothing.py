@@ -38,7 +38,9 @@ LEFT = {
                                              "run (not a lab figure)"),
     ("klab/model.py", "metric"): (2, "the guest's N read back per step for the model's "
                                   "options (which rows carry the cgroup counts)"),
-    ("klab/commands/profile.py", "format"): (12, "klab profile's perf summaries"),
+    ("klab/commands/profile.py", "format"): (2, "klab profile's heading: the guest's wall "
+                                              "time and perf's sampling period (not a lab "
+                                              "figure)"),
     ("klab/run.py", "format"): (9, "klab's own step times and progress (not a lab figure)"),
     ("klab/boots.py", "format"): (2, "a boot's wall time and uptime (not a lab figure)"),
     ("klab/record.py", "format"): (2, "the host's load average words (not a lab figure)"),

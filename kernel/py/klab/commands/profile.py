@@ -36,7 +36,7 @@ import shutil
 import subprocess
 import tarfile
 
-from .. import boot, build, designs, guest, packages, paths, tree, workloads
+from .. import boot, build, compare, designs, guest, model, packages, paths, tree, workloads
 from ..boots import checked_boot
 from ..run import log
 from .lab import add_clock_argument
@@ -178,17 +178,17 @@ def ms(samples, period):
     return samples * period / 1e6
 
 
-def design_text(name, samples, rows, period, header):
+def design_text(name, samples, rows, period, header, cells):
     """The profile of one design: each phase's split, then the workload's
-    rows of the same boot."""
+    rows of the same boot; @cells prints its figures (compare.printed())."""
     lines = list(header)
     for phase, entries in PHASES:
         n, incl, self_ = split(samples, entries)
         if not n:
             lines.append("\n== %s: no samples" % phase)
             continue
-        lines.append("\n== %s: %d samples = %.1f ms of CPU%s" % (
-            phase, n, ms(n, period), " (chains through %s)" % ", ".join(entries)
+        lines.append("\n== %s: %d samples = %s ms of CPU%s" % (
+            phase, n, msec(n, period, cells), " (chains through %s)" % ", ".join(entries)
             if entries else ""))
         lines.append("  %-34s %10s %7s %10s %7s" % ("function", "incl ms", "incl%",
                                                     "self ms", "self%"))
@@ -198,13 +198,13 @@ def design_text(name, samples, rows, period, header):
             if f == "--":
                 lines.append("  -- the hottest others, inclusive:")
                 continue
-            lines.append("  %-34s %10.1f %6.1f%% %10.1f %6.1f%%" % (
-                f[:34], ms(incl[f], period), 100.0 * incl[f] / n, ms(self_[f], period),
-                100.0 * self_[f] / n))
+            lines.append("  %-34s %10s %7s %10s %7s" % (
+                f[:34], msec(incl[f], period, cells), cells(percent=incl[f] / n),
+                msec(self_[f], period, cells), cells(percent=self_[f] / n)))
         lines.append("  -- the hottest, self:")
         for f, c in self_.most_common(TOP):
-            lines.append("  %-34s %10s %7s %10.1f %6.1f%%" % (f[:34], "", "",
-                                                               ms(c, period), 100.0 * c / n))
+            lines.append("  %-34s %10s %7s %10s %7s" % (f[:34], "", "", msec(c, period, cells),
+                                                        cells(percent=c / n)))
     lines.append("\n== the workload's rows of this boot (kwork, perf running)")
     if not rows:
         lines.append("  (no document)")
@@ -213,8 +213,9 @@ def design_text(name, samples, rows, period, header):
     return "\n".join(lines) + "\n"
 
 
-def side_by_side(results, period):
-    """Each phase: per function, each design's inclusive ms (x mainline's)."""
+def side_by_side(results, period, cells):
+    """Each phase: per function, each design's inclusive ms (x mainline's);
+    @cells prints its figures (compare.printed())."""
     names = list(results)
     base = "mainline" if "mainline" in results else names[0]
     lines = []
@@ -223,12 +224,13 @@ def side_by_side(results, period):
         lines.append("\n== %s: CPU ms in the function and its callees (x %s)" % (phase, base))
         lines.append("  %-28s" % "function" + "".join("%22s" % d[:21] for d in names))
         lines.append("  %-28s" % "(phase total)" + "".join(
-            "%22s" % cell(ms(per[d][0], period), ms(per[base][0], period)) for d in names))
+            "%22s" % cell(ms(per[d][0], period), ms(per[base][0], period), cells)
+            for d in names))
         for f in KEY:
             if not any(per[d][1].get(f) for d in names):
                 continue
             lines.append("  %-28s" % f[:28] + "".join(
-                "%22s" % cell(ms(per[d][1][f], period), ms(per[base][1][f], period))
+                "%22s" % cell(ms(per[d][1][f], period), ms(per[base][1][f], period), cells)
                 for d in names))
     lines.append("\n== the workload's rows (kwork, perf running; x %s)" % base)
     lines.append("  %-38s" % "metric" + "".join("%22s" % d[:21] for d in names))
@@ -238,16 +240,23 @@ def side_by_side(results, period):
             continue
         b = values[base].get((e, m))
         lines.append("  %-38s" % ("%s %s" % (e, m))[:38] + "".join(
-            "%22s" % (cell(values[d][(e, m)] / 1e6, b / 1e6 if b else 0)
+            "%22s" % (cell(values[d][(e, m)] / 1e6, b / 1e6 if b else 0, cells)
                       if isinstance(values[d].get((e, m)), (int, float)) else "-")
             for d in names) + "  ms")
     return "\n".join(lines) + "\n"
 
 
-def cell(v, b):
+def msec(samples, period, cells):
+    """@samples of @period ns each, in ms at one place."""
+    return cells(value=ms(samples, period), unit="ms", decimals=1)
+
+
+def cell(v, b, cells):
+    """@v ms, and its ratio to @b (none when @b is 0)."""
     if not b:
-        return "%.1f" % v
-    return "%.1f x%.2f" % (v, v / b)
+        return cells(value=v, unit="ms", decimals=1)
+    return "%s x%s" % (cells(value=v, unit="ms", decimals=1),
+                       cells(value=v / b, unit="", decimals=2))
 
 
 # ---------------------------------------------------------------- boots
@@ -316,6 +325,7 @@ def load(d):
 
 def main(run, args):
     period = args.period
+    exe = model.shrinklab_path(run)
     if args.from_dirs:
         results = {}
         for d in args.from_dirs:
@@ -324,7 +334,7 @@ def main(run, args):
                 raise SystemExit("klab profile --from: %s is a profile of %s, not %s" % (
                     d, workload, args.workload))
             results[design] = load(d)
-        text = side_by_side(results, period)
+        text = compare.printed(exe, lambda cells: side_by_side(results, period, cells))
         run.save("profile-%s.txt" % args.workload, text)
         print(text)
         return
@@ -385,10 +395,11 @@ def main(run, args):
             "time); read with: perf script -i perf.data -F comm,tid,cpu,ip, addresses "
             "named from System.map" % (period, period / 1e6),
         ]
-        run.save(label + ".txt", design_text(d.name, results[d.name]["samples"],
-                                             results[d.name]["rows"], period, header))
+        run.save(label + ".txt", compare.printed(exe, lambda cells: design_text(
+            d.name, results[d.name]["samples"], results[d.name]["rows"], period, header,
+            cells)))
         log("%s: %d samples" % (label, len(results[d.name]["samples"])))
     if results:
-        text = side_by_side(results, period)
+        text = compare.printed(exe, lambda cells: side_by_side(results, period, cells))
         run.save("profile-%s.txt" % args.workload, text)
         print(text)
