@@ -102,15 +102,22 @@ def fresh(name):
 
 
 def fifo_with_reader(path, got):
-    """A FIFO at @path whose reader (a thread) appends what it reads to @got."""
+    """A FIFO at @path with its read end open before this returns (so a
+    reader is there when shrinklab looks, however late a thread runs on a
+    busy machine), drained by a thread that appends what it reads to @got
+    once the returned close() has closed this side's own write end (which
+    keeps the reader from seeing the end before shrinklab has opened it)."""
     os.mkfifo(path)
+    rfd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's read end: at once
+    wfd = os.open(path, os.O_WRONLY)  # a reader exists: at once
+    os.set_blocking(rfd, True)
 
     def reader():
-        with open(path, "rb") as f:  # blocks until shrinklab opens it
+        with os.fdopen(rfd, "rb") as f:
             got.append(f.read())
     t = threading.Thread(target=reader, daemon=True)
     t.start()
-    return t
+    return t, lambda: os.close(wfd)
 
 
 def per_option(sub, base, opt):
@@ -120,8 +127,9 @@ def per_option(sub, base, opt):
     verdict("%s FIFO with no reader" % tag, run(base + [opt, fifo]), 2, says="FIFO")
     os.unlink(fifo)
     got = []
-    t = fifo_with_reader(fresh("fifo"), got)
+    t, close = fifo_with_reader(fresh("fifo"), got)
     r = run(base + [opt, os.path.join(WORK, "fifo")])
+    close()
     t.join(HANG)
     verdict("%s FIFO with a reader" % tag, r, 0)
     if r and r.returncode == 0 and not (got and got[0]):
