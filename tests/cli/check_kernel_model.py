@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Run `shrinklab kernel` at the geometry of a saved kernel guest document
-(tests/kernel/fixtures/guest-short-mainline.json, the short geometry) with the
-four model designs the kernel designs map to, and check that the model ran
+"""Run `shrinklab kernel --like GUEST` at the geometry of a saved kernel guest
+document (tests/kernel/fixtures/guest-short-mainline.json, the short
+geometry) with the four model designs the kernel designs map to. First,
+--like --print-options gives the options read from the document by hand
+(the guest's own, the cgroups of the steps' rows, its shrinker ids, nodes
+and CPUs), and --like refuses a document that is not a guest's, one that
+lacks a step, and a geometry option before it (exit 2, nothing run). Then
+check that the model ran
 the guest's experiments: the JSON validates against
 data/shrinklab.schema.json (schema shrinklab/2); every metric the guest
 wrote is there for every design, measured at the guest's geometry (the same
@@ -38,6 +43,40 @@ def rows(doc):
             for r in e["results"]}
 
 
+def pairs(words):
+    return dict(zip(words[::2], words[1::2]))
+
+
+def check_like(exe, guest, by_hand, tmp):
+    """--like's options are the ones read by hand; what it refuses."""
+    r = subprocess.run([exe, "kernel", "--design", "prealloc", "--like", GUEST,
+                        "--print-options"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60)
+    if r.returncode or pairs(r.stdout.split()) != pairs(by_hand):
+        fail("--like --print-options: exit %d: %r, by hand %r" % (r.returncode, r.stdout,
+                                                                   by_hand))
+    r = subprocess.run([exe, "kernel", "--design", "prealloc", "--like", GUEST, "--cgroups",
+                        "7", "--print-options"], stdout=subprocess.PIPE, text=True, timeout=60)
+    if r.returncode or pairs(r.stdout.split()).get("--cgroups") != "7":
+        fail("--like then --cgroups 7: %r" % r.stdout)
+    no_step = dict(guest, experiments=[e for e in guest["experiments"] if e["id"] != "register"])
+    bad = [("a shrinklab document", dict(guest, tool={"name": "shrinklab"}), [],
+            "not a klab-guest document"),
+           ("no register step", no_step, [], "no register/"),
+           ("a geometry option first", guest, ["--cgroups", "7"], "before the geometry")]
+    for what, doc, before, says in bad:
+        path = os.path.join(tmp, "like-bad.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        r = subprocess.run([exe, "kernel", "--design", "prealloc"] + before +
+                           ["--like", path, "--print-options"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        os.unlink(path)
+        if r.returncode != 2 or says not in r.stderr or r.stdout:
+            fail("--like, %s: exit %d, %r" % (what, r.returncode, r.stderr))
+    print("ok: --like reads the guest's geometry and refuses %d bad cases" % len(bad))
+
+
 def main():
     exe, out = sys.argv[1], sys.argv[2]
     with open(GUEST) as f:
@@ -52,14 +91,15 @@ def main():
     ncg = {m: got[("drop_caches", m)]["geometry"]["cgroups"]
            for m in ("drop_caches_ns_no_mounts", "drop_caches_ns")}
     reg = next(r for (e, m), r in got.items() if e == "register" and m.endswith("_alive"))
-    args = [exe, "kernel", "--quiet", "--json", out, "--host-shrinkers",
-            str(first["host_shrinkers"]), "--nodes", str(guest["machine"]["nodes"]), "--cpus",
-            str(guest["machine"]["cpus"]), "--cgroups", str(ncg["drop_caches_ns_no_mounts"]),
-            "--top-cgroups", str(ncg["drop_caches_ns"]), "--register-cgroups",
-            str(reg["geometry"]["cgroups"])]
+    by_hand = ["--host-shrinkers", str(first["host_shrinkers"]), "--nodes",
+               str(guest["machine"]["nodes"]), "--cpus", str(guest["machine"]["cpus"]),
+               "--cgroups", str(ncg["drop_caches_ns_no_mounts"]), "--top-cgroups",
+               str(ncg["drop_caches_ns"]), "--register-cgroups", str(reg["geometry"]["cgroups"])]
     for k in ("--ladder", "--units-cgroups", "--churn-cgroups", "--samples", "--churn-samples",
               "--register-batch", "--register-samples", "--highwater-mounts", "--walk-points"):
-        args += [k, opts[k]]
+        by_hand += [k, opts[k]]
+    check_like(exe, guest, by_hand, os.path.dirname(os.path.abspath(out)))
+    args = [exe, "kernel", "--quiet", "--json", out, "--like", GUEST]
     for d in DESIGNS:
         args += ["--design", d]
     r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

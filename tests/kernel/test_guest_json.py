@@ -17,6 +17,8 @@ from klab import model, record
 from klabtest import REPO, fixture
 from schema_check import validate
 
+SHRINKLAB = os.path.join(REPO, "build", "shrinklab")
+
 
 class GuestJson(unittest.TestCase):
     def test_writer_output_validates(self):
@@ -69,7 +71,7 @@ class GuestJson(unittest.TestCase):
     def test_model_options_from_the_guest(self):
         """The model runs at the N the guest really used at each step."""
         doc = fixture("guest-short-mainline.json")
-        args = model.model_args(doc)
+        args = model.model_args(SHRINKLAB, doc)
         opt = dict(zip(args[::2], args[1::2]))
         self.assertEqual(opt["--ladder"], "1,12")
         self.assertEqual(opt["--cgroups"], "200")
@@ -80,7 +82,11 @@ class GuestJson(unittest.TestCase):
         self.assertEqual((opt["--samples"], opt["--register-samples"]), ("5", "3"))
         doc["command"] = doc["command"][:4]
         with self.assertRaisesRegex(RuntimeError, "lacks --ladder"):
-            model.model_args(doc)
+            model.model_args(SHRINKLAB, doc)
+        doc = fixture("guest-short-mainline.json")
+        doc["experiments"] = [e for e in doc["experiments"] if e["id"] != "register"]
+        with self.assertRaisesRegex(RuntimeError, "no register/register_"):
+            model.model_args(SHRINKLAB, doc)
 
 
 if __name__ == "__main__":

@@ -36,8 +36,6 @@ LEFT = {
                                       "drop_caches_ns, which the model's experiment lacks)"),
     ("klab/commands/spread.py", "format"): (2, "the host's load average words of a saved "
                                              "run (not a lab figure)"),
-    ("klab/model.py", "metric"): (2, "the guest's N read back per step for the model's "
-                                  "options (which rows carry the cgroup counts)"),
     ("klab/commands/profile.py", "format"): (2, "klab profile's heading: the guest's wall "
                                               "time and perf's sampling period (not a lab "
                                               "figure)"),

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 
 from . import compare, designs, paths
 from .run import log
@@ -30,46 +31,21 @@ def shrinklab_path(run):
     return os.path.join(build, "shrinklab")
 
 
-def _row(doc, exp, pattern):
-    for e in doc["experiments"]:
-        if e["id"] == exp:
-            for r in e["results"]:
-                if compare.match_metric(r["metric"], pattern):
-                    return r
-    return None
-
-
-# The guest's options that shrinklab kernel takes as they are.
-GEOMETRY_OPTIONS = ("--ladder", "--units-cgroups", "--churn-cgroups", "--samples",
-                    "--churn-samples", "--register-batch", "--register-samples",
-                    "--highwater-mounts", "--walk-points")
-
-
-def model_args(doc):
-    """shrinklab kernel's options for the geometry guest @doc really ran:
-    the guest's own options (from its command line), its shrinker ids and
-    CPUs and nodes, and the N it used at each step (the guest cuts N to its
-    memory)."""
-    cmd = doc["command"]
-    opts = dict(zip(cmd, cmd[1:]))
-    missing = [o for o in GEOMETRY_OPTIONS if o not in opts]
-    if missing:
-        raise RuntimeError("guest document whose command line lacks %s" % ", ".join(missing))
-    args = []
-    for o in GEOMETRY_OPTIONS:
-        args += [o, opts[o]]
-    first = doc["experiments"][0]["results"][0]["geometry"]
-    for opt, exp, metric in (("--cgroups", "drop_caches", "drop_caches_ns_no_mounts"),
-                             ("--register-cgroups", "register",
-                              "register_*_mounts_ns_cgroups_alive"),
-                             ("--top-cgroups", "drop_caches", "drop_caches_ns")):
-        r = _row(doc, exp, metric)
-        if r is None:
-            raise RuntimeError("guest document without %s/%s" % (exp, metric))
-        args += [opt, str(r["geometry"]["cgroups"])]
-    args += ["--host-shrinkers", str(first["host_shrinkers"]), "--nodes",
-             str(doc["machine"]["nodes"]), "--cpus", str(doc["machine"]["cpus"])]
-    return args
+def model_args(exe, doc):
+    """shrinklab kernel's options for the geometry guest @doc really ran,
+    as the shrinklab at @exe reads them from the guest's own document
+    (shrinklab kernel --like: the guest's options, the N it used at each
+    step, since the guest cuts N to its memory, its shrinker ids, CPUs and
+    nodes). RuntimeError with shrinklab's message when @doc lacks them."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(doc, f)
+        f.flush()
+        r = subprocess.run([exe, "kernel", "--design", "prealloc", "--like", f.name,
+                            "--print-options"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("guest document: %s" % r.stderr.strip())
+    return r.stdout.split()
 
 
 def model_todo(docs, series_dirs, args_of, what):
@@ -120,5 +96,6 @@ def model_runs(run, docs, geometry, series_dirs=None):
     boots alone (in one process the prealloc hosts' walks over gigabytes of
     units leave the caches cold for the next design's samples); the model's
     shrinklab/2 documents."""
-    todo = model_todo(docs, series_dirs, model_args, "the table")
+    exe = shrinklab_path(run)
+    todo = model_todo(docs, series_dirs, lambda doc: model_args(exe, doc), "the table")
     return run_shrinklab(run, "kernel", "model-%s" % geometry, todo)

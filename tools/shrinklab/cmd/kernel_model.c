@@ -3,7 +3,8 @@
  * shrinklab kernel: the kernel lab's guest experiments (kernel/guest/
  * klab-guest.c) in the model, at the guest's geometry
  * (kernel_experiments.h runs them): the options, which are the guest's own
- * (klab passes the guest's, and the N each guest really used); model_cmd.c
+ * (klab passes the guest's own document, --like, and the model reads from it
+ * the guest's options and the N each step really used); model_cmd.c
  * checks the design configurations before anything runs and writes the
  * decision tables, the JSON (schema shrinklab/2) that kernel/klab lab joins
  * with the guest's, and the same rows as CSV.
@@ -14,6 +15,7 @@
 
 #include "commands.h"
 #include "conventions.h"
+#include "jsonr.h"
 #include "kernel_experiments.h"
 #include "model_cmd.h"
 #include "units.h"
@@ -34,6 +36,8 @@ enum {
 	OPT_HOST_SHRINKERS,
 	OPT_NODES,
 	OPT_CPUS,
+	OPT_LIKE,
+	OPT_PRINT_OPTIONS,
 };
 
 static const struct option kernel_options[] = {
@@ -55,6 +59,8 @@ static const struct option kernel_options[] = {
 	{ "host-shrinkers", required_argument, NULL, OPT_HOST_SHRINKERS },
 	{ "nodes", required_argument, NULL, OPT_NODES },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "like", required_argument, NULL, OPT_LIKE },
+	{ "print-options", no_argument, NULL, OPT_PRINT_OPTIONS },
 	{ "json", required_argument, NULL, MODEL_OPT_JSON },
 	{ "csv", required_argument, NULL, MODEL_OPT_CSV },
 	{ "rows", no_argument, NULL, MODEL_OPT_ROWS },
@@ -100,6 +106,12 @@ static void usage(FILE *out)
 		"                        most the first rung's ids (64 per unit)\n"
 		"  --nodes K             NUMA nodes (4)\n"
 		"  --cpus C              CPUs for the slab geometry (2)\n"
+		"  --like GUEST.json     the geometry a guest really ran, from its klab-guest\n"
+		"                        document: its own options, the cgroups each step\n"
+		"                        used (the guest cuts them to its memory), its\n"
+		"                        shrinker ids, nodes and CPUs; before any other\n"
+		"                        geometry option, which then overrides it\n"
+		"  --print-options       print the geometry as options and exit\n"
 		"output:\n"
 		"  --json FILE           the results as JSON (schema shrinklab/2); '-' writes\n"
 		"                        it to standard output and the tables to stderr\n"
@@ -140,6 +152,8 @@ static int parse_ladder(const char *s, struct kl_geometry *g, const char **why)
 struct kernel_request {
 	struct kl_geometry g;
 	bool register_given, top_given;
+	bool geometry_given; /* a geometry option seen: --like may not follow */
+	bool print_options;
 	struct model_cmd m;
 };
 
@@ -179,12 +193,21 @@ static const struct count_option counts[] = {
 	{ OPT_CPUS, "--cpus", 1, 65536, offsetof(struct kl_geometry, cpus) },
 };
 
+static int like_value(struct kernel_request *c, const char *path);
+
 /* One of the geometry's options (model_cmd_parse()'s own): 0, or -1 printed. */
 static int parse_value(void *ctx, int opt, const char *v)
 {
 	struct kernel_request *c = ctx;
 	const char *why = NULL;
 
+	if (opt == OPT_PRINT_OPTIONS) {
+		c->print_options = true;
+		return 0;
+	}
+	if (opt == OPT_LIKE)
+		return like_value(c, v);
+	c->geometry_given = true;
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		if (counts[i].opt != opt)
 			continue;
@@ -203,6 +226,201 @@ static int parse_value(void *ctx, int opt, const char *v)
 					  "rising units per node from 1, e.g. 1,35,126,314 "
 					  "(at most 8)");
 	return 0;
+}
+
+/* The guest's own options, which the model takes as they are (--like). */
+static const int guest_options[] = {
+	OPT_LADDER,	  OPT_UNITS_CGROUPS,	OPT_CHURN_CGROUPS,
+	OPT_SAMPLES,	  OPT_CHURN_SAMPLES,	OPT_REGISTER_BATCH,
+	OPT_REGISTER_SAMPLES, OPT_HIGHWATER_MOUNTS, OPT_WALK_POINTS,
+};
+
+/*
+ * The cgroups a guest's step really used (the guest cuts them to its
+ * memory): the option, and the experiment and metric of a row of that
+ * step ('*' standing for a number), whose geometry holds them.
+ */
+static const struct guest_step {
+	int opt;
+	const char *exp, *metric;
+} guest_steps[] = {
+	{ OPT_CGROUPS, "drop_caches", "drop_caches_ns_no_mounts" },
+	{ OPT_REGISTER_CGROUPS, "register", "register_*_mounts_ns_cgroups_alive" },
+	{ OPT_TOP_CGROUPS, "drop_caches", "drop_caches_ns" },
+};
+
+static const char *option_name(int opt)
+{
+	for (const struct option *o = kernel_options; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
+/* Is @metric named by @pattern (at most one '*', standing for a number)? */
+static bool metric_matches(const char *metric, const char *pattern)
+{
+	const char *star = strchr(pattern, '*');
+	size_t len = strlen(metric), pre, post;
+
+	if (!star)
+		return !strcmp(metric, pattern);
+	pre = (size_t)(star - pattern);
+	post = strlen(star + 1);
+	if (len <= pre + post || strncmp(metric, pattern, pre) ||
+	    strcmp(metric + len - post, star + 1))
+		return false;
+	for (size_t i = pre; i < len - post; i++)
+		if (metric[i] < '0' || metric[i] > '9')
+			return false;
+	return true;
+}
+
+/* The first row of experiment @exp whose metric @pattern names, or NULL. */
+static const struct jsonr_value *guest_row(const struct jsonr_value *doc, const char *exp,
+					   const char *pattern)
+{
+	const struct jsonr_value *exps = jsonr_get(doc, "experiments");
+
+	for (size_t i = 0; i < jsonr_len(exps); i++) {
+		const struct jsonr_value *e = jsonr_at(exps, i);
+		const struct jsonr_value *rows = jsonr_get(e, "results");
+		const char *id = jsonr_str(jsonr_get(e, "id"));
+
+		if (!id || strcmp(id, exp))
+			continue;
+		for (size_t k = 0; k < jsonr_len(rows); k++) {
+			const char *m = jsonr_str(jsonr_get(jsonr_at(rows, k), "metric"));
+
+			if (m && metric_matches(m, pattern))
+				return jsonr_at(rows, k);
+		}
+	}
+	return NULL;
+}
+
+/* The value the guest's command line @cmd gave option --@name last, or NULL. */
+static const char *guest_option(const struct jsonr_value *cmd, const char *name)
+{
+	const char *v = NULL;
+
+	for (size_t i = 0; i + 1 < jsonr_len(cmd); i++) {
+		const char *a = jsonr_str(jsonr_at(cmd, i));
+
+		if (a && a[0] == '-' && a[1] == '-' && !strcmp(a + 2, name))
+			v = jsonr_str(jsonr_at(cmd, i + 1));
+	}
+	return v;
+}
+
+/* Option @opt set to the guest's number @v (@what names it): 0, or -1 printed. */
+static int like_number(struct kernel_request *c, const char *path, int opt,
+		       const struct jsonr_value *v, const char *what)
+{
+	char buf[32];
+	double d;
+
+	if (!jsonr_num(v, &d) || d < 0 || d > 1e9 || d != (double)(unsigned long)d) {
+		shrinklab_error("kernel", "--like %s: %s is not a whole number", path, what);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%lu", (unsigned long)d);
+	return parse_value(c, opt, buf);
+}
+
+/* The geometry of the guest @doc (read from @path): 0, or -1 printed. */
+static int like_doc(struct kernel_request *c, const char *path, const struct jsonr_value *doc)
+{
+	const struct jsonr_value *cmd = jsonr_get(doc, "command");
+	const struct jsonr_value *machine = jsonr_get(doc, "machine");
+	const struct jsonr_value *first = jsonr_at(
+		jsonr_get(jsonr_at(jsonr_get(doc, "experiments"), 0), "results"), 0);
+	const char *tool = jsonr_str(jsonr_get(jsonr_get(doc, "tool"), "name"));
+	char what[160];
+
+	if (!tool || strcmp(tool, "klab-guest")) {
+		shrinklab_error("kernel", "--like %s: not a klab-guest document", path);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(guest_options) / sizeof(guest_options[0]); i++) {
+		const char *name = option_name(guest_options[i]);
+		const char *v = guest_option(cmd, name);
+
+		if (!v) {
+			shrinklab_error("kernel", "--like %s: the guest's command line lacks --%s",
+					path, name);
+			return -1;
+		}
+		if (parse_value(c, guest_options[i], v))
+			return -1;
+	}
+	for (size_t i = 0; i < sizeof(guest_steps) / sizeof(guest_steps[0]); i++) {
+		const struct guest_step *st = &guest_steps[i];
+		const struct jsonr_value *r = guest_row(doc, st->exp, st->metric);
+
+		snprintf(what, sizeof(what), "the cgroups of %s/%s", st->exp, st->metric);
+		if (!r) {
+			shrinklab_error("kernel", "--like %s: the guest's document has no %s/%s row",
+					path, st->exp, st->metric);
+			return -1;
+		}
+		if (like_number(c, path, st->opt, jsonr_get(jsonr_get(r, "geometry"), "cgroups"),
+				what))
+			return -1;
+	}
+	if (like_number(c, path, OPT_HOST_SHRINKERS,
+			jsonr_get(jsonr_get(first, "geometry"), "host_shrinkers"),
+			"the first row's host_shrinkers") ||
+	    like_number(c, path, OPT_NODES, jsonr_get(machine, "nodes"), "machine.nodes") ||
+	    like_number(c, path, OPT_CPUS, jsonr_get(machine, "cpus"), "machine.cpus"))
+		return -1;
+	return 0;
+}
+
+/* --like GUEST.json: the geometry that guest really ran (0, or -1 printed). */
+static int like_value(struct kernel_request *c, const char *path)
+{
+	struct jsonr_value doc;
+	char why[256];
+	int ret;
+
+	if (c->geometry_given) {
+		shrinklab_error("kernel", "--like %s: give it before the geometry options (they "
+				"override it)", path);
+		return -1;
+	}
+	if (jsonr_read_file(path, &doc, why, sizeof(why))) {
+		shrinklab_error("kernel", "--like %s: %s", path, why);
+		return -1;
+	}
+	ret = like_doc(c, path, &doc);
+	jsonr_free(&doc);
+	c->geometry_given = false; /* what follows overrides it */
+	return ret;
+}
+
+static unsigned long count_of(const struct kl_geometry *g, int opt)
+{
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (counts[i].opt == opt)
+			return *(const unsigned long *)((const char *)g + counts[i].offset);
+	return 0;
+}
+
+/* --print-options: the geometry as the options that give it, on one line. */
+static void print_options(const struct kl_geometry *g)
+{
+	static const int rest[] = { OPT_CGROUPS, OPT_REGISTER_CGROUPS, OPT_TOP_CGROUPS,
+				    OPT_HOST_SHRINKERS, OPT_NODES, OPT_CPUS };
+
+	printf("--ladder ");
+	for (int i = 0; i < g->nr_ladder; i++)
+		printf(i ? ",%u" : "%u", g->ladder[i]);
+	for (size_t i = 1; i < sizeof(guest_options) / sizeof(guest_options[0]); i++)
+		printf(" --%s %lu", option_name(guest_options[i]), count_of(g, guest_options[i]));
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		printf(" --%s %lu", option_name(rest[i]), count_of(g, rest[i]));
+	putchar('\n');
 }
 
 /*
@@ -286,5 +504,9 @@ int shrinklab_kernel(int argc, char **argv)
 	ret = parse(argc, argv, &c);
 	if (ret)
 		return ret > 0 ? SHRINKLAB_EXIT_OK : SHRINKLAB_EXIT_USAGE;
+	if (c.print_options) {
+		print_options(&c.g);
+		return SHRINKLAB_EXIT_OK;
+	}
 	return run_kernel(&c);
 }
