@@ -32,8 +32,6 @@ import tempfile
 LEFT = {
     ("klab/workloads.py", "format"): (2, "klab work's summary line: the guests' wall time per "
                                        "boot (not a lab figure)"),
-    ("klab/reproduce.py", "metric"): (1, "the kernel's own row of the VM table (kseeds' "
-                                      "drop_caches_ns, which the model's experiment lacks)"),
     ("klab/commands/spread.py", "format"): (2, "the host's load average words of a saved "
                                              "run (not a lab figure)"),
     ("klab/commands/profile.py", "format"): (2, "klab profile's heading: the guest's wall "

@@ -63,18 +63,12 @@ JSON_NAMES = {"agrees": AGREES, "disagrees": DISAGREES, "inconclusive": INCONCLU
               "not_compared": NOT_COMPARED, "not_measured": NOT_MEASURED,
               "not_judged": NOT_JUDGED}
 
-# The geometry keys a whole-host figure depends on (shrinklab's LAB_G_WHOLE_HOST).
-WHOLE_HOST = ("units", "cgroups", "nodes", "cpus")
-
 
 @dataclasses.dataclass
 class Table:
     exp: str                 # shrinklab's experiment id (and data/seed_figures.tsv's)
     guest_run: str           # the GuestRun that measures it
     designs: tuple           # (kernel design, model design), the seed's base first
-    # rows the kernel measures that the experiment's registry entry lacks:
-    # (metric, geometry keys it depends on, words)
-    kernel_metrics: tuple = ()
     # from the registry (from_registry): the title, and (metric, geometry
     # keys, words) in order, the kernel's own rows last
     title: str = ""
@@ -175,8 +169,6 @@ TABLES = (
     Table("xarray-2026-vm", "vm",
           (("unit-cache", "prealloc+units=cache"), ("seed-xarray", "xarray"),
            ("array-ondemand", "array-ondemand"), ("mainline", "prealloc")),
-          kernel_metrics=(("drop_caches_ns", WHOLE_HOST,
-                           "echo 2 > drop_caches, the cgroups alive"),),
           guest_exp="seed000-vm", extra_designs=("xarray", "indexed", "lru-index"),
           versus="array-ondemand"),
     Table("unit-cache-2026", "vm",
@@ -218,7 +210,8 @@ def from_registry(tables, reg, seeds):
     """@tables with their titles and metrics from the registry @reg
     (registry.load): each experiment's metrics the seeds give a figure
     for, in the registry's order, with the geometry keys and words it
-    gives them, then the table's kernel_metrics. ValueError names an
+    gives them, then the rows only the kernel measures (the registry's
+    kernel_metrics). ValueError names an
     experiment or a seed figure's metric the registry lacks."""
     out = []
     for t in tables:
@@ -232,7 +225,9 @@ def from_registry(tables, reg, seeds):
         if missing:
             raise ValueError("%s: seed figures of %s, which shrinklab's registry does not "
                              "list" % (t.exp, ", ".join(sorted(missing))))
-        out.append(dataclasses.replace(t, title=e["title"], metrics=metrics + t.kernel_metrics))
+        kernel = tuple((m["name"], tuple(m["geometry"]), m["what"])
+                       for m in e.get("kernel_metrics", ()))
+        out.append(dataclasses.replace(t, title=e["title"], metrics=metrics + kernel))
     return tuple(out)
 
 

@@ -851,29 +851,37 @@ static const struct lab_metric bitmap_metrics[] = {
 	{ .mounts = (m), .cgroups = (c), .nodes = (nodes_), .cpus = (cpus_), .kmem = (kmem_), \
 	  .host_shrinkers = (host_), .shrinker_nr_max = -1, .units = -1 }
 
+/* The VM guest's drop_caches with every cgroup alive (kseeds --table vm):
+ * the model's VM experiment times registration and mkdir/rmdir instead. */
+static const struct lab_metric vm_kernel_metrics[] = {
+	{ "drop_caches_ns", "ns", LAB_G_WHOLE_HOST, "echo 2 > drop_caches, the cgroups alive" },
+};
+
 const struct lab_experiment lab_experiments[] = {
 	{ "xarray-2026-vm", "xarray-2026", "4-CPU 1-node VM: 20000 mounts, 2000 cgroups",
 	  SCALE(20000, 2000, 1, 4, true, SEED_HOST_SHRINKERS), 20000, 2000, 0, vm_designs,
-	  COUNT(vm_designs), vm_metrics, COUNT(vm_metrics), run_xarray_vm },
+	  COUNT(vm_designs), vm_metrics, COUNT(vm_metrics), run_xarray_vm, vm_kernel_metrics,
+	  COUNT(vm_kernel_metrics) },
 	/* The default keeps the seed's mounts (so its units per node) and a
 	 * tenth of its cgroups: 20000 would take prealloc 32 GB. */
 	{ "xarray-2026-host", "xarray-2026", "48-CPU 4-node host: 50000 mounts, 20000 empty cgroups",
 	  SCALE(50000, 20000, 4, 48, true, SEED_HOST_SHRINKERS), 50000, 2000, 0, host_designs,
-	  COUNT(host_designs), host_metrics, COUNT(host_metrics), run_xarray_host },
+	  COUNT(host_designs), host_metrics, COUNT(host_metrics), run_xarray_host, NULL, 0 },
 	{ "unit-cache-2026", "unit-cache-2026", "4-CPU 1-node VM: 8000 mounts, 2000 empty cgroups, unit source",
 	  SCALE(8000, 2000, 1, 4, true, SEED_HOST_SHRINKERS), 8000, 2000, 0, units_designs,
-	  COUNT(units_designs), units_metrics, COUNT(units_metrics), run_unit_cache },
+	  COUNT(units_designs), units_metrics, COUNT(units_metrics), run_unit_cache, NULL,
+	  0 },
 	/* The seed gives no pod count; 1000 pods of 4 mounts is our seed scale (flat
 	 * costs grow with the cube of it: pods x registrations x cgroups). */
 	{ "nonslab-2026-pods", "nonslab-2026", "pods (a cgroup + 4 mounts) one after another, kmem off",
 	  SCALE(1000 * POD_MOUNTS, 1000, 1, 4, false, 0), 400 * POD_MOUNTS, 400, POD_MOUNTS,
 	  pods_designs, COUNT(pods_designs), pods_metrics, COUNT(pods_metrics),
-	  run_nonslab_pods },
+	  run_nonslab_pods, NULL, 0 },
 	/* The seed's loop runs seq 0 4000: 4001 cgroups with a mount each. Its
 	 * scale takes nobitmap minutes; the default runs x0.4. */
 	{ "bitmap-2018", "bitmap-2018", "4001 cgroups, each with its own mount holding one file",
 	  SCALE(4001, 4001, 1, 4, true, 0), 1600, 1600, 1, bitmap_designs,
-	  COUNT(bitmap_designs), bitmap_metrics, COUNT(bitmap_metrics), run_bitmap },
+	  COUNT(bitmap_designs), bitmap_metrics, COUNT(bitmap_metrics), run_bitmap, NULL, 0 },
 };
 const size_t lab_nr_experiments = COUNT(lab_experiments);
 

@@ -237,6 +237,10 @@ struct lab_experiment {
 	size_t nr_metrics;
 	/* Build the benches of run->designs, measure, fill run->rows. */
 	int (*run)(struct lab_run *run, const struct lab_options *opt);
+	/* Rows only the kernel lab's guest measures for this table (klab
+	 * reproduce prints them beside the model's metrics); none runs here. */
+	const struct lab_metric *kernel_metrics;
+	size_t nr_kernel_metrics;
 };
 
 #endif /* SHRINKLAB_TYPES_H */

@@ -325,6 +325,30 @@ static void json_seed_figures(FILE *f, const struct lab_experiment *e,
 	}
 }
 
+/* The registry's @n metrics @m: name, unit, geometry keys, what, better. */
+static void json_registry_metrics(FILE *f, const struct lab_metric *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++, m++) {
+		bool first = true;
+
+		fputs(i ? ",\n {\"name\":" : "\n {\"name\":", f);
+		jsonw_string(f, m->name);
+		jsonw_field(f, ",\"unit\":", m->unit);
+		fputs(",\"geometry\":[", f);
+		for (int k = 0; k < LAB_NR_GEO; k++) {
+			if (!(m->geo & LAB_G(k)))
+				continue;
+			if (!first)
+				fputc(',', f);
+			jsonw_string(f, lab_geo_name((enum lab_geo_key)k));
+			first = false;
+		}
+		jsonw_field(f, "],\"what\":", m->what);
+		jsonw_field(f, ",\"better\":", lab_metric_higher_better(m->name) ? "higher" : "lower");
+		fputc('}', f);
+	}
+}
+
 static void json_registry_entry(FILE *f, const struct lab_experiment *e,
 				const struct lab_seeds *seeds)
 {
@@ -346,26 +370,9 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e,
 		jsonw_string(f, label);
 	}
 	fputs("],\"metrics\":[", f);
-	for (size_t i = 0; i < e->nr_metrics; i++) {
-		const struct lab_metric *m = &e->metrics[i];
-		bool first = true;
-
-		fputs(i ? ",\n {\"name\":" : "\n {\"name\":", f);
-		jsonw_string(f, m->name);
-		jsonw_field(f, ",\"unit\":", m->unit);
-		fputs(",\"geometry\":[", f);
-		for (int k = 0; k < LAB_NR_GEO; k++) {
-			if (!(m->geo & LAB_G(k)))
-				continue;
-			if (!first)
-				fputc(',', f);
-			jsonw_string(f, lab_geo_name((enum lab_geo_key)k));
-			first = false;
-		}
-		jsonw_field(f, "],\"what\":", m->what);
-		jsonw_field(f, ",\"better\":", lab_metric_higher_better(m->name) ? "higher" : "lower");
-		fputc('}', f);
-	}
+	json_registry_metrics(f, e->metrics, e->nr_metrics);
+	fputs("],\"kernel_metrics\":[", f);
+	json_registry_metrics(f, e->kernel_metrics, e->nr_kernel_metrics);
 	fputs("],\"seed_figures\":[", f);
 	json_seed_figures(f, e, seeds);
 	fputs("]}", f);
