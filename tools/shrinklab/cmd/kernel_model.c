@@ -416,6 +416,7 @@ static void print_options(const struct kl_geometry *g)
 	printf("--ladder ");
 	for (int i = 0; i < g->nr_ladder; i++)
 		printf(i ? ",%u" : "%u", g->ladder[i]);
+	/* guest_options[0] is the ladder, printed above. */
 	for (size_t i = 1; i < sizeof(guest_options) / sizeof(guest_options[0]); i++)
 		printf(" --%s %lu", option_name(guest_options[i]), count_of(g, guest_options[i]));
 	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
