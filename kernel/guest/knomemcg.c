@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * knomemcg: the guest check of a CONFIG_MEMCG=n kernel (issue 31). Without
- * memory cgroups every shrinker is global: shrink_slab() runs with memcg
- * NULL, the memcg-aware shrinkers fall back to their node-wide lists. It
- * checks that the kernel has no memory controller, that every registered
+ * knomemcg: the guest check of a kernel without memory cgroups (issue 31):
+ * CONFIG_MEMCG=n, or the controller disabled at boot (cgroup_disable=memory,
+ * which leaves its /proc/cgroups line with enabled 0). Without memory
+ * cgroups every shrinker is global: shrink_slab() runs with memcg NULL, the
+ * memcg-aware shrinkers fall back to their node-wide lists. It checks that
+ * the kernel has no enabled memory controller, that every registered
  * shrinker's debugfs count reads, that the negative dentries it makes under
  * /sys (kernfs keeps them) are reclaimed by drop_caches (the dcache
  * shrinker's global path) and that a second drop_caches still works.
@@ -70,11 +72,19 @@ int main(void)
 	if (f) {
 		char line[256];
 
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "memory\t", 7)) {
-				printf("memory controller present: %s", line);
-				bad = 1;
+		while (fgets(line, sizeof(line), f)) {
+			int hierarchy, cgroups, enabled;
+
+			if (strncmp(line, "memory\t", 7))
+				continue;
+			if (sscanf(line + 7, "%d %d %d", &hierarchy, &cgroups, &enabled) == 3 &&
+			    !enabled) {
+				printf("memory controller disabled at boot: %s", line);
+				continue;
 			}
+			printf("memory controller present: %s", line);
+			bad = 1;
+		}
 		fclose(f);
 	}
 	n = shrinker_counts(&total);
