@@ -257,25 +257,6 @@ static const char *option_name(int opt)
 	return "?";
 }
 
-/* Is @metric named by @pattern (at most one '*', standing for a number)? */
-static bool metric_matches(const char *metric, const char *pattern)
-{
-	const char *star = strchr(pattern, '*');
-	size_t len = strlen(metric), pre, post;
-
-	if (!star)
-		return !strcmp(metric, pattern);
-	pre = (size_t)(star - pattern);
-	post = strlen(star + 1);
-	if (len <= pre + post || strncmp(metric, pattern, pre) ||
-	    strcmp(metric + len - post, star + 1))
-		return false;
-	for (size_t i = pre; i < len - post; i++)
-		if (metric[i] < '0' || metric[i] > '9')
-			return false;
-	return true;
-}
-
 /* The first row of experiment @exp whose metric @pattern names, or NULL. */
 static const struct jsonr_value *guest_row(const struct jsonr_value *doc, const char *exp,
 					   const char *pattern)
@@ -292,7 +273,7 @@ static const struct jsonr_value *guest_row(const struct jsonr_value *doc, const 
 		for (size_t k = 0; k < jsonr_len(rows); k++) {
 			const char *m = jsonr_str(jsonr_get(jsonr_at(rows, k), "metric"));
 
-			if (m && metric_matches(m, pattern))
+			if (m && lab_metric_matches(m, pattern))
 				return jsonr_at(rows, k);
 		}
 	}

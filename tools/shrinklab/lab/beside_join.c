@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "beside_join.h"
+#include "units.h"
 #include "verdict.h"
 
 #define KERNEL_PREFIX "kernel:"
@@ -196,24 +197,6 @@ const struct lab_bs_key *lab_bs_find(const struct lab_bs_rows *rb, const char *e
 		    names(rb->keys[i].design, prefix, design))
 			return &rb->keys[i];
 	return NULL;
-}
-
-/* Is @metric named by @pattern (one '*' standing for a number)? */
-static bool match_metric(const char *metric, const char *pattern)
-{
-	const char *star = strchr(pattern, '*');
-	size_t pre, post, len = strlen(metric);
-
-	if (!star)
-		return !strcmp(metric, pattern);
-	pre = (size_t)(star - pattern);
-	post = strlen(star + 1);
-	if (len <= pre + post || strncmp(metric, pattern, pre) || strcmp(metric + len - post, star + 1))
-		return false;
-	for (size_t i = pre; i < len - post; i++)
-		if (metric[i] < '0' || metric[i] > '9')
-			return false;
-	return true;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -422,9 +405,9 @@ static int derive(const struct lab_bs_rows *rb, const char *exp, const char *pre
 
 		if (strcmp(k->exp, exp) || !names(k->design, prefix, design))
 			continue;
-		if (!num && match_metric(k->metric, d->numerator))
+		if (!num && lab_metric_matches(k->metric, d->numerator))
 			num = k;
-		if (!den && match_metric(k->metric, d->denominator))
+		if (!den && lab_metric_matches(k->metric, d->denominator))
 			den = k;
 	}
 	if (!num || !den)

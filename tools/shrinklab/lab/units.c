@@ -2,8 +2,10 @@
 /*
  * Units (units.h): figures printed with the unit that fits them (B, KiB,
  * MiB, GiB; ns, us, ms, s; counts), numbers read from the command line
- * whole, decimal and in range, or refused (never clamped), and list values
- * split by one rule for every list option.
+ * whole, decimal and in range, or refused (never clamped), list values
+ * split by one rule for every list option, and a metric's name matched
+ * against a pattern with one number left open (judge lab's ratio rows,
+ * shrinklab kernel --like).
  */
 #include <errno.h>
 #include <math.h>
@@ -122,4 +124,22 @@ int lab_list_split(const char *s, char sep, bool repeats, char *buf, size_t bufl
 			return (int)n;
 		p = end;
 	}
+}
+
+bool lab_metric_matches(const char *metric, const char *pattern)
+{
+	const char *star = strchr(pattern, '*');
+	size_t len = strlen(metric), pre, post;
+
+	if (!star)
+		return !strcmp(metric, pattern);
+	pre = (size_t)(star - pattern);
+	post = strlen(star + 1);
+	if (len <= pre + post || strncmp(metric, pattern, pre) ||
+	    strcmp(metric + len - post, star + 1))
+		return false;
+	for (size_t i = pre; i < len - post; i++)
+		if (metric[i] < '0' || metric[i] > '9')
+			return false;
+	return true;
 }

@@ -28,4 +28,8 @@ int lab_parse_bytes(const char *s, unsigned long long *out);
 int lab_list_split(const char *s, char sep, bool repeats, char *buf, size_t buflen,
 		   char **items, size_t max, const char **why);
 
+/* Is @metric named by @pattern (at most one '*', standing for a number:
+ * "register_*_mounts_ns_cgroups_alive")? Context: any. */
+bool lab_metric_matches(const char *metric, const char *pattern);
+
 #endif /* SHRINKLAB_UNITS_H */
