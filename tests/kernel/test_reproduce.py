@@ -196,16 +196,23 @@ class KernelFigures(unittest.TestCase):
             {"design": "kernel:x", "metric": "drop_caches_ns_repeat", "unit": "ns", "timed": True,
              "value": median, "samples": samples, "geometry": {"note": "n"}}]}]}
 
-    def test_over_boots(self):
+    def rows(self, docs, metric="drop_caches_ns_repeat"):
         t = TABLE["bitmap-2018"]
+        return reproduce.kernel_rows(exe(), {"k": reproduce.boot_rows(
+            docs, t.exp, metric, "tkhai")})["k"]
+
+    def test_over_boots(self):
+        """The median of the boots' medians, every sample's range (the rows
+        have no min and max: their samples give it), the medians in boot
+        order as the samples."""
         docs = [self.doc(10, [9, 10, 12]), self.doc(20, [19, 20, 30]), self.doc(14, [14])]
-        r = reproduce.kernel_row(docs, t.exp, "drop_caches_ns_repeat", "tkhai")
+        r = self.rows(docs)
         self.assertEqual((r["value"], r["min"], r["max"], r["n"]), (14, 9, 30, 3))
         self.assertEqual(r["samples"], [10, 20, 14])
         self.assertTrue(r["paired"])
-        one = reproduce.kernel_row(docs[:1], t.exp, "drop_caches_ns_repeat", "tkhai")
-        self.assertFalse(one["paired"])
-        self.assertIsNone(reproduce.kernel_row(docs, t.exp, "nothing", "tkhai"))
+        self.assertEqual(self.rows(docs[:2])["value"], 15)
+        self.assertFalse(self.rows(docs[:1])["paired"])
+        self.assertIsNone(self.rows(docs, "nothing"))
 
 
 class Tables(unittest.TestCase):

@@ -21,6 +21,11 @@ METRIC = "drop_caches_ns"
 SHRINKLAB = os.path.join(klabtest.REPO, "build", "shrinklab")
 
 
+def merged(docs):
+    """spread.rows(), merged by shrinklab."""
+    return spread.rows(docs, SHRINKLAB)
+
+
 def text(rows, words=""):
     """spread.text(), its figures printed by shrinklab."""
     return compare.printed(SHRINKLAB, lambda cells: spread.text(rows, cells, words))
@@ -53,22 +58,22 @@ def row(spreads, metric=METRIC):
 
 class Spread(unittest.TestCase):
     def test_median_and_largest_distance(self):
-        base = row(spread.rows(boots([1])))
-        s = row(spread.rows(boots([1.0, 1.05, 1.3])))
+        base = row(merged(boots([1])))
+        s = row(merged(boots([1.0, 1.05, 1.3])))
         self.assertEqual(s.values, [base.values[0] * f for f in (1.0, 1.05, 1.3)])
         self.assertAlmostEqual(s.median, base.values[0] * 1.05)
         self.assertAlmostEqual(s.deviation, 0.25 / 1.05)
         self.assertFalse(s.within())
-        self.assertTrue(row(spread.rows(boots([1.0, 1.05, 1.1]))).within())
+        self.assertTrue(row(merged(boots([1.0, 1.05, 1.1]))).within())
 
     def test_one_boot_has_no_spread(self):
-        s = row(spread.rows(boots([1])))
+        s = row(merged(boots([1])))
         self.assertIsNone(s.deviation)
         self.assertFalse(s.within())
-        self.assertIn("fewer than 2 boots", text(spread.rows(boots([1]))))
+        self.assertIn("fewer than 2 boots", text(merged(boots([1]))))
 
     def test_outside_rows_are_marked_and_not_counted(self):
-        rows = spread.rows(boots([1.0, 1.0, 2.0]))
+        rows = merged(boots([1.0, 1.0, 2.0]))
         n, of = spread.count_within(rows)
         self.assertEqual(of, sum(1 for s in rows if s.timed))
         self.assertEqual(n, of - 1)
@@ -89,14 +94,14 @@ class Spread(unittest.TestCase):
                              "rmdir_release_ns_per_cgroup_no_mounts": c}.get(r["metric"])
                         if f:
                             r["value"] *= f
-            return text(spread.rows(docs))
+            return text(merged(docs))
         split = churn([1, 1.5, 1], [1, 0.6, 1], [1, 1.02, 1])
         self.assertIn("rmdir_ns_per_cgroup_no_mounts: rmdir and release split", split)
         self.assertIn("release_ns_per_cgroup_no_mounts: see rmdir_ns_per_cgroup", split)
         self.assertNotIn("split one piece", churn([1, 1.5, 1], [1, 0.6, 1], [1, 2, 1]))
 
     def test_side_by_side_names_every_run(self):
-        a, b = spread.rows(boots([1, 1, 1])), spread.rows(boots([1, 3, 1]))
+        a, b = merged(boots([1, 1, 1])), merged(boots([1, 3, 1]))
         both = side_by_side([("icount idle", a, "clock A"), ("wall idle", b, "clock B")])
         self.assertIn("icount idle: clock A", both)
         self.assertIn("wall idle: clock B", both)

@@ -11,6 +11,7 @@
  * refused with its reason and leaves the answer untouched.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,6 +137,42 @@ static void test_cells_print_figures_as_the_lab_does(void **state)
 	jsonr_free(&in);
 }
 
+static void test_boots_merge_as_the_kernel_lab_does(void **state)
+{
+	/* Boot medians 3, 1, 2.5: their median 2.5, 0.5 / 2.5 = 0.2 from it
+	 * at most (beyond the 0.10 target); every sample 1..4; a row without
+	 * min and max ranges over its value. Boots 100, 104, 96: within. */
+	static const char doc[] =
+		"{\"schema\":\"klab-claims/1\",\"boots\":["
+		"[{\"value\":3,\"min\":2,\"max\":4,\"unit\":\"ns\"},"
+		"{\"value\":1,\"min\":1,\"max\":1,\"unit\":\"ns\"},{\"value\":2.5}],"
+		"[{\"value\":100,\"unit\":\"B\"},{\"value\":104},{\"value\":96}],"
+		"[{\"value\":7,\"min\":6,\"max\":8,\"unit\":\"B\"}]]}";
+	struct jsonr_value in;
+	struct lab_claims c;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(jsonr_parse(doc, strlen(doc), &in, why, sizeof(why)), 0);
+	assert_int_equal(lab_claims_judge(&in, &seeds, &c, why, sizeof(why)), 0);
+	assert_int_equal(c.nr_boots, 3);
+	assert_true(c.boots[0].fig.value == 2.5);
+	assert_true(c.boots[0].fig.lo == 1 && c.boots[0].fig.hi == 4);
+	assert_true(c.boots[0].fig.vlo == 1 && c.boots[0].fig.vhi == 3);
+	assert_true(c.boots[0].fig.has_boot_spread);
+	assert_true(fabs(c.boots[0].fig.boot_spread - 0.6) < 1e-12);
+	assert_false(c.boots[0].within_target);
+	assert_true(c.boots[1].fig.value == 100 && c.boots[1].within_target);
+	assert_true(fabs(c.boots[1].fig.boot_spread - 0.04) < 1e-12);
+	/* One boot: its own samples' range, no spread, so not within. */
+	assert_true(c.boots[2].fig.value == 7 && c.boots[2].fig.vlo == 6);
+	assert_int_equal(c.boots[2].fig.boots, 1);
+	assert_false(c.boots[2].fig.has_boot_spread);
+	assert_false(c.boots[2].within_target);
+	lab_claims_free(&c);
+	jsonr_free(&in);
+}
+
 static void test_a_bad_document_is_refused_untouched(void **state)
 {
 	static const char *const bad[] = {
@@ -149,6 +186,9 @@ static void test_a_bad_document_is_refused_untouched(void **state)
 		"{\"schema\":\"klab-claims/1\",\"cells\":{}}",
 		"{\"schema\":\"klab-claims/1\",\"cells\":[{\"value\":1,\"unit\":\"\","
 		"\"decimals\":1.5}]}",
+		"{\"schema\":\"klab-claims/1\",\"boots\":[[]]}",
+		"{\"schema\":\"klab-claims/1\",\"boots\":[[{\"value\":1}],[{\"unit\":\"B\"}]]}",
+		"{\"schema\":\"klab-claims/1\",\"boots\":[{\"value\":1}]}",
 	};
 	struct lab_claims c;
 	char why[256];
@@ -176,6 +216,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_unpaired_rows_take_the_widest_range),
 		cmocka_unit_test(test_other_geometry_keeps_its_ratio),
 		cmocka_unit_test(test_cells_print_figures_as_the_lab_does),
+		cmocka_unit_test(test_boots_merge_as_the_kernel_lab_does),
 		cmocka_unit_test(test_a_bad_document_is_refused_untouched),
 	};
 

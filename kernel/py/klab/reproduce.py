@@ -33,7 +33,8 @@ and seed000-host (guest_exp below).
 
 Each guest run boots every design of its tables K times, interleaved
 (boot k of every design, then boot k+1); a kernel figure is the median of
-the boots' medians [min..max of every sample]; a ratio is of those
+the boots' medians [min..max of every sample], merged by shrinklab judge
+claims (kernel_rows(): the merge of klab lab's tables); a ratio is of those
 medians, its range paired over the boots (the per-boot ratios) when K is
 2 or more, else the widest the two designs' samples allow. The model is
 shrinklab reproduce's own run of the experiment (its verdicts are printed
@@ -46,7 +47,6 @@ import dataclasses
 import datetime
 import json
 import os
-import statistics
 import subprocess
 
 from . import bases, boot, compare, model, record
@@ -318,28 +318,33 @@ def load_docs(dirs, geometry):
     return out
 
 
-def kernel_row(docs, exp, metric, guest_exp=None):
-    """The kernel's row of @metric over the boots @docs (None: no boot has
-    it): the median of the boots' medians, the min and max of every
-    sample, the boots' medians as its samples (paired over boots when there
-    are two or more), the geometry of the first boot's row."""
-    rows = []
-    for doc in docs:
-        for e in doc["experiments"]:
-            if e["id"] not in (exp, guest_exp):
-                continue
-            for r in e["results"]:
-                if r["metric"] == metric:
-                    rows.append(r)
-    if not rows:
-        return None
-    meds = [r["value"] for r in rows]
-    allv = [x for r in rows for x in (r["samples"] or [r["value"]])]
-    return dict(design=rows[0]["design"], metric=metric, unit=rows[0]["unit"],
-                timed=bool(rows[0]["timed"]), value=statistics.median(meds), min=min(allv),
-                max=max(allv), n=len(rows), samples=meds, paired=len(rows) >= 2,
-                samples_per_boot=len(rows[0]["samples"] or [1]),
-                geometry=rows[0]["geometry"], note=rows[0]["geometry"].get("note", ""))
+def boot_rows(docs, exp, metric, guest_exp=None):
+    """@metric's rows of experiment @exp (or the guest's @guest_exp) in the
+    boots' documents @docs, in boot order."""
+    return [r for doc in docs for e in doc["experiments"] if e["id"] in (exp, guest_exp)
+            for r in e["results"] if r["metric"] == metric]
+
+
+def kernel_rows(exe, wanted):
+    """The kernel's row of each key of @wanted ({key: boot_rows()}), None
+    for a key without rows: shrinklab judge claims' boots (the shrinklab at
+    @exe) merge the boots (the median of their medians, the min and max of
+    every sample); the boots' medians are the row's samples, paired over
+    the boots when there are two or more; its geometry is the first
+    boot's."""
+    keys = [k for k, rows in wanted.items() if rows]
+    merged = compare.judge_claims(exe, dict(boots=[wanted[k] for k in keys]))["boots"] \
+        if keys else []
+    out = dict.fromkeys(wanted)
+    for k, m in zip(keys, merged):
+        rows = wanted[k]
+        first = rows[0]
+        out[k] = dict(design=first["design"], metric=first["metric"], unit=first["unit"],
+                      timed=bool(first["timed"]), value=m["value"], min=m["min"], max=m["max"],
+                      n=len(rows), samples=[r["value"] for r in rows], paired=len(rows) >= 2,
+                      samples_per_boot=len(first["samples"] or [1]),
+                      geometry=first["geometry"], note=first["geometry"].get("note", ""))
+    return out
 
 
 # ------------------------------------------------------------------- model
@@ -503,13 +508,16 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model, 
         ratios.append(dict(row=r, base_row=b))
         return len(ratios) - 1
 
+    krow = kernel_rows(exe, {(kd, metric): boot_rows(kdocs.get(kd, []), table.exp, metric,
+                                                     table.guest_exp)
+                             for metric, _, _ in table.metrics
+                             for kd in [base_k] + [kd for kd, _, _ in rows_of if kd]})
     for metric, keys, words in table.metrics:
-        bk = kernel_row(kdocs.get(base_k, []), table.exp, metric, table.guest_exp)
+        bk = krow[(base_k, metric)]
         bm = mrow(base_w, metric)
         for kd, ml, wl in rows_of:
             f = seeds.get((table.exp, ml, metric)) if ml else None
-            kr = kernel_row(kdocs.get(kd, []), table.exp, metric, table.guest_exp) \
-                if kd else None
+            kr = krow[(kd, metric)] if kd else None
             mr = mrow(wl, metric)
             row = dict(metric=metric, words=words, kernel_design=kd, seed_design=ml,
                        model_design=wl, unit=(kr or mr or {}).get("unit") or

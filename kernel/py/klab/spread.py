@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """How repeatable the guests' figures are over boots: per design and
 metric, each boot's median, their median, min..max, and the largest
-distance of a boot's median from their median (in % of it). The target of
-a kernel timing is +-10% (issue 21, "Repeatable kernel timings").
+distance of a boot's median from their median (in % of it), all merged
+by shrinklab judge claims (its boots: the merge klab lab's tables use).
+The target of a kernel timing, +-10% (issue 21, "Repeatable kernel
+timings"), is shrinklab's too (LAB_BOOT_SPREAD_TARGET).
 
-    rows = spread.rows(guest_docs)           # klab-guest documents, any boots
+    rows = spread.rows(guest_docs, exe)      # klab-guest documents, any boots
     print(compare.printed(exe, lambda c: spread.text(rows, c, "clock: ...")))
     print(compare.printed(exe, lambda c: spread.side_by_side(
         [("icount idle", rows_a, words_a), ...], c)))
@@ -13,12 +15,8 @@ a kernel timing is +-10% (issue 21, "Repeatable kernel timings").
 (kernel-lab-GEOMETRY.json of `klab lab`): the same design over runs on
 different clocks or host loads.
 """
-import statistics
-
-from . import metrics
+from . import compare, metrics
 from .compare import kernel_name
-
-TARGET = 0.10
 
 
 def fmt(v, unit, cells):
@@ -44,42 +42,42 @@ def known_cause(metric, spreads):
 
 class Spread:
     """One design's metric over boots: @values the boots' medians, in boot
-    order (a boot without the row leaves it out)."""
+    order (a boot without the row leaves it out), and what shrinklab judge
+    claims' boots make of them (merge())."""
 
     def __init__(self, design, experiment, metric, unit, timed):
         self.design, self.experiment, self.metric = design, experiment, metric
         self.unit, self.timed = unit, timed
-        self.values = []
+        self.values, self.rows = [], []
+        self.median = self.lo = self.hi = self.deviation = None
+        self.within_target = False
 
-    @property
-    def median(self):
-        return statistics.median(self.values) if self.values else None
+    def merge(self, answer):
+        """The median of the boots' medians, their min..max, the largest
+        distance of one from the median over it (None below 2 boots or at
+        a median of 0) and whether that is within the target, from one
+        of shrinklab's answers."""
+        self.median, self.deviation = answer["value"], answer["boot_spread"]
+        self.lo, self.hi = answer["boots_min"], answer["boots_max"]
+        self.within_target = answer["within_target"]
 
-    @property
-    def deviation(self):
-        """max |boot median - median| / median; None below 2 boots or at a
-        median of 0."""
-        med = self.median
-        if len(self.values) < 2 or not med:
-            return None
-        return max(abs(v - med) for v in self.values) / abs(med)
-
-    def within(self, target=TARGET):
-        d = self.deviation
-        return d is not None and d <= target
-
-    def as_json(self):
-        return {"design": self.design, "experiment": self.experiment,
-                "metric": self.metric, "unit": self.unit, "timed": self.timed,
-                "boots": self.values, "median": self.median,
-                "min": min(self.values) if self.values else None,
-                "max": max(self.values) if self.values else None,
-                "deviation": self.deviation}
+    def within(self):
+        return self.within_target
 
 
-def rows(docs):
+class Spreads(list):
+    """The Spread of every row, and the target they are judged by (the
+    fraction of the median a boot's median may lie from it)."""
+
+    def __init__(self, spreads, target):
+        super().__init__(spreads)
+        self.target = target
+
+
+def rows(docs, exe):
     """Spread of every row of the guests' documents @docs (shrinklab/2 of
-    klab-guest), in the documents' order of designs, experiments, rows."""
+    klab-guest), in the documents' order of designs, experiments, rows,
+    merged by the shrinklab at @exe."""
     out, index = [], {}
     for doc in docs:
         for e in doc["experiments"]:
@@ -93,7 +91,16 @@ def rows(docs):
                                             r["unit"], bool(r.get("timed")))
                     out.append(s)
                 s.values.append(r["value"])
-    return out
+                s.rows.append(dict(value=r["value"], unit=r["unit"]))
+    answer = compare.judge_claims(exe, dict(boots=[s.rows for s in out]))
+    for s, a in zip(out, answer["boots"]):
+        s.merge(a)
+    return Spreads(out, answer["boot_spread_target"])
+
+
+def percent(target):
+    """The target as the headings print it: whole percent."""
+    return round(100 * target)
 
 
 def count_within(spreads, timed=True):
@@ -121,7 +128,7 @@ def text(spreads, cells, words=""):
     its figures (compare.printed())."""
     out = ["", "== spread over boots (each boot's median; median, min..max of the boots' "
            "medians, the largest distance from their median; target +-%d%%)%s"
-           % (round(100 * TARGET), (": " + words) if words else "")]
+           % (percent(spreads.target), (": " + words) if words else "")]
     designs = []
     for s in spreads:
         if s.design not in designs:
@@ -133,8 +140,7 @@ def text(spreads, cells, words=""):
             continue
         body = [[s.metric, "time" if s.timed else "other", len(s.values),
                  fmt(s.median, s.unit, cells),
-                 "%s..%s" % (fmt(min(s.values), s.unit, cells),
-                             fmt(max(s.values), s.unit, cells)),
+                 "%s..%s" % (fmt(s.lo, s.unit, cells), fmt(s.hi, s.unit, cells)),
                  "+-" + _pct(s.deviation, cells), "" if s.within() or not s.timed else "OUTSIDE"]
                 for s in mine]
         out.append("")
@@ -144,7 +150,7 @@ def text(spreads, cells, words=""):
         m, mof = count_within(mine, timed=False)
         out.append("  kernel:%s: %d of %d timed metrics within +-%d%% of their median over "
                    "boots (untimed, memory and counts: %d of %d)"
-                   % (d, n, of, round(100 * TARGET), m, mof))
+                   % (d, n, of, percent(spreads.target), m, mof))
         for s in mine:
             why = known_cause(s.metric, mine) if s.timed and not s.within() else None
             if why:
@@ -156,8 +162,9 @@ def side_by_side(runs, cells, timed_only=True):
     """One table of several runs (@runs: (label, spreads, words)): per
     design and metric, each run's median and largest distance from it;
     @cells prints its figures (compare.printed())."""
+    target = percent(runs[0][1].target) if runs else None
     out = ["== spread over boots, run beside run (median +-largest distance of a boot's "
-           "median from the median; target +-%d%%)" % round(100 * TARGET)]
+           "median from the median; target +-%s%%)" % target]
     for label, _, words in runs:
         out.append("  %s: %s" % (label, words))
     keys = []
@@ -187,8 +194,8 @@ def side_by_side(runs, cells, timed_only=True):
     for m in by:
         n, of = count_within(list(m.values()))
         counts.append("%d of %d" % (n, of))
-    body.append(["", "within +-%d%%" % round(100 * TARGET)] + counts)
+    body.append(["", "within +-%s%%" % target] + counts)
     out.append("")
     out += _table(["design", "metric"] + [r[0] for r in runs], body)
-    out.append("  (! : outside +-%d%%)" % round(100 * TARGET))
+    out.append("  (! : outside +-%s%%)" % target)
     return "\n".join(out) + "\n"

@@ -222,13 +222,40 @@ static double num_or(const struct jsonr_value *r, const char *key, double dflt)
 }
 
 /*
+ * The range of row @r: its min and max, else its samples', else its
+ * figure alone; false for a row without a figure.
+ */
+static bool row_range(const struct jsonr_value *r, double *lo, double *hi)
+{
+	const struct jsonr_value *samples = jsonr_get(r, "samples");
+	double v;
+
+	if (!jsonr_num(jsonr_get(r, "value"), &v))
+		return false;
+	*lo = *hi = v;
+	if (jsonr_num(jsonr_get(r, "min"), lo) && jsonr_num(jsonr_get(r, "max"), hi))
+		return true;
+	*lo = *hi = v;
+	for (size_t i = 0; i < jsonr_len(samples); i++) {
+		double x;
+
+		if (jsonr_num(jsonr_at(samples, i), &x)) {
+			*lo = fmin(*lo, x);
+			*hi = fmax(*hi, x);
+		}
+	}
+	return true;
+}
+
+/*
  * The cell of rows @rows[0..@n) in @unit: the median of the rows' medians,
  * the min and max of every sample; the verdicts' range is the rows'
  * medians' over two rows or more (a sample that another job fell into
  * moves one sample, not a boot's median), with one row its samples'; the
  * boots' spread is the largest distance of a row's median from their
  * median, over that median (none for one row or a median of 0; the
- * repeatability target of a kernel timing is 0.10).
+ * repeatability target of a kernel timing is LAB_BOOT_SPREAD_TARGET). A
+ * row without min and max ranges over its samples (row_range()).
  */
 static int make_cell(const struct lab_bs_row *rows, size_t n, const char *unit, struct lab_bs_fig *c)
 {
@@ -253,8 +280,12 @@ static int make_cell(const struct lab_bs_row *rows, size_t n, const char *unit, 
 		c->lo = INFINITY;
 		c->hi = -INFINITY;
 		for (size_t i = 0; i < n; i++) {
-			c->lo = fmin(c->lo, num_or(rows[i].row, "min", INFINITY));
-			c->hi = fmax(c->hi, num_or(rows[i].row, "max", -INFINITY));
+			double lo, hi;
+
+			if (row_range(rows[i].row, &lo, &hi)) {
+				c->lo = fmin(c->lo, lo);
+				c->hi = fmax(c->hi, hi);
+			}
 		}
 		c->vlo = c->lo;
 		c->vhi = c->hi;

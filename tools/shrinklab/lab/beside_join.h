@@ -14,6 +14,9 @@
 #include "jsonr.h"
 
 #define LAB_BESIDE_BASE "mainline"
+/* How far a boot's median of a kernel timing may lie from the median of
+ * the boots' medians, over it, for the timing to count as repeatable. */
+#define LAB_BOOT_SPREAD_TARGET 0.10
 
 struct lab_bs_row {
 	const struct jsonr_value *row;

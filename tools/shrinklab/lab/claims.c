@@ -21,7 +21,13 @@
  *           places), with its range when min and max are given and differ;
  *           {ratio[, lo, hi]}: a ratio at 3 digits, with its range;
  *           {count}: a count, as short as it prints;
- *           {percent}: a fraction in % at one place.
+ *           {percent}: a fraction in % at one place;
+ *   boots   [[row, ...]]: one design's rows of one metric, a row per boot
+ *           in boot order, merged as the kernel lab merges them
+ *           (lab_bs_cell(): the median of the boots' medians, the range of
+ *           every sample, the boots' medians' range, the largest distance
+ *           of a boot's median from their median and whether it is within
+ *           the repeatability target).
  * A row is a shrinklab/2 result (design, unit, timed, value, min, max,
  * samples, geometry) with n, the samples it stands for per sample
  * (samples_per_boot) and whether its samples pair round for round with
@@ -344,6 +350,51 @@ static int print_cell(const struct jsonr_value *c, size_t i, struct lab_claim_ce
 	return 0;
 }
 
+/*
+ * The rows of @c (one design's metric, a row per boot) merged into @out:
+ * 0, or -EINVAL when @c is not a list of rows that each have a figure.
+ */
+static int merge_boots(const struct jsonr_value *c, size_t i, struct lab_claim_boots *out,
+		       char *why, size_t len)
+{
+	struct lab_bs_row *rows;
+	struct lab_bs_key key = { 0 };
+	size_t n = jsonr_len(c);
+	double v;
+	int err;
+
+	if (!c || c->type != JSONR_ARRAY || !n) {
+		snprintf(why, len, "boots[%zu]: a list of a row per boot, one or more", i);
+		return -EINVAL;
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct jsonr_value *r = jsonr_at(c, j);
+
+		if (!r || r->type != JSONR_OBJECT || !jsonr_num(jsonr_get(r, "value"), &v)) {
+			snprintf(why, len, "boots[%zu][%zu]: a row with a numeric value", i, j);
+			return -EINVAL;
+		}
+	}
+	rows = calloc(n, sizeof(*rows));
+	if (!rows) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n; j++)
+		rows[j].row = jsonr_at(c, j);
+	key.rows = rows;
+	key.nr_rows = n;
+	err = lab_bs_cell(&key, jsonr_str(jsonr_get(rows[0].row, "unit")), &out->fig);
+	out->fig.key = NULL;
+	out->fig.unit = NULL; /* it points into the document */
+	out->within_target = out->fig.has_boot_spread &&
+			     out->fig.boot_spread <= LAB_BOOT_SPREAD_TARGET;
+	free(rows);
+	if (err)
+		snprintf(why, len, "out of memory");
+	return err;
+}
+
 static const struct jsonr_value *list_of(const struct jsonr_value *in, const char *key)
 {
 	const struct jsonr_value *v = jsonr_get(in, key);
@@ -356,7 +407,7 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 {
 	const struct jsonr_value *claims = list_of(in, "claims"), *ratios = list_of(in, "ratios");
 	const struct jsonr_value *sizes = list_of(in, "sizes"), *classes = list_of(in, "classes");
-	const struct jsonr_value *cells = list_of(in, "cells");
+	const struct jsonr_value *cells = list_of(in, "cells"), *boots = list_of(in, "boots");
 	const char *schema = jsonr_str(jsonr_get(in, "schema"));
 	struct lab_claims c;
 	int err = 0;
@@ -366,7 +417,7 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 		return -EINVAL;
 	}
 	for (const char *const *key = (const char *const[]){ "claims", "ratios", "sizes", "classes",
-							       "cells", NULL };
+							       "cells", "boots", NULL };
 	     *key; key++) {
 		if (jsonr_get(in, *key) && !list_of(in, *key)) {
 			snprintf(why, len, "%s is not a list", *key);
@@ -379,7 +430,8 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 	c.sizes = calloc(jsonr_len(sizes) + 1, sizeof(*c.sizes));
 	c.classes = calloc(jsonr_len(classes) + 1, sizeof(*c.classes));
 	c.cells = calloc(jsonr_len(cells) + 1, sizeof(*c.cells));
-	if (!c.claims || !c.ratios || !c.sizes || !c.classes || !c.cells) {
+	c.boots = calloc(jsonr_len(boots) + 1, sizeof(*c.boots));
+	if (!c.claims || !c.ratios || !c.sizes || !c.classes || !c.cells || !c.boots) {
 		snprintf(why, len, "out of memory");
 		err = -ENOMEM;
 	}
@@ -393,6 +445,8 @@ int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds
 		err = judge_class(jsonr_at(classes, i), i, &c.classes[i], why, len);
 	for (size_t i = 0; !err && i < jsonr_len(cells); i++, c.nr_cells++)
 		err = print_cell(jsonr_at(cells, i), i, &c.cells[i], why, len);
+	for (size_t i = 0; !err && i < jsonr_len(boots); i++, c.nr_boots++)
+		err = merge_boots(jsonr_at(boots, i), i, &c.boots[i], why, len);
 	if (err) {
 		lab_claims_free(&c);
 		return err;
@@ -408,5 +462,6 @@ void lab_claims_free(struct lab_claims *c)
 	free(c->sizes);
 	free(c->classes);
 	free(c->cells);
+	free(c->boots);
 	memset(c, 0, sizeof(*c));
 }

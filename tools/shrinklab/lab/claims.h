@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "beside_join.h"
 #include "jsonr.h"
 #include "seeds.h"
 #include "types.h"
@@ -40,6 +41,13 @@ struct lab_claim_cell {
 	char text[128];
 };
 
+/* One design's metric over boots (claims.c, "boots"): the kernel lab's
+ * cell (lab_bs_cell()) of the boots' rows. */
+struct lab_claim_boots {
+	struct lab_bs_fig fig; /* its key is NULL: the rows are the document's */
+	bool within_target;    /* a boot spread at most LAB_BOOT_SPREAD_TARGET */
+};
+
 struct lab_claims {
 	struct lab_claim *claims;
 	size_t nr_claims;
@@ -51,6 +59,8 @@ struct lab_claims {
 	size_t nr_classes;
 	struct lab_claim_cell *cells; /* the figures asked to be printed */
 	size_t nr_cells;
+	struct lab_claim_boots *boots; /* rows merged over boots */
+	size_t nr_boots;
 };
 
 /*
@@ -59,7 +69,8 @@ struct lab_claims {
  * Context: process context; allocates.
  * Return: 0; -EINVAL with @why (@len bytes) naming the claim and what is
  * wrong with it (a field missing or of the wrong type, a geometry key or a
- * seed figure that does not exist, a cell of no kind); -ENOMEM. @out is untouched on error.
+ * seed figure that does not exist, a cell of no kind, boots that are not
+ * a list of rows with figures); -ENOMEM. @out is untouched on error.
  */
 int lab_claims_judge(const struct jsonr_value *in, const struct lab_seeds *seeds,
 		     struct lab_claims *out, char *why, size_t len);

@@ -6,6 +6,7 @@
  * finite (a non-finite value is written as null).
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -433,6 +434,36 @@ static void json_claim_ratio(FILE *f, const struct lab_claim_ratio *q)
 	fputc('}', f);
 }
 
+/* @v exactly (a merged figure goes back into other requests), null when
+ * not finite or absent. */
+static void json_exact_number(FILE *f, bool has, double v)
+{
+	if (has && isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+/* One design's metric merged over boots (claims.h's lab_claim_boots). */
+static void json_claim_boots(FILE *f, const struct lab_claim_boots *b)
+{
+	const struct lab_bs_fig *g = &b->fig;
+
+	fputs("{\"value\":", f);
+	json_exact_number(f, g->has_value, g->value);
+	fputs(",\"min\":", f);
+	json_exact_number(f, g->has_value, g->lo);
+	fputs(",\"max\":", f);
+	json_exact_number(f, g->has_value, g->hi);
+	fputs(",\"boots_min\":", f);
+	json_exact_number(f, g->has_value, g->vlo);
+	fputs(",\"boots_max\":", f);
+	json_exact_number(f, g->has_value, g->vhi);
+	fprintf(f, ",\"boots\":%zu,\"boot_spread\":", g->boots);
+	json_exact_number(f, g->has_boot_spread, g->boot_spread);
+	fprintf(f, ",\"within_target\":%s}", b->within_target ? "true" : "false");
+}
+
 int lab_json_write_claims(FILE *f, const struct lab_claims *c)
 {
 	fputs("{\"schema\":\"shrinklab-claims/1\",\"tool\":{\"name\":\"shrinklab\","
@@ -465,6 +496,13 @@ int lab_json_write_claims(FILE *f, const struct lab_claims *c)
 	for (size_t i = 0; i < c->nr_cells; i++) {
 		fputs(i ? "," : "", f);
 		jsonw_string(f, c->cells[i].text);
+	}
+	fputs("],\"boot_spread_target\":", f);
+	jsonw_number(f, LAB_BOOT_SPREAD_TARGET);
+	fputs(",\"boots\":[", f);
+	for (size_t i = 0; i < c->nr_boots; i++) {
+		fputs(i ? ",\n " : "\n ", f);
+		json_claim_boots(f, &c->boots[i]);
 	}
 	fputs("]}\n", f);
 	errno = 0;

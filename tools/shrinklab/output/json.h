@@ -39,7 +39,9 @@ int lab_json_write_registry(FILE *f, const struct lab_seeds *seeds);
  * verdict (as shrinklab/2 writes one), whether its range is paired, and
  * the seed's ratio as the seed states it; per ratio asked, the ratio of
  * medians, its range, rounds, pairing and class, or null; per size and
- * class asked, its name.
+ * class asked, its name; per cell its text; per boots asked, the merged
+ * figure (exact), its ranges, boots, spread and whether it is within
+ * boot_spread_target (written once).
  * Context: process context.
  * Return: 0, or -errno when @f could not be written.
  */

@@ -122,7 +122,7 @@ def judged(exe, docs, models, dirs, geometry, boots, on):
         docs, models, dirs, words, " / ".join(boot.clock_name(c) for c in clocks)))
     if boots >= 2:
         text += compare.printed(exe, lambda cells: spread.text(
-            spread.rows(docs), cells, "kernel clock: %s" % "; ".join(clocks)))
+            spread.rows(docs, exe), cells, "kernel clock: %s" % "; ".join(clocks)))
     return cmp, text, clocks
 
 

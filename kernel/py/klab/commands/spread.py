@@ -71,10 +71,9 @@ def main(run, args):
             print("klab spread: %s: not a klab lab document (schema %r)"
                   % (path, doc.get("schema")), file=sys.stderr)
             return 2
-        words = run_words(doc)
-        rows = spread.rows(doc["kernel"])
-        runs.append((label, rows, words))
+        runs.append((label, doc["kernel"], run_words(doc)))
     exe = model.shrinklab_path(run)
+    runs = [(label, spread.rows(docs, exe), words) for label, docs, words in runs]
     sys.stdout.write(compare.printed(exe, lambda cells: "".join(
         "\n%s%s" % (label, spread.text(rows, cells, words)) for label, rows, words in runs) +
         "\n" + spread.side_by_side(runs, cells, timed_only=not args.all_rows)))
