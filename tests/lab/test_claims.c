@@ -47,6 +47,17 @@ static int judge_one(const char *row, const char *base, struct lab_claims *out, 
 	return err;
 }
 
+/* The answer to the document @doc, which must be judged. */
+static void judge_doc(const char *doc, struct lab_claims *out)
+{
+	struct jsonr_value in;
+	char why[256];
+
+	assert_int_equal(jsonr_parse(doc, strlen(doc), &in, why, sizeof(why)), 0);
+	assert_int_equal(lab_claims_judge(&in, &seeds, out, why, sizeof(why)), 0);
+	jsonr_free(&in);
+}
+
 static void test_rows_of_one_sample_are_inconclusive(void **state)
 {
 	struct lab_claims c;
@@ -123,38 +134,32 @@ static void test_cells_print_figures_as_the_lab_does(void **state)
 		"2.7 KiB", "36.90 ms [26.00 ms..69.10 ms]", "5 ns", "1235",
 		"0.796 [0.787..0.856]", "0.0798", "20003", "20003.00", "1.54x", "12.3%",
 	};
-	struct jsonr_value in;
 	struct lab_claims c;
-	char why[256];
 
 	(void)state;
-	assert_int_equal(jsonr_parse(doc, strlen(doc), &in, why, sizeof(why)), 0);
-	assert_int_equal(lab_claims_judge(&in, &seeds, &c, why, sizeof(why)), 0);
+	judge_doc(doc, &c);
 	assert_int_equal(c.nr_cells, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < c.nr_cells; i++)
 		assert_string_equal(c.cells[i].text, want[i]);
 	lab_claims_free(&c);
-	jsonr_free(&in);
 }
 
 static void test_boots_merge_as_the_kernel_lab_does(void **state)
 {
-	/* Boot medians 3, 1, 2.5: their median 2.5, 0.5 / 2.5 = 0.2 from it
-	 * at most (beyond the 0.10 target); every sample 1..4; a row without
-	 * min and max ranges over its value. Boots 100, 104, 96: within. */
+	/* Boot medians 3, 1, 2.5: their median 2.5, the farthest 1.5 / 2.5
+	 * = 0.6 from it (beyond the 0.10 target); every sample 1..4 (a row
+	 * without min and max ranges over its value). Boots 100, 104, 96:
+	 * 0.04, within. */
 	static const char doc[] =
 		"{\"schema\":\"klab-claims/1\",\"boots\":["
 		"[{\"value\":3,\"min\":2,\"max\":4,\"unit\":\"ns\"},"
 		"{\"value\":1,\"min\":1,\"max\":1,\"unit\":\"ns\"},{\"value\":2.5}],"
 		"[{\"value\":100,\"unit\":\"B\"},{\"value\":104},{\"value\":96}],"
 		"[{\"value\":7,\"min\":6,\"max\":8,\"unit\":\"B\"}]]}";
-	struct jsonr_value in;
 	struct lab_claims c;
-	char why[256];
 
 	(void)state;
-	assert_int_equal(jsonr_parse(doc, strlen(doc), &in, why, sizeof(why)), 0);
-	assert_int_equal(lab_claims_judge(&in, &seeds, &c, why, sizeof(why)), 0);
+	judge_doc(doc, &c);
 	assert_int_equal(c.nr_boots, 3);
 	assert_true(c.boots[0].fig.value == 2.5);
 	assert_true(c.boots[0].fig.lo == 1 && c.boots[0].fig.hi == 4);
@@ -170,7 +175,6 @@ static void test_boots_merge_as_the_kernel_lab_does(void **state)
 	assert_false(c.boots[2].fig.has_boot_spread);
 	assert_false(c.boots[2].within_target);
 	lab_claims_free(&c);
-	jsonr_free(&in);
 }
 
 static void test_a_bad_document_is_refused_untouched(void **state)

@@ -58,7 +58,7 @@ class Spread:
         a median of 0) and whether that is within the target, from one
         of shrinklab's answers."""
         self.median, self.deviation = answer["value"], answer["boot_spread"]
-        self.lo, self.hi = answer["boots_min"], answer["boots_max"]
+        self.lo, self.hi = answer["verdict_min"], answer["verdict_max"]
         self.within_target = answer["within_target"]
 
     def within(self):

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "beside.h"
+#include "json.h"
 #include "text_table.h"
 #include "units.h"
 #include "jsonw.h"
@@ -292,25 +293,8 @@ static void json_fig_with(FILE *out, bool has, const struct lab_bs_fig *f, const
 		fputs("null", out);
 		return;
 	}
-	fputs("{\"value\":", out);
-	json_opt_number(out, f->has_value, f->value);
-	fputs(",\"min\":", out);
-	json_opt_number(out, f->has_value, f->lo);
-	fputs(",\"max\":", out);
-	json_opt_number(out, f->has_value, f->hi);
-	if (f->ratio) {
-		fprintf(out, ",\"paired\":%s,\"spread_known\":%s", f->paired ? "true" : "false",
-			f->spread ? "true" : "false");
-	} else {
-		fputs(",\"n\":", out);
-		jsonw_number(out, f->n);
-		fprintf(out, ",\"boots\":%zu,\"boot_spread\":", f->boots);
-		json_opt_number(out, f->has_boot_spread, f->boot_spread);
-		fputs(",\"verdict_min\":", out);
-		json_opt_number(out, f->has_value, f->vlo);
-		fputs(",\"verdict_max\":", out);
-		json_opt_number(out, f->has_value, f->vhi);
-	}
+	fputc('{', out);
+	lab_json_write_fig_fields(out, f);
 	if (cls)
 		jsonw_field(out, ",\"cls\":", cls);
 	if (with_beyond && beyond)

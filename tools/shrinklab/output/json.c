@@ -6,7 +6,6 @@
  * finite (a non-finite value is written as null).
  */
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -434,33 +433,42 @@ static void json_claim_ratio(FILE *f, const struct lab_claim_ratio *q)
 	fputc('}', f);
 }
 
-/* @v exactly (a merged figure goes back into other requests), null when
- * not finite or absent. */
-static void json_exact_number(FILE *f, bool has, double v)
+static void json_opt_number(FILE *f, bool has, double v)
 {
-	if (has && isfinite(v))
-		fprintf(f, "%.17g", v);
+	if (has)
+		jsonw_number(f, v);
 	else
 		fputs("null", f);
+}
+
+void lab_json_write_fig_fields(FILE *f, const struct lab_bs_fig *g)
+{
+	fputs("\"value\":", f);
+	json_opt_number(f, g->has_value, g->value);
+	fputs(",\"min\":", f);
+	json_opt_number(f, g->has_value, g->lo);
+	fputs(",\"max\":", f);
+	json_opt_number(f, g->has_value, g->hi);
+	if (g->ratio) {
+		fprintf(f, ",\"paired\":%s,\"spread_known\":%s", g->paired ? "true" : "false",
+			g->spread ? "true" : "false");
+		return;
+	}
+	fputs(",\"n\":", f);
+	jsonw_number(f, g->n);
+	fprintf(f, ",\"boots\":%zu,\"boot_spread\":", g->boots);
+	json_opt_number(f, g->has_boot_spread, g->boot_spread);
+	fputs(",\"verdict_min\":", f);
+	json_opt_number(f, g->has_value, g->vlo);
+	fputs(",\"verdict_max\":", f);
+	json_opt_number(f, g->has_value, g->vhi);
 }
 
 /* One design's metric merged over boots (claims.h's lab_claim_boots). */
 static void json_claim_boots(FILE *f, const struct lab_claim_boots *b)
 {
-	const struct lab_bs_fig *g = &b->fig;
-
-	fputs("{\"value\":", f);
-	json_exact_number(f, g->has_value, g->value);
-	fputs(",\"min\":", f);
-	json_exact_number(f, g->has_value, g->lo);
-	fputs(",\"max\":", f);
-	json_exact_number(f, g->has_value, g->hi);
-	fputs(",\"boots_min\":", f);
-	json_exact_number(f, g->has_value, g->vlo);
-	fputs(",\"boots_max\":", f);
-	json_exact_number(f, g->has_value, g->vhi);
-	fprintf(f, ",\"boots\":%zu,\"boot_spread\":", g->boots);
-	json_exact_number(f, g->has_boot_spread, g->boot_spread);
+	fputc('{', f);
+	lab_json_write_fig_fields(f, &b->fig);
 	fprintf(f, ",\"within_target\":%s}", b->within_target ? "true" : "false");
 }
 

@@ -40,11 +40,19 @@ int lab_json_write_registry(FILE *f, const struct lab_seeds *seeds);
  * the seed's ratio as the seed states it; per ratio asked, the ratio of
  * medians, its range, rounds, pairing and class, or null; per size and
  * class asked, its name; per cell its text; per boots asked, the merged
- * figure (exact), its ranges, boots, spread and whether it is within
+ * figure (lab_json_write_fig_fields()) and whether its spread is within
  * boot_spread_target (written once).
  * Context: process context.
  * Return: 0, or -errno when @f could not be written.
  */
 int lab_json_write_claims(FILE *f, const struct lab_claims *c);
+/*
+ * The fields of a kernel-lab figure (beside_join.h), without braces:
+ * value, min, max (null without a value), then for a ratio paired and
+ * spread_known, for a cell n, boots, boot_spread and the verdicts' range
+ * (verdict_min, verdict_max). What judge lab and judge claims' boots write.
+ * Context: process context. @f's error flag says whether it was written.
+ */
+void lab_json_write_fig_fields(FILE *f, const struct lab_bs_fig *g);
 
 #endif /* SHRINKLAB_JSON_H */
