@@ -385,18 +385,18 @@ static void units_table(void)
 
 	mount_to(opt.units_mounts);
 	measure_cgroups(opt.units_cgroups, &c);
-	memory_rows("seed003-units", &c);
+	memory_rows("unit-cache-2026", &c);
 	snprintf(note, sizeof(note), "units came from %s (objs_per_slab, order %ld)", unit_cache,
 		 order);
 	scale_now(&sc, 0, note);
-	add_value("seed003-units", "units_per_slab", "count", (double)per_slab, &sc);
+	add_value("unit-cache-2026", "units_per_slab", "count", (double)per_slab, &sc);
 	say("units table: %.0f B per cgroup at %lu mounts, %ld units per slab of %s", c.slab_b,
 	    mounts, per_slab, unit_cache);
 }
 
 static void vm_table(void)
 {
-	const char *exp = "seed000-vm";
+	const char *exp = "xarray-2026-vm";
 	unsigned int s = opt.samples;
 	double t0[MAX_SAMPLES], t[MAX_SAMPLES], v[MAX_SAMPLES], base;
 	unsigned long n, nobj, churn;
@@ -467,7 +467,7 @@ static void vm_table(void)
 
 static void host_table(void)
 {
-	const char *exp = "seed000-host";
+	const char *exp = "xarray-2026-host";
 	unsigned int s = opt.samples;
 	double t0[MAX_SAMPLES], t[MAX_SAMPLES], v[MAX_SAMPLES], base;
 	struct cgcost c0, c;

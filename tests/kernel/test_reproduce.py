@@ -198,8 +198,7 @@ class KernelFigures(unittest.TestCase):
 
     def rows(self, docs, metric="drop_caches_ns_repeat"):
         t = TABLE["bitmap-2018"]
-        return reproduce.kernel_rows(exe(), {"k": reproduce.boot_rows(
-            docs, t.exp, metric, "tkhai")})["k"]
+        return reproduce.kernel_rows(exe(), {"k": reproduce.boot_rows(docs, t, metric)})["k"]
 
     def test_over_boots(self):
         """The median of the boots' medians, every sample's range (the rows

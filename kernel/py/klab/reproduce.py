@@ -28,8 +28,10 @@ from_registry()); an id names the thread (docs/THREADS.md) and its table:
                     cgroup.memory=nokmem: kwork's pods, on mainline,
                     nonslab-ids and nokmem-noinfo (and batched).
 
-The guest's kseeds still names its experiments seed000-vm, seed003-units
-and seed000-host (guest_exp below).
+The guest's kseeds names its experiments as shrinklab does; a guest
+document of an earlier run may carry an experiment's old id (the
+registry's old_id). The bitmap and pod tables are read from the workload
+experiments of kwork (guest_exp below).
 
 Each guest run boots every design of its tables K times, interleaved
 (boot k of every design, then boot k+1); a kernel figure is the median of
@@ -75,6 +77,7 @@ class Table:
     metrics: tuple = ()
     model_scale: str = "default"    # shrinklab's --scale for its run
     guest_exp: str = None           # the guest's experiment id, when not @exp
+    old_id: str = None              # from the registry: @exp's id in earlier guest documents
     extra_designs: tuple = ()       # kernel designs beside the seed's
     every_design: bool = False      # also every other kernel design, beside the seed's
     # a design every other one is also set against (kernel and model, each
@@ -169,15 +172,14 @@ TABLES = (
     Table("xarray-2026-vm", "vm",
           (("unit-cache", "prealloc+units=cache"), ("seed-xarray", "xarray"),
            ("array-ondemand", "array-ondemand"), ("mainline", "prealloc")),
-          guest_exp="seed000-vm", extra_designs=("xarray", "indexed", "lru-index"),
+          extra_designs=("xarray", "indexed", "lru-index"),
           versus="array-ondemand"),
     Table("unit-cache-2026", "vm",
-          (("mainline", "prealloc"), ("unit-cache", "prealloc+units=cache")),
-          guest_exp="seed003-units"),
+          (("mainline", "prealloc"), ("unit-cache", "prealloc+units=cache"))),
     Table("xarray-2026-host", "host",
           (("unit-cache", "prealloc+units=cache"), ("array-ondemand", "array-ondemand"),
            ("seed-xarray", "xarray"), ("mainline", "prealloc")),
-          guest_exp="seed000-host", versus="array-ondemand",
+          versus="array-ondemand",
           notes=("scaled: the seed's host does not fit a guest (48 CPUs; 20000 cgroups of "
                  "783 units per node are 64 GB on the base); the model's run is at its own "
                  "default scale (50000 mounts, 2000 cgroups, 48 CPUs); neither is at the "
@@ -227,7 +229,8 @@ def from_registry(tables, reg, seeds):
                              "list" % (t.exp, ", ".join(sorted(missing))))
         kernel = tuple((m["name"], tuple(m["geometry"]), m["what"])
                        for m in e.get("kernel_metrics", ()))
-        out.append(dataclasses.replace(t, title=e["title"], metrics=metrics + kernel))
+        out.append(dataclasses.replace(t, title=e["title"], metrics=metrics + kernel,
+                                       old_id=e.get("old_id")))
     return tuple(out)
 
 
@@ -318,10 +321,12 @@ def load_docs(dirs, geometry):
     return out
 
 
-def boot_rows(docs, exp, metric, guest_exp=None):
-    """@metric's rows of experiment @exp (or the guest's @guest_exp) in the
-    boots' documents @docs, in boot order."""
-    return [r for doc in docs for e in doc["experiments"] if e["id"] in (exp, guest_exp)
+def boot_rows(docs, table, metric):
+    """@metric's rows of @table's experiment (by its id, its old id, or the
+    guest's experiment it is read from) in the boots' documents @docs, in
+    boot order."""
+    ids = {i for i in (table.exp, table.old_id, table.guest_exp) if i}
+    return [r for doc in docs for e in doc["experiments"] if e["id"] in ids
             for r in e["results"] if r["metric"] == metric]
 
 
@@ -508,8 +513,7 @@ def judge_table(table, kdocs, mdoc, extra_docs, seeds, available, series_model, 
         ratios.append(dict(row=r, base_row=b))
         return len(ratios) - 1
 
-    krow = kernel_rows(exe, {(kd, metric): boot_rows(kdocs.get(kd, []), table.exp, metric,
-                                                     table.guest_exp)
+    krow = kernel_rows(exe, {(kd, metric): boot_rows(kdocs.get(kd, []), table, metric)
                              for metric, _, _ in table.metrics
                              for kd in [base_k] + [kd for kd, _, _ in rows_of if kd]})
     for metric, keys, words in table.metrics:

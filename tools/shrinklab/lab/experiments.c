@@ -893,12 +893,22 @@ bool lab_metric_higher_better(const char *metric)
 }
 
 /* The ids before the experiments were named after their threads
- * (docs/THREADS.md): accepted on the command line, never printed. */
+ * (docs/THREADS.md): accepted on the command line and listed by the
+ * registry (guest documents of earlier kernel runs carry them), never
+ * printed as a name. */
 static const char *const old_ids[][2] = {
 	{ "seed000-vm", "xarray-2026-vm" },       { "seed000-host", "xarray-2026-host" },
 	{ "seed003-units", "unit-cache-2026" },   { "seed001-pods", "nonslab-2026-pods" },
 	{ "seed004-bitmap", "bitmap-2018" },
 };
+
+const char *lab_experiment_old_id(const struct lab_experiment *e)
+{
+	for (size_t i = 0; i < COUNT(old_ids); i++)
+		if (!strcmp(old_ids[i][1], e->id))
+			return old_ids[i][0];
+	return NULL;
+}
 
 const struct lab_experiment *lab_experiment_find(const char *id)
 {

@@ -355,6 +355,8 @@ static void json_registry_entry(FILE *f, const struct lab_experiment *e,
 	char label[LAB_LABEL_LEN];
 
 	jsonw_field(f, "{\"id\":", e->id);
+	fputs(",\"old_id\":", f);
+	json_string_or_null(f, lab_experiment_old_id(e));
 	fputs(",\"thread\":", f);
 	json_string_or_null(f, e->thread);
 	jsonw_field(f, ",\"title\":", e->title);
