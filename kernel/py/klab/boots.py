@@ -2,7 +2,9 @@
 """A guest boot within a run: timed as a step, its console, stdout and dmesg
 saved as <out>/<label>.{console,out,dmesg}, and checked: a guest that did
 not finish or whose dmesg holds a splat is a failure of the run."""
-from . import boot, paths, report
+import json
+
+from . import boot, paths, record, report
 from .run import log
 
 
@@ -29,3 +31,27 @@ def checked_boot(run, label, spec, splats_fail=True):
     if sp and splats_fail:
         run.fail("%s: %d splat line(s) in dmesg, first:\n%s" % (label, len(sp), sp[0]))
     return r
+
+
+def guest_document(run, label, r, prog, on, host, load_start, check=None, against=""):
+    """The document @prog wrote on its standard output in boot @r (@label),
+    stamped with the machine @on, its accelerator and clock and the host
+    (record.stamp: @host, the load at @load_start and now); None, the run
+    failed, when the guest failed or wrote no document. @check(doc) lists
+    how its rows depart from the data file @against, each a failure."""
+    if r.status != 0:
+        if r.status is not None:
+            run.fail("%s: %s exited %d (see %s)" % (label, prog, r.status,
+                                                     run.path(label + ".console")))
+        return None
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError as e:
+        run.fail("%s: no JSON from the guest (%s)" % (label, e))
+        return None
+    for problem in (check(doc) if check else ()):
+        run.fail("%s: the guest's rows depart from %s: %s" % (label, against, problem))
+    doc["machine"]["accelerator"] = r.accel_words()
+    doc["machine"]["clock"] = r.clock
+    doc["machine"]["machine"] = on
+    return record.stamp(doc, on, host, load_start)

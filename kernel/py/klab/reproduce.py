@@ -52,7 +52,7 @@ import os
 import subprocess
 
 from . import bases, boot, compare, model, record
-from .boots import checked_boot
+from .boots import checked_boot, guest_document
 
 # The verdicts' names, as shrinklab judge writes them.
 AGREES = "agrees"
@@ -277,19 +277,9 @@ def guest_docs(run, run_name, chosen, images, progs, geometry, boots, clock, on=
                 kernel=images[d.name], prog=progs[gr.prog], args=args, cpus=gr.cpus,
                 nodes=gr.nodes, mem=gr.uml_mem if on == "uml" and gr.uml_mem else gr.mem,
                 timeout=gr.timeout, append=gr.append, clock=clock, machine=on))
-            if r.status != 0:
-                if r.status is not None:
-                    run.fail("%s: %s exited %d" % (label, gr.prog, r.status))
+            doc = guest_document(run, label, r, gr.prog, on, host, load_start)
+            if doc is None:
                 continue
-            try:
-                doc = json.loads(r.stdout)
-            except ValueError as e:
-                run.fail("%s: no JSON from the guest (%s)" % (label, e))
-                continue
-            doc["machine"]["accelerator"] = r.accel_words()
-            doc["machine"]["clock"] = r.clock
-            doc["machine"]["machine"] = on
-            record.stamp(doc, on, host, load_start)
             doc["run"]["boot"] = rnd
             with open(run.path(label + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)

@@ -37,7 +37,7 @@ import shutil
 import subprocess
 
 from . import boot, compare, paths, record
-from .boots import checked_boot
+from .boots import checked_boot, guest_document
 
 DATA = os.path.join(paths.REPO, "data", "kernel_workloads.tsv")
 NODES = 4
@@ -469,23 +469,10 @@ def work_boots(run, chosen, images, prog, geometry, boots, names, clock=DEFAULT_
                     r = checked_boot(run, label, spec)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
-                if r.status != 0:
-                    if r.status is not None:
-                        run.fail("%s: kwork exited %d (see %s)" % (
-                            label, r.status, run.path(label + ".console")))
+                doc = guest_document(run, label, r, "kwork", on, host, load_start, check,
+                                     "data/kernel_workloads.tsv")
+                if doc is None:
                     continue
-                try:
-                    doc = json.loads(r.stdout)
-                except ValueError as e:
-                    run.fail("%s: no JSON from the guest (%s)" % (label, e))
-                    continue
-                for problem in check(doc):
-                    run.fail("%s: the guest's rows depart from data/kernel_workloads.tsv: %s"
-                             % (label, problem))
-                doc["machine"]["accelerator"] = r.accel_words()
-                doc["machine"]["clock"] = r.clock
-                doc["machine"]["machine"] = on
-                record.stamp(doc, on, host, load_start)
                 doc["run"]["boot"] = rnd
                 doc["run"]["workload"] = name
                 doc["run"]["clock"] = clock

@@ -7,7 +7,7 @@ import datetime
 import json
 
 from .. import boot, build, compare, designs, guest, machine, metrics, model, record, spread, tree
-from ..boots import checked_boot
+from ..boots import checked_boot, guest_document
 from ..geometry import CPUS, GEOMETRY, NODES
 from ..run import load_average, log
 
@@ -61,22 +61,10 @@ def lab_boots(run, chosen, images, prog, geometry, boots, clock, on="qemu"):
                 kernel=images[d.name], prog=prog, args=args, cpus=CPUS,
                 nodes=1 if on == "uml" else NODES, mem=g["mem"], timeout=g["timeout"],
                 clock=clock, machine=on))
-            if r.status != 0:
-                if r.status is not None:
-                    run.fail("%s: klab-guest exited %d" % (label, r.status))
+            doc = guest_document(run, label, r, "klab-guest", on, host, load_start,
+                                 metrics.check, "data/kernel_metrics.tsv")
+            if doc is None:
                 continue
-            try:
-                doc = json.loads(r.stdout)
-            except ValueError as e:
-                run.fail("%s: no JSON from the guest (%s)" % (label, e))
-                continue
-            for problem in metrics.check(doc):
-                run.fail("%s: the guest's rows depart from data/kernel_metrics.tsv: %s"
-                         % (label, problem))
-            doc["machine"]["accelerator"] = r.accel_words()
-            doc["machine"]["clock"] = r.clock
-            doc["machine"]["machine"] = on
-            record.stamp(doc, on, host, load_start)
             doc["run"]["boot"] = rnd
             doc["run"]["host_load"] = {"start": load_words, "end": load_average()}
             with open(run.path(label + ".json"), "w") as f:
