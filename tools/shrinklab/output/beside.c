@@ -34,8 +34,10 @@ static const char *const common_notes[] = {
 	"release depends on scheduling: compare rmdir_release",
 	"release in the model is an RCU barrier; the guest polls nr_dying_descendants every "
 	"0.5 ms",
-	"the model runs natively on the host, the guest under QEMU (TCG when KVM is not "
-	"usable): absolute times differ by the emulation, ratios within a side do not",
+	"the model runs natively on the host; the guest either natively too, as a host "
+	"process (UML: its own kernel entries and page faults cost what they cost there), "
+	"or under QEMU (TCG when KVM is not usable, whose emulation moves every absolute "
+	"time): compare ratios within a side, not times across them",
 };
 #define NR_COMMON_NOTES (sizeof(common_notes) / sizeof(common_notes[0]))
 
