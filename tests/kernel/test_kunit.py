@@ -129,6 +129,26 @@ class Compile(unittest.TestCase):
                     "mm/tests/shrinker_kunit.o"]
             self.assertEqual(build.named_objects(t, objs), objs[:3])
 
+    def test_an_object_of_a_disabled_option_is_not_compiled(self):
+        """At MEMCG=n, mm/memcontrol.o is not built (its Makefile line is
+        obj-$(CONFIG_MEMCG)), so W=1 does not compile it; a continued
+        line counts as one, and an option at m builds."""
+        with tempfile.TemporaryDirectory() as t:
+            os.makedirs(os.path.join(t, "mm"))
+            with open(os.path.join(t, "mm", "Makefile"), "w") as f:
+                f.write("obj-y := shrinker.o \\\n\tlist_lru.o\n"
+                        "obj-$(CONFIG_MEMCG) += memcontrol.o vmpressure.o\n"
+                        "obj-$(CONFIG_ZSWAP) += zswap.o\n"
+                        "KCOV_INSTRUMENT_huge_memory.o := n\n"
+                        "obj-$(CONFIG_TRANSPARENT_HUGEPAGE) += huge_memory.o\n")
+            objs = ["mm/huge_memory.o", "mm/list_lru.o", "mm/memcontrol.o", "mm/shrinker.o",
+                    "mm/zswap.o"]
+            off = {"CONFIG_MEMCG": "n", "CONFIG_ZSWAP": "m"}
+            self.assertEqual(build.named_objects(t, objs, off),
+                             ["mm/list_lru.o", "mm/shrinker.o", "mm/zswap.o"])
+            self.assertEqual(build.named_objects(t, objs, dict(off, CONFIG_MEMCG="y",
+                             CONFIG_TRANSPARENT_HUGEPAGE="y")), objs)
+
 
 class Command(unittest.TestCase):
     def test_kunit_py_run_on_uml_with_the_kunitconfig_filter_and_json(self):

@@ -213,24 +213,44 @@ def touched_objects(patches):
     return sorted(f[:-2] + ".o" for f in designs.patched_files(patches) if f.endswith(".c"))
 
 
-def named_objects(tree, objs):
+def named_objects(tree, objs, config=None):
     """The objects of @objs that a Makefile or Kbuild of @tree names, in
     the object's directory or an ancestor's (by its path from there): a .c
     file that another includes (a KUnit suite included at the end of the
     file it tests, mm/tests/shrinker_kunit.c) has no object of its own and
-    is compiled with its includer."""
+    is compiled with its includer. With @config ({CONFIG_X: value} of the
+    tree's .config), an object only lines of a disabled option name
+    (obj-$(CONFIG_MEMCG) += memcontrol.o at MEMCG=n) is not built by that
+    config, and is left out too."""
     keep = []
     for obj in objs:
         d, rel = os.path.dirname(obj), os.path.basename(obj)
         while True:
-            if any(re.search(r"(^|[\s=])%s(\s|$)" % re.escape(rel), _read(os.path.join(tree, d, mk)),
-                             re.M) for mk in ("Makefile", "Kbuild")):
-                keep.append(obj)
+            lines = [line for mk in ("Makefile", "Kbuild")
+                     for line in _logical_lines(_read(os.path.join(tree, d, mk)))
+                     if re.search(r"(^|[\s=])%s(\s|$)" % re.escape(rel), line)]
+            if lines:
+                if config is None or any(_line_enabled(line, config) for line in lines):
+                    keep.append(obj)
                 break
             if not d:
                 break
             d, rel = os.path.dirname(d), os.path.basename(d) + "/" + rel
     return keep
+
+
+def _logical_lines(text):
+    """@text's lines with their backslash continuations joined."""
+    return text.replace("\\\n", " ").split("\n")
+
+
+def _line_enabled(line, config):
+    """Does Makefile line @line build what it names under @config: false
+    for name-$(CONFIG_X) with CONFIG_X neither y nor m, and for name-n."""
+    m = re.match(r"\s*[\w.-]+-\$\((CONFIG_\w+)\)", line)
+    if m:
+        return config.get(m.group(1)) in ("y", "m")
+    return not re.match(r"\s*[\w.-]+-n\b", line)
 
 
 def _read(path):
@@ -266,7 +286,13 @@ def compile_series(cache, design, run):
                                     design.fragment)
             tree = cache.switch(cfg.name, prefix, run)
             configure(tree, cfg, run)
-            objs = named_objects(tree, touched_objects(prefix.patches))
+            named = named_objects(tree, touched_objects(prefix.patches))
+            objs = named_objects(tree, named,
+                                 _config_lines(os.path.join(tree, "build", ".config")))
+            off = [o for o in named if o not in objs]
+            if off:
+                log("%s: not built at this config, not compiled: %s"
+                    % (prefix.name, " ".join(off)))
             if not objs:
                 continue
             r = make(tree, *objs, extra=["W=1"], check=False)
