@@ -262,6 +262,20 @@ class Tables(unittest.TestCase):
         self.assertEqual(text, "36.90 ms [26.00 ms..69.10 ms] | 2.7 KiB | - | "
                          "0.796 [0.787..0.856]: agrees | = 3")
 
+    def test_a_table_boots_only_its_own_designs(self):
+        """Seed 002's table shares the VM guest run with seed 000's, yet
+        asks for mainline and unit-cache only; both tables boot the union,
+        mainline first; a design not in the tree is not booted."""
+        available = {n: None for n in ("mainline", "unit-cache", "seed-xarray",
+                                       "array-ondemand", "xarray", "indexed")}
+        self.assertEqual(reproduce.kernel_designs([TABLE["unit-cache-2026"]], available),
+                         ["mainline", "unit-cache"])
+        both = reproduce.kernel_designs([TABLE["xarray-2026-vm"], TABLE["unit-cache-2026"]],
+                                        available)
+        self.assertEqual(both[0], "mainline")
+        self.assertEqual(sorted(both), sorted(available))
+        self.assertEqual(reproduce.kernel_designs([], available), [])
+
     def test_model_labels_to_run_options(self):
         self.assertEqual(reproduce.design_options("prealloc+expand_batch=512"),
                          ["--design", "prealloc", "--expand-batch", "512"])

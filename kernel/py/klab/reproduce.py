@@ -234,16 +234,13 @@ def from_registry(tables, reg, seeds):
     return tuple(out)
 
 
-def tables_of(run_name):
-    return [t for t in TABLES if t.guest_run == run_name]
-
-
-def kernel_designs(run_name, available):
-    """The kernel designs a guest run boots, in order, mainline first: its
-    tables' designs that exist (all of them for a table that runs on every
-    design), then the pods' extras."""
+def kernel_designs(tables, available):
+    """The kernel designs that @tables (of one guest run) boot, in order,
+    mainline first: their designs that exist (all of them for a table that
+    runs on every design), then the pods' extras. A table not asked for
+    boots nothing, though it shares the guest run."""
     want = []
-    for t in tables_of(run_name):
+    for t in tables:
         names = [k for k, _ in t.designs if k] + list(t.extra_designs)
         if t.every_design:
             names += sorted(available)

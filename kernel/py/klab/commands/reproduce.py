@@ -23,7 +23,8 @@ def arguments(p):
                    help="boots per design, interleaved (default 2: ranges paired over boots)")
     p.add_argument("--table", action="append", default=[],
                    choices=[t.exp for t in reproduce.TABLES],
-                   help="only this table (repeatable; default every table)")
+                   help="only this table (repeatable; default every table): only the designs of "
+                   "the tables asked for boot, though tables share a guest run")
     p.add_argument("--boot-only", action="store_true",
                    help="boot only the designs named (not mainline with them unless named): "
                    "one stream of boots of several run side by side, judged together with "
@@ -57,7 +58,8 @@ def main(run, args):
     saved = reproduce.load_docs(args.docs, args.geometry)
 
     def to_boot(r):
-        return [n for n in reproduce.kernel_designs(r, available)
+        asked = [t for t in tables if t.guest_run == r]
+        return [n for n in reproduce.kernel_designs(asked, available)
                 if n not in saved.get(r, {}) and (not args.boot_only or n in args.designs)]
 
     on = {r: machine.choose(args.machine, reproduce.GUEST_RUNS[r].nodes) for r in runs}
