@@ -28,15 +28,6 @@ def kernel_name(design):
     return design[len("kernel:"):] if design.startswith("kernel:") else design
 
 
-def match_metric(metric, pattern):
-    """Is @metric named by @pattern (one '*' standing for a number)?"""
-    if "*" not in pattern:
-        return metric == pattern
-    pre, post = pattern.split("*")
-    mid = metric[len(pre):len(metric) - len(post)]
-    return metric.startswith(pre) and metric.endswith(post) and mid.isdigit()
-
-
 def kernel_designs(kernel_docs):
     """The kernel designs of the guests' documents, in order (no prefix)."""
     out = []
