@@ -29,7 +29,6 @@ import dataclasses
 import glob
 import os
 import re
-import shutil
 
 from . import paths
 from .run import log
@@ -221,6 +220,3 @@ def source_version(tree):
     return "%s.%s.%s%s" % (v.get("VERSION"), v.get("PATCHLEVEL"), v.get("SUBLEVEL"),
                            v.get("EXTRAVERSION", ""))
 
-
-def have_tools():
-    return all(shutil.which(t) for t in ("apt-get", "dpkg-deb"))
