@@ -300,6 +300,8 @@ def compile_series(cache, design, run):
             if r.returncode != 0 and not found:
                 found = ["make W=1 %s exited %d: %s" % (" ".join(objs), r.returncode,
                                                          (r.stdout or "")[-500:])]
+            log("%s: W=1 %s: %s" % (prefix.name, " ".join(objs),
+                                     "%d finding(s)" % len(found) if found else "clean"))
             if found:
                 bad.append((design.patches[k - 1], found))
     return bad
