@@ -8,7 +8,9 @@ From: header and no shortlog author line (the submitter adds their own),
 no Signed-off-by (the submitter's) and no placeholder address (.invalid,
 localhost, example domains) anywhere, nor does a <design>.cover. An outside series (--series DIR, or --git TREE --range BASE..TIP of a
 real git repository here) joins them with its name, refused when it would
-shadow a design; a config fragment gives it configs of its own.
+shadow a design; a config fragment gives it configs of its own. The
+patches the 7.3 series share are what kernel/patches/README.md says
+(SharedPatches).
 Run: python3 tests/kernel/test_designs.py (make check: Meson test kernel_designs)."""
 import argparse
 import os
@@ -272,6 +274,83 @@ class ModelMap(unittest.TestCase):
                          "prealloc+nonslab_ids")
         self.assertEqual(designs.model_design("nonslab-ids")[0], "prealloc")
         self.assertIsNone(designs.model_design("nokmem-noinfo", None, nokmem)[0])
+
+
+class SharedPatches(unittest.TestCase):
+    """What kernel/patches/README.md promises of the patches the 7.3 series
+    share: fix-id-reuse's patch opens array-ondemand, seed-xarray, xarray
+    and indexed, message and diff byte for byte; the unit cache's patch is
+    their second, the same change (its blob ids and hunk line numbers are
+    those of the tree it applies to); indexed is xarray's first six, then
+    lru-index's patch, then xarray's KUnit patch, each unchanged in that
+    sense. A shared patch edited in one directory and not the others fails
+    here, naming both files."""
+    PATCHES = os.path.join(klabtest.REPO, "kernel", "patches")
+
+    def series(self, design):
+        d = os.path.join(self.PATCHES, design)
+        return [os.path.join(d, f) for f in sorted(os.listdir(d))
+                if f.endswith(".patch") and not f.startswith("0000-")]
+
+    @staticmethod
+    def message_and_diff(path, positions=True):
+        """@path's subject (unfolded, its [PATCH k/N] dropped) and all below
+        its headers; without @positions, blob ids and hunk line numbers
+        blanked."""
+        with open(path) as f:
+            head, body = f.read().split("\n\n", 1)
+        subject = re.search(r"^Subject: (.*(?:\n .*)*)", head, re.M).group(1)
+        text = re.sub(r"^\[PATCH[^]]*\] ", "", subject.replace("\n ", " ")) + "\n" + body
+        if not positions:
+            text = re.sub(r"^index \w+\.\.\w+", "index", text, flags=re.M)
+            text = re.sub(r"^@@ -\d+(,\d+)? \+\d+(,\d+)? @@", "@@", text, flags=re.M)
+        return text
+
+    def assertSamePatch(self, a, b, positions=True):
+        self.assertEqual(self.message_and_diff(a, positions), self.message_and_diff(b, positions),
+                         "%s and %s differ" % (os.path.relpath(a, self.PATCHES),
+                                               os.path.relpath(b, self.PATCHES)))
+
+    def test_the_fix_opens_every_on_demand_and_xarray_series(self):
+        fix = self.series("fix-id-reuse")[0]
+        for d in ("array-ondemand", "seed-xarray", "xarray", "indexed"):
+            self.assertSamePatch(fix, self.series(d)[0])
+
+    def test_the_unit_cache_is_their_second_patch(self):
+        cache = self.series("unit-cache")[0]
+        for d in ("array-ondemand", "seed-xarray", "xarray", "indexed"):
+            self.assertSamePatch(cache, self.series(d)[1], positions=False)
+
+    def test_indexed_is_xarray_then_lru_index(self):
+        xarray, indexed = self.series("xarray"), self.series("indexed")
+        self.assertEqual(len(indexed), len(xarray) + 1)
+        for a, b in zip(xarray[:-1], indexed):
+            self.assertSamePatch(a, b)
+        self.assertSamePatch(self.series("lru-index")[0], indexed[-2], positions=False)
+        self.assertSamePatch(xarray[-1], indexed[-1])
+
+    def test_an_edited_copy_fails(self):
+        """The comparison sees one changed line of a shared patch's diff
+        and of its message, and blanks only ids and hunk positions."""
+        fix = self.series("fix-id-reuse")[0]
+        with open(fix) as f:
+            text = f.read()
+        with tempfile.TemporaryDirectory() as t:
+            for old, new in (("rcu_read_unlock();", "rcu_read_lock();"),
+                             ("under rcu_read_lock() only", "under rcu_read_lock()")):
+                self.assertIn(old, text)
+                edited = os.path.join(t, "edited.patch")
+                with open(edited, "w") as f:
+                    f.write(text.replace(old, new, 1))
+                with self.assertRaises(AssertionError):
+                    self.assertSamePatch(fix, edited, positions=False)
+            moved = os.path.join(t, "moved.patch")
+            with open(moved, "w") as f:
+                f.write(re.sub(r"^@@ -(\d+)", lambda m: "@@ -%d" % (int(m.group(1)) + 10), text,
+                               flags=re.M))
+            self.assertSamePatch(fix, moved, positions=False)
+            with self.assertRaises(AssertionError):
+                self.assertSamePatch(fix, moved)
 
 
 if __name__ == "__main__":
