@@ -63,6 +63,25 @@ def cols(line):
     return re.split(r'\s{2,}', line.strip())
 
 
+# A cell of klab reproduce's tables, by what it holds: where a cell is as
+# wide as its column it meets the next with one space, so a row is read by
+# its cells' shapes, not by the spaces between them.
+_FIG = (r'(?:-|not measured|same|= ?\S+|-?[0-9][0-9.e+-]*(?: (?:[KMG]i?B|B|ns|us|ms|s))?'
+        r'(?: \[[^]]*\])?)')
+_CLAIM = r'(?:-|not measured|-?[0-9][0-9.e+-]*(?: \[[^]]*\])?: [A-Za-z][A-Za-z ,]*?)'
+_SIZE = r'(?:agrees|DISAGREES|inconclusive|not judged|-)'
+ROW = re.compile(r'^(\S+)\s+(\S+)\s+(%s)\s+(%s)\s+(\S+)\s+(%s)$' % (_FIG, _FIG, _FIG))
+CLAIM = re.compile(r'^(\S+)\s+(%s)\s+(%s)\s+(%s)\s+(%s)\s+(%s)(?:\s+(.*))?$'
+                   % (_FIG, _CLAIM, _SIZE, _CLAIM, _SIZE))
+
+
+def fields(line, shape):
+    """@line's cells, read by @shape (ROW, CLAIM), or split at runs of
+    spaces where the line has another shape (files of an older klab)."""
+    m = shape.match(line.strip())
+    return [g for g in m.groups() if g is not None] if m else cols(line)
+
+
 def metric_line(md, line):
     """One line of a metric's block: its base, a claim, or a design's row."""
     m = re.match(r'^\s+claims over (\S+):', line)
@@ -79,10 +98,10 @@ def metric_line(md, line):
         if m:
             md['noseed'][m.group(1)] = m.group(2)
         elif not re.match(r'^\S+\s+over \S+:', line.strip()):  # not a ratio to another design
-            f = cols(line)
+            f = fields(line, CLAIM) if md.get('sized') else cols(line)
             md['claims'][f[0]] = f
         return
-    f = cols(line)
+    f = fields(line, ROW)
     if len(f) == 5:  # a long model design runs into its figure
         label, _, fig = f[4].partition(' ')
         f = f[:4] + [label, fig]
@@ -122,6 +141,17 @@ def ratio(cell):
     if not m:
         return cell
     return m.group(1) + 'x' + (m.group(2) or '')
+
+
+def versus_kernel(claim, col):
+    """The claim's last column, the model's ratio within 2x of the kernel's
+    (shrinklab judge claims' size of the one against the other), from the
+    rest of a CLAIM line (its column before says whether the two verdicts
+    are the same); None in files without it."""
+    if len(claim) <= col:
+        return None
+    m = re.match(r'^.*?\s+(%s)$' % _SIZE, claim[col])
+    return m.group(1) if m and m.group(1) != '-' else None
 
 
 def sized(cell, md, claim, col):
@@ -221,6 +251,9 @@ def table(text, cited):
                 kernel = r[3] if r[3] == 'not measured' else f'{r[3]}, {sized(ratio(c[2]), md, c, 3)}'
                 mcol = 4 if md.get('sized') else 3
                 model = r[5] if c[mcol] == '-' else f'{r[5]}, {sized(ratio(c[mcol]), md, c, mcol + 1)}'
+                beside = versus_kernel(c, mcol + 2)
+                if beside and c[mcol] != '-':
+                    model += f"; size vs the kernel's: {beside}"
             else:
                 seed = '-'
                 kernel = r[3]

@@ -4,7 +4,9 @@
 committed UML results file (docs/results/2026-12-02/uml-reproduce-vm-unit-
 cache.txt: klab reproduce --geometry seed --no-model on UML) gives its
 conditions (machine UML, the wall clock, the seeds' own geometry, base,
-boots, date) and its rows, without a model ("-", never "-x"); a file that
+boots, date) and its rows, without a model ("-", never "-x"), and one with
+the model (docs/results/2026-12-04/uml-vm-7.3-seed-3boots.txt) its model
+cells, cell for cell where a cell fills its column; a file that
 lacks a design or an experiment the table needs is refused with a line
 that names it, not a traceback.
 
@@ -17,6 +19,7 @@ import sys
 
 ROOT = sys.argv[1]
 UML = "docs/results/2026-12-02/uml-reproduce-vm-unit-cache.txt"
+WITH_MODEL = "docs/results/2026-12-04/uml-vm-7.3-seed-3boots.txt"
 PODS = "docs/results/2026-12-02/uml-reproduce-bitmap-pods.txt"
 
 
@@ -68,7 +71,30 @@ def main():
         fail("%d rows for ROWS:\n%s" % (len(rows), table))
     if "| `array-ondemand` | 22 KB, 0.119x | 17.1 KB, 0.0928x" not in table:
         fail("the UML file's array-ondemand slab row, copied:\n" + table)
-    print("ok: readme-answer.py reads %s and refuses what lacks a row" % UML)
+    with_model(load())
+    print("ok: readme-answer.py reads %s and %s and refuses what lacks a row" % (UML, WITH_MODEL))
+
+
+def with_model(ra):
+    """A run with the model: its cells are full, and a cell as wide as its
+    column (which meets the next with one space) is still one cell: the
+    base's kernel cell holds no model design, a claim's model cell its
+    ratio to the base and its size beside the kernel's."""
+    with open(os.path.join(ROOT, WITH_MODEL)) as f:
+        table = ra.table(f.read(), WITH_MODEL)
+    base = ("| slab per empty cgroup (`slab_bytes_per_empty_cgroup`) | `unit-cache` (base) | "
+            "185.0 KiB | 178.8 KiB [178.5 KiB..179.7 KiB] | 175.3 KiB |")
+    if base not in table.split("\n"):
+        fail("the base's row of the file with the model, copied cell for cell:\n" + table)
+    want = ("| | `seed-xarray` | 18.0 KiB, 0.0973x | 13.9 KiB [13.8 KiB..14.7 KiB], 0.0777x "
+            "[0.0766..0.0826]: agrees; size: agrees | 9.4 KiB, 0.0535x [0.0535..0.0535]: agrees; "
+            "size: agrees; size vs the kernel's: agrees |")
+    if want not in table.split("\n"):
+        fail("seed-xarray's slab row with the model:\n" + table)
+    if "array-ondemand` | 1.60 us, 1x | 3.06 us [2.03 us..6.45 us], 0.393x [0.284..0.682]: " \
+            "DISAGREES; size: inconclusive | 809 ns [700 ns..874 ns], 0.175x [0.154..0.176]: " \
+            "DISAGREES; size: DISAGREES; size vs the kernel's: DISAGREES |" not in table:
+        fail("a claim whose size verdict fills its column (inconclusive), read apart:\n" + table)
 
 
 main()
