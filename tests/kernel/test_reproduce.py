@@ -167,7 +167,7 @@ class Claims(unittest.TestCase):
         self.assertEqual((v["claim"], v["kind"]), ("count", reproduce.AGREES))
         v = self.claim(None, None)
         self.assertEqual(v["kind"], reproduce.NOT_MEASURED)
-        self.assertIn("the design is unavailable", v["text"])
+        self.assertIn("the design has no figure in this run", v["text"])
 
     def test_a_bad_claim_is_refused_with_the_reason(self):
         with self.assertRaisesRegex(RuntimeError, "exit 2.*no figure of bitmap-2018 flat m"):

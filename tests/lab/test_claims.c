@@ -104,6 +104,25 @@ static void test_unpaired_rows_take_the_widest_range(void **state)
 	lab_claims_free(&c);
 }
 
+static void test_a_row_not_measured_says_so(void **state)
+{
+	struct lab_claims c;
+	char why[256];
+
+	(void)state;
+	/* A guest that does not measure the metric: no row, on either side. */
+	assert_int_equal(judge_one("null", "null", &c, why, sizeof(why)), 0);
+	assert_int_equal(c.claims[0].verdict.kind, LAB_V_NOT_MEASURED);
+	assert_string_equal(c.claims[0].verdict.text, "the design has no figure in this run");
+	lab_claims_free(&c);
+	assert_int_equal(judge_one(ROW("40", "40", "false", "5", "4001"), "null", &c, why,
+				   sizeof(why)),
+			 0);
+	assert_int_equal(c.claims[0].verdict.kind, LAB_V_NOT_MEASURED);
+	assert_string_equal(c.claims[0].verdict.text, "the base design has no figure in this run");
+	lab_claims_free(&c);
+}
+
 static void test_other_geometry_keeps_its_ratio(void **state)
 {
 	struct lab_claims c;
@@ -218,6 +237,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_of_one_sample_are_inconclusive),
 		cmocka_unit_test(test_unpaired_rows_take_the_widest_range),
+		cmocka_unit_test(test_a_row_not_measured_says_so),
 		cmocka_unit_test(test_other_geometry_keeps_its_ratio),
 		cmocka_unit_test(test_cells_print_figures_as_the_lab_does),
 		cmocka_unit_test(test_boots_merge_as_the_kernel_lab_does),

@@ -292,7 +292,7 @@ static void ratio_claim(const struct lab_result *r, const struct lab_result *b,
 
 	if (r->unavailable || !b || b->unavailable) {
 		v->kind = LAB_V_NOT_MEASURED;
-		snprintf(v->text, sizeof(v->text), "%s is unavailable in this run",
+		snprintf(v->text, sizeof(v->text), "%s has no figure in this run",
 			 r->unavailable ? r->design : b ? b->design : "the base design");
 		return;
 	}
