@@ -144,10 +144,10 @@ def ratio(cell):
 
 
 def versus_kernel(claim, col):
-    """The claim's last column, the model's ratio within 2x of the kernel's
-    (shrinklab judge claims' size of the one against the other), from the
-    rest of a CLAIM line (its column before says whether the two verdicts
-    are the same); None in files without it."""
+    """Is the model's ratio within 2x of the kernel's (shrinklab judge
+    claims' size of one against the other): the last word of @claim's
+    cell @col, which first says whether the two directions agree; None
+    in files without it."""
     if len(claim) <= col:
         return None
     m = re.match(r'^.*?\s+(%s)$' % _SIZE, claim[col])
