@@ -147,6 +147,29 @@ class Apt(unittest.TestCase):
             self.assertTrue(any(o.startswith(key) for o in opts), key)
 
 
+class Version(unittest.TestCase):
+    def setUp(self):
+        bases.installed_version.cache_clear()
+        self.addCleanup(bases.installed_version.cache_clear)
+
+    def test_a_bookworm_base_names_the_package_installed(self):
+        """Debian moved linux-source-6.12 from 6.12.117-1~deb12u1 to
+        6.12.118-1~deb12u1: the tables name what was built, not the
+        version klab last measured; 7.3's is pinned and checked at fetch."""
+        b = bases.get("6.12")
+        with mock.patch.object(bases, "sh") as sh:
+            sh.return_value = mock.Mock(returncode=0, stdout="6.12.118-1~deb12u1")
+            self.assertEqual(b.words(), "Linux 6.12.118 (Debian linux-source-6.12 "
+                             "6.12.118-1~deb12u1)")
+            self.assertEqual(sh.call_args[0][0][:2], ["dpkg-query", "-W"])
+            self.assertEqual(bases.get("7.3").words(), "Linux 7.3-rc7 (Debian "
+                             "linux-source-7.3 7.3~rc7-1~exp1)")
+        bases.installed_version.cache_clear()
+        with mock.patch.object(bases, "sh") as sh:
+            sh.return_value = mock.Mock(returncode=1, stdout="")
+            self.assertEqual(b.words(), "%s (Debian linux-source-6.12 %s)" % (b.title, b.version))
+
+
 class Apart(unittest.TestCase):
     def test_trees_images_and_results(self):
         with tempfile.TemporaryDirectory() as t, \

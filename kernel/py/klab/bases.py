@@ -4,8 +4,10 @@
   7.3   Linux 7.3-rc7, Debian's linux-source-7.3 7.3~rc7-1~exp1 (suite
         experimental), the seeds' own base and the one patches go to; the
         default
-  6.12  Debian's linux-source-6.12 (6.12.117, bookworm): the stable
-        backports of the fixes, and the 6.12 design series (history)
+  6.12  Debian's linux-source-6.12 as bookworm installs it (6.12.117, and
+        6.12.118 by 2026-12-04: Debian keeps only the newest, so it cannot
+        be pinned; words() names the one built): the stable backports of the
+        fixes, and the 6.12 design series (history)
 
 Each base has its own cached trees, configs, images and results: under
 $KLAB_CACHE the trees are klab-<config> for 6.12 (the names they had
@@ -26,6 +28,7 @@ setup is not touched), pinned to the version tested, and keeps the tarball
 from the .deb beside it.
 """
 import dataclasses
+import functools
 import glob
 import os
 import re
@@ -59,6 +62,13 @@ class Base:
         return os.path.join(apt_dir(self), "%s.tar.xz" % self.package)
 
     def words(self):
+        """The base as every table's heading names it. A bookworm base is
+        the package installed, whatever version Debian has moved it on to
+        (6.12.117-1~deb12u1, and 6.12.118-1~deb12u1 by 2026-12-04):
+        its title and version are what was last measured, not a pin."""
+        got = installed_version(self.package) if self.suite == "bookworm" else None
+        if got and got != self.version:
+            return "Linux %s (Debian %s %s)" % (got.split("-")[0], self.package, got)
         return "%s (Debian %s %s)" % (self.title, self.package, self.version)
 
 
@@ -155,6 +165,13 @@ def apt_options(d):
 def deb_path(base):
     return os.path.join(apt_dir(base), "%s_%s_all.deb" % (base.package,
                                                           base.version.replace(":", "%3a")))
+
+
+@functools.lru_cache(maxsize=None)
+def installed_version(package):
+    """The version of @package dpkg has installed, or None."""
+    r = sh(["dpkg-query", "-W", "-f=${Version}", package], quiet=True, check=False)
+    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
 
 
 def deb_version(deb):

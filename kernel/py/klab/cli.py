@@ -62,7 +62,8 @@ COMMANDS = (
 BASES = """bases (--base, every command but boot and spread): the kernel a series is against
   7.3    Linux 7.3-rc7 (Debian linux-source-7.3 7.3~rc7-1~exp1, fetched from suite
          experimental with a private apt setup under $KLAB_CACHE/apt73/): the default
-  6.12   Linux 6.12.117 (linux-source-6.12): the fixes as stable backports
+  6.12   Linux 6.12 (bookworm's linux-source-6.12, as installed: 6.12.117, 6.12.118 by
+         2026-12-04; the tables name the version built): the fixes as stable backports
          (kernel/patches/stable-6.12/) and the 6.12 design series (history-6.12/,
          built when named)
   without --base: the base of the designs named (7.3 if they are on both, or none is)
