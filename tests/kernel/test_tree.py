@@ -20,6 +20,7 @@ import os
 import shutil
 import tempfile
 import unittest
+from unittest import mock
 
 import kernelsrc
 import klabtest  # noqa: F401  (the klab package on the path)
@@ -152,6 +153,44 @@ def _hold_lock(root, holding, release):
     with tree.Cache(root=root).locked("lab"):
         holding.set()
         release.wait(60)
+
+
+class Stale(unittest.TestCase):
+    """A tree of a bookworm base is unpacked again when Debian has moved the
+    package on (linux-source-6.12: 6.12.117, 6.12.118 by 2026-12-04); a
+    tree of the installed version, of a pinned base or of a test's own
+    tarball stays."""
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="klab-test-stale-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        bases.installed_version.cache_clear()
+        self.addCleanup(bases.installed_version.cache_clear)
+        self.cache = tree.Cache(root=self.tmp, base=bases.get("6.12"))
+        self.tree = self.cache.tree_dir("lab")
+        os.makedirs(self.tree)
+        with open(os.path.join(self.tree, "Makefile"), "w") as f:
+            f.write("VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 117\nEXTRAVERSION =\n")
+
+    def ensure(self, installed):
+        with mock.patch.object(bases, "installed_version", return_value=installed), \
+                mock.patch.object(tree.Cache, "unpack") as unpack:
+            self.cache.ensure_tree("lab", None)
+        return unpack.called
+
+    def test_a_tree_of_an_older_point_release_is_unpacked_again(self):
+        self.assertTrue(self.ensure("6.12.118-1~deb12u1"))
+
+    def test_a_tree_of_the_installed_release_stays(self):
+        self.assertFalse(self.ensure("6.12.117-1~deb12u1"))
+        self.assertFalse(self.ensure(None))
+
+    def test_a_pinned_base_or_a_tests_tarball_stays(self):
+        self.cache = tree.Cache(root=self.tmp, base=bases.get("7.3"))
+        self.tree = self.cache.tree_dir("lab")
+        self.assertFalse(self.cache.stale(self.tree))
+        self.cache = tree.Cache(root=self.tmp, tarball="/nonexistent.tar.xz",
+                                base=bases.get("6.12"))
+        self.assertFalse(self.ensure("6.12.118-1~deb12u1"))
 
 
 class Locking(unittest.TestCase):

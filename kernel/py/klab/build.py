@@ -153,7 +153,8 @@ def build_design(cache, config, design, run):
     current; return the kept image (bzImage, or UML's linux)."""
     cfg = config_of(config, design, cache.base)
     out = cache.image_dir(cfg.name, design.name)
-    stamp = "%s %s %s\n" % (design.series_hash(), cfg.hash(), compiler())
+    # The source is in the stamp: a bookworm base's package moves on.
+    stamp = "%s %s %s %s\n" % (design.series_hash(), cfg.hash(), compiler(), cache.base.words())
     img = os.path.join(out, IMAGE[cfg.arch][2])
     if _current(img, stamp):
         log("%s/%s: image is current" % (cfg.name, design.name))

@@ -111,9 +111,23 @@ class Cache:
 
     def ensure_tree(self, config, run):
         tree = self.tree_dir(config)
+        if os.path.exists(os.path.join(tree, "Makefile")) and self.stale(tree):
+            log("%s: unpacked from Linux %s, %s is installed now: unpacked again"
+                % (config, bases.source_version(tree), self.base.words()))
+            self.unpack(tree, run, config)
         if not os.path.exists(os.path.join(tree, "Makefile")):
             self.unpack(tree, run, config)
         return tree
+
+    def stale(self, tree):
+        """Is @tree of another source than its base's installed package? A
+        bookworm base moves on with Debian's point releases (its package
+        cannot be pinned), so a tree unpacked before is of an older Linux
+        than the tables would name; a pinned base's tree cannot be."""
+        if not self.own_tarball or self.base.suite != "bookworm":
+            return False
+        got = bases.installed_version(self.base.package)
+        return bool(got) and bases.source_version(tree) != got.split("-")[0]
 
     def ensure_selftests(self, run):
         """Pristine tools/testing/selftests and tools/include (copied when a
